@@ -1,0 +1,107 @@
+# collreplay build. `make` builds everything this machine can; `make test` installs what is
+# missing, builds and runs every test; `make demo` runs the main job. Overridable:
+#   CUDA_HOME NCCL_HOME MPI_HOME GPU_ARCHS BUILD CXX NP
+# File-name rules choose sources, never #if: *_cuda.cpp and *.cu build only with CUDA+NCCL,
+# *_nocuda.cpp only without; *_nvml.cpp only where nvml.h exists, *_nonvml.cpp otherwise;
+# bench/bin/X.cpp and plots/bin/X.cpp become build/bin/X.
+
+CUDA_HOME ?= /usr/local/cuda
+NCCL_HOME ?= $(CUDA_HOME)
+MPI_HOME  ?=
+GPU_ARCHS ?= 90
+BUILD     ?= build
+CXX       ?= g++
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+NP        ?= 4
+
+BIN := $(BUILD)/bin
+OBJ := $(BUILD)/obj
+
+MPICXX := $(if $(MPI_HOME),$(MPI_HOME)/bin/mpicxx,mpicxx)
+MPIRUN := $(if $(MPI_HOME),$(MPI_HOME)/bin/mpirun,mpirun)
+MPI_CFLAGS := $(shell $(MPICXX) --showme:compile 2>/dev/null)
+MPI_LIBS   := $(shell $(MPICXX) --showme:link 2>/dev/null)
+
+HAVE_CUDA := $(and $(wildcard $(CUDA_HOME)/include/cuda_runtime.h),$(wildcard $(NCCL_HOME)/include/nccl.h),$(wildcard $(NVCC)))
+HAVE_NVML := $(and $(HAVE_CUDA),$(wildcard $(CUDA_HOME)/include/nvml.h))
+HAVE_PLOT := $(and $(wildcard /usr/include/gnuplot-iostream.h),$(shell command -v gnuplot))
+
+CXXFLAGS ?= -O2 -g
+CXXFLAGS += -std=c++20 -Wall -Wextra -MMD -MP -I. $(MPI_CFLAGS)
+LDLIBS   := $(MPI_LIBS) -lopenblas -lpthread
+NVCCFLAGS := -O2 -std=c++20 -I. $(foreach a,$(GPU_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a))
+ifneq ($(HAVE_CUDA),)
+CXXFLAGS += -I$(CUDA_HOME)/include -I$(NCCL_HOME)/include
+LDLIBS   += -L$(CUDA_HOME)/lib64 -L$(NCCL_HOME)/lib -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(NCCL_HOME)/lib \
+            -lnccl -lcublasLt -lcublas -lcudart
+NOT_HERE := %_nocuda.cpp
+else
+NOT_HERE := %_cuda.cpp %.cu
+endif
+ifneq ($(HAVE_NVML),)
+LDLIBS += -L$(CUDA_HOME)/lib64/stubs -lnvidia-ml
+NOT_HERE += %_nonvml.cpp
+else
+NOT_HERE += %_nvml.cpp
+endif
+
+pick = $(filter-out $(NOT_HERE),$(wildcard $(1)))
+to_obj = $(patsubst %,$(OBJ)/%.o,$(1))
+
+LIB_SRCS  := $(call pick,common/*.cpp workloads/*.cpp collectives/*.cpp collectives/*.cu bench/*.cpp bench/*.cu)
+PLOT_SRCS := $(call pick,plots/*.cpp)
+BENCH_BINS := $(patsubst bench/bin/%.cpp,$(BIN)/%,$(wildcard bench/bin/*.cpp))
+PLOT_BINS  := $(if $(HAVE_PLOT),$(patsubst plots/bin/%.cpp,$(BIN)/%,$(wildcard plots/bin/*.cpp)))
+TEST_SUITES := unit mpi cli gpu $(if $(HAVE_PLOT),plots)
+TEST_BINS := $(foreach s,$(TEST_SUITES),$(if $(wildcard tests/$(s)/*.cpp),$(BIN)/$(s)_tests))
+
+.SECONDEXPANSION:
+.PHONY: all deps test demo clean
+all: $(BENCH_BINS) $(PLOT_BINS) $(TEST_BINS)
+	@echo "collreplay: built $(if $(HAVE_CUDA),with CUDA+NCCL (GPU archs $(GPU_ARCHS)),host-only (no CUDA/NCCL under CUDA_HOME=$(CUDA_HOME)))$(if $(HAVE_PLOT),, without plot programs (no gnuplot-iostream))"
+
+$(OBJ)/%.cpp.o: %.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) -c $< -o $@
+$(OBJ)/%.cu.o: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+$(BUILD)/libcollreplay.a: $(call to_obj,$(LIB_SRCS))
+	@rm -f $@; ar rcs $@ $^
+$(BIN)/%: $(OBJ)/bench/bin/%.cpp.o $(BUILD)/libcollreplay.a
+	@mkdir -p $(@D)
+	$(CXX) $^ -o $@ $(LDLIBS)
+$(BIN)/%: $(OBJ)/plots/bin/%.cpp.o $(call to_obj,$(PLOT_SRCS))
+	@mkdir -p $(@D)
+	$(CXX) $^ -o $@ -lboost_iostreams -lboost_filesystem -lboost_system
+$(BIN)/plots_tests: $(call to_obj,$(wildcard tests/plots/*.cpp) $(PLOT_SRCS))
+	@mkdir -p $(@D)
+	$(CXX) $^ -o $@ -lgtest_main -lgtest -lboost_iostreams -lboost_filesystem -lboost_system -lpthread
+$(BIN)/%_tests: $$(call to_obj,$$(wildcard tests/$$*/*.cpp)) $(BUILD)/libcollreplay.a
+	@mkdir -p $(@D)
+	$(CXX) $^ -o $@ $(if $(filter mpi gpu,$*),-lgtest,-lgtest_main -lgtest) $(LDLIBS)
+
+# Debian packages the suite needs; installed only when missing (apt-get needs root or sudo).
+DEB_PACKAGES := g++ make openmpi-bin libopenmpi-dev libucx0 libgtest-dev libbenchmark-dev \
+  libcli11-dev nlohmann-json3-dev libopenblas-dev gnuplot-nox libgnuplot-iostream-dev \
+  libboost-iostreams-dev libboost-filesystem-dev libboost-system-dev iproute2
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing" $$missing; \
+	  sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
+	fi
+
+test: deps
+	$(MAKE) all
+	tests/run_all.sh $(BIN) $(MPIRUN)
+
+demo: all
+	sweeps/demo.sh $(BIN) $(MPIRUN) $(NP)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)

@@ -1,0 +1,38 @@
+// Choosing and building a backend. The NCCL backend exists only in builds with CUDA and NCCL;
+// in a host-only build make_communicator(nccl) throws UsageError saying so.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <mpi.h>
+
+#include "collectives/communicator.hpp"
+
+namespace collreplay {
+
+// Number of CUDA devices this process can see; 0 in a host-only build or without a driver.
+int visible_gpu_count();
+
+// True when this build contains the NCCL backend.
+bool nccl_backend_built();
+
+BackendKind parse_backend(std::string_view text);  // "nccl" | "mpi", else UsageError
+std::string_view backend_name(BackendKind kind);
+
+// nccl when a GPU is visible, else mpi.
+BackendKind default_backend();
+
+struct BackendOptions {
+  double timeout_seconds = 0;  // 0: no watchdog
+  // For the MPI backend: pass device buffers to MPI when the library is CUDA-aware.
+  bool mpi_device_buffers = false;
+};
+
+// Collective over `world` (every rank calls it). The NCCL backend picks the GPU by local rank
+// (MPI_Comm_split_type SHARED) and throws UsageError when a node has more ranks than GPUs.
+std::unique_ptr<Communicator> make_communicator(BackendKind kind, MPI_Comm world,
+                                                const BackendOptions& options);
+
+}  // namespace collreplay

@@ -1,0 +1,93 @@
+// The Communicator: the one interface every backend (NCCL on GPUs, MPI on host or CUDA-aware
+// buffers) implements and every executable uses. Operations are asynchronous: they are issued on
+// the communicator's stream (GPU) or as nonblocking requests (host) and return at once; record()
+// places a StreamEvent after everything issued so far, which the caller waits on, times against
+// another event, or (GPU) makes a compute stream wait for.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "common/dtype.hpp"
+
+namespace collreplay {
+
+enum class BackendKind { nccl, mpi };
+
+// A point in the communicator's stream of work.
+class StreamEvent {
+ public:
+  virtual ~StreamEvent() = default;
+  // True once all work issued before the event has finished (host: also progresses MPI).
+  virtual bool query() = 0;
+  // Blocks until done; throws TimeoutError after the communicator's timeout.
+  virtual void synchronize() = 0;
+  // Milliseconds from `earlier` to this event; both must be done.
+  virtual double elapsed_ms_since(const StreamEvent& earlier) const = 0;
+  // The cudaEvent_t behind a GPU event, nullptr on host.
+  virtual void* native_handle() const = 0;
+};
+
+// Per-peer element counts and displacements for all_to_allv, in elements of the op's dtype.
+struct PeerCounts {
+  std::span<const std::size_t> counts;
+  std::span<const std::size_t> displs;
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual BackendKind backend() const = 0;
+  // The path the backend actually uses between ranks ("nvlink", "socket", "shm", "ib", "self"...),
+  // read from the library after the first collective, so callers can verify what was asked for.
+  virtual std::string transport() const = 0;
+  // This rank's device for headers and metadata ("NVIDIA H200 (GPU 0, bus 0000:18:00.0)", "host").
+  virtual std::string device_description() const = 0;
+  // Library versions for run metadata: {"nccl": "2.28.3", "cuda_runtime": "13.0", "mpi": ...}.
+  virtual std::map<std::string, std::string> library_versions() const = 0;
+  // True when buffers from allocate() live in GPU memory.
+  virtual bool device_buffers() const = 0;
+
+  virtual void* allocate(std::size_t bytes) = 0;
+  virtual void release(void* buffer) = 0;
+  virtual void copy_from_host(void* dst, const void* host_src, std::size_t bytes) = 0;
+  virtual void copy_to_host(void* host_dst, const void* src, std::size_t bytes) = 0;
+
+  // Ranks with the same color form a new communicator, ordered by key (MPI_Comm_split rules).
+  virtual std::unique_ptr<Communicator> split(int color, int key) = 0;
+
+  // Counts are per rank, in elements, as in NCCL: all_gather sends `count` and receives
+  // count*size; reduce_scatter sends count*size and receives `count`; all_to_all sends and
+  // receives `count` to and from every peer; all_reduce sums `count` elements. In-place calls
+  // pass send == the rank's slice of recv (all_gather) or send == recv (others), as NCCL does.
+  virtual void all_gather(const void* send, void* recv, std::size_t count, DType t) = 0;
+  virtual void reduce_scatter(const void* send, void* recv, std::size_t count, DType t) = 0;
+  virtual void all_to_all(const void* send, void* recv, std::size_t count, DType t) = 0;
+  virtual void all_to_allv(const void* send, PeerCounts send_layout, void* recv,
+                           PeerCounts recv_layout, DType t) = 0;
+  virtual void all_reduce(const void* send, void* recv, std::size_t count, DType t) = 0;
+
+  virtual std::shared_ptr<StreamEvent> record() = 0;
+  // Blocks until every issued operation has finished; throws TimeoutError naming `what_for`
+  // after timeout_seconds() without completion.
+  virtual void wait_all(const std::string& what_for) = 0;
+  // Blocking barrier across the communicator's ranks (timed out like wait_all).
+  virtual void barrier() = 0;
+
+  // 0 disables the watchdog.
+  virtual void set_timeout_seconds(double seconds) = 0;
+  virtual double timeout_seconds() const = 0;
+  // Tear down after a timeout so that no rank hangs: ncclCommAbort / MPI_Abort.
+  [[noreturn]] virtual void abort(int exit_code) = 0;
+
+  // The CUDA stream operations are issued on (GPU), nullptr on host.
+  virtual void* native_stream() const = 0;
+};
+
+}  // namespace collreplay

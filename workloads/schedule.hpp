@@ -1,0 +1,99 @@
+// The Schedule: one training step of one rank, as an ordered list of ops on two streams with
+// explicit dependencies. Workloads build it; the executor in bench/ runs any schedule; it is
+// printed by `replay --dry-run` and saved/loaded as JSON (schema in schedule_json.hpp).
+// Standard library only: no MPI, no CUDA.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "common/dtype.hpp"
+
+namespace collreplay {
+
+inline constexpr int kScheduleSchemaVersion = 1;
+
+enum class StreamKind { comm, compute };
+enum class CollectiveKind { all_gather, reduce_scatter, all_to_all, all_to_allv, all_reduce };
+// Which ranks take part: all of them; the ranks of one node; one expert-parallel group
+// (ep consecutive ranks); one data-parallel group (ranks with the same index in their expert group).
+enum class GroupKind { world, node, expert, data_parallel };
+enum class Phase { forward, backward, recompute, optimizer };
+
+// C[m x n] = A[m x k] * B[k x n], `batch` times (attention scores and expert GEMMs are batched).
+struct GemmShape {
+  std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t batch = 1;
+  std::string label;  // "q_proj fwd", "mlp.down dgrad", "attn scores (causal half)", ...
+};
+
+struct CollectiveOp {
+  CollectiveKind kind = CollectiveKind::all_gather;
+  DType dtype = DType::bf16;
+  GroupKind group = GroupKind::world;
+  // nccl-tests' size S: the whole buffer (all_gather output, reduce_scatter input, all_to_all
+  // send buffer, all_reduce buffer), in bytes, on this rank. For all_to_allv, the send total.
+  std::uint64_t bytes = 0;
+  // all_to_allv only: elements sent to / received from each peer of the group, in group order.
+  std::vector<std::uint64_t> send_counts;
+  std::vector<std::uint64_t> recv_counts;
+};
+
+struct ComputeOp {
+  DType dtype = DType::bf16;
+  std::vector<GemmShape> gemms;
+};
+
+struct ScheduleOp {
+  std::string name;  // unique within the schedule: "ag.fwd.layers.3", "compute.bwd.layers.3"
+  StreamKind stream = StreamKind::comm;
+  Phase phase = Phase::forward;
+  std::string unit;   // FSDP unit the op belongs to ("root", "layers.3", "layers.3.mlp")
+  int layer = -1;     // decoder layer index, -1 for the root / model-level ops
+  std::vector<int> deps;  // indices of earlier ops that must finish before this one starts
+  // Comm ops meant to overlap compute: index of the compute op they hide behind, -1 when the
+  // communication is exposed by design (the first all-gather, MoE dispatch on the critical path).
+  int hides_behind = -1;
+  std::variant<CollectiveOp, ComputeOp> body;
+
+  bool is_collective() const { return std::holds_alternative<CollectiveOp>(body); }
+  const CollectiveOp& collective() const { return std::get<CollectiveOp>(body); }
+  const ComputeOp& compute() const { return std::get<ComputeOp>(body); }
+};
+
+// Per-unit summary, as `replay --dry-run` prints it.
+struct UnitSummary {
+  std::string name;
+  std::uint64_t params = 0;                // parameters held by the unit (unpadded)
+  std::uint64_t shard_bytes = 0;           // this rank's shard, in the param dtype
+  std::uint64_t allgather_bytes = 0;       // all-gather output bytes per rank (padded)
+  std::uint64_t reduce_scatter_bytes = 0;  // reduce-scatter input bytes per rank (reduce dtype)
+  double fwd_flops = 0;
+  double bwd_flops = 0;                    // dgrad + wgrad (+ recompute when checkpointing)
+};
+
+struct MoeLayerSummary {
+  int layer = 0;
+  std::uint64_t dispatch_send_bytes = 0;        // whole send buffer, local rows included
+  std::uint64_t dispatch_cross_rank_bytes = 0;  // rows that leave the rank
+  std::uint64_t combine_send_bytes = 0;
+  std::uint64_t combine_cross_rank_bytes = 0;
+};
+
+struct Schedule {
+  int schema_version = kScheduleSchemaVersion;
+  std::string model, plan, wrap;
+  int world = 1;
+  int gpus_per_node = 1;
+  int ep = 1;                 // expert-parallel degree (1: no expert parallelism)
+  int rank = 0;               // the rank this schedule is for (MoE row counts differ per rank)
+  std::int64_t micro_batch = 1, seq = 1;
+  int micro_batches = 1;      // gradient-accumulation micro-batches per step
+  std::uint64_t tokens_per_step = 0;  // tokens this rank processes per step
+  std::vector<UnitSummary> units;
+  std::vector<MoeLayerSummary> moe;
+  std::vector<ScheduleOp> ops;
+};
+
+}  // namespace collreplay
