@@ -259,13 +259,20 @@ TransportEvidence NcclCommunicator::transport_evidence() const {
   NcclLogTap& tap = NcclLogTap::for_process();
   std::string why;
   if (tap.readable()) {
-    const std::vector<std::string> kinds = nccl_log_path_kinds(tap.read(log_spans_));
+    std::vector<std::string> kinds = nccl_log_path_kinds(tap.read(log_spans_));
+    std::string scope = "this communicator's calls";
+    if (kinds.empty()) {
+      // Lines written outside our calls (a proxy thread, an NCCL that connects asynchronously):
+      // the whole process log still shows the paths, though it may mix communicators.
+      kinds = nccl_log_path_kinds(tap.read({{0, tap.size_bytes()}}));
+      scope = "the whole process log";
+    }
     if (!kinds.empty()) {
       const int links = active_nvlink_count(bus_id_of(device_));
       const std::string p2p = links > 0 ? "nvlink" : links == 0 ? "pcie" : "p2p";
       std::string seen;
       for (const std::string& k : kinds) seen += (seen.empty() ? "" : ",") + k;
-      return {nccl_transport_name(kinds, p2p), true, "NCCL channel lines: " + seen};
+      return {nccl_transport_name(kinds, p2p), true, "NCCL channel lines in " + scope + ": " + seen};
     }
     why = "NCCL has logged no channel connection for this communicator yet (it connects on first use)";
   } else {
