@@ -27,7 +27,7 @@ HAVE_NVML := $(and $(HAVE_CUDA),$(wildcard $(CUDA_HOME)/include/nvml.h))
 HAVE_PLOT := $(and $(wildcard /usr/include/gnuplot-iostream.h),$(shell command -v gnuplot))
 
 CXXFLAGS ?= -O2 -g
-CXXFLAGS += -std=c++20 -Wall -Wextra -MMD -MP -I. $(MPI_CFLAGS)
+CXXFLAGS += -std=c++20 -Wall -Wextra -MMD -MP -I. -DOMPI_SKIP_MPICXX $(MPI_CFLAGS)
 LDLIBS   := $(MPI_LIBS) -lopenblas -lpthread
 NVCCFLAGS := -O2 -std=c++20 -I. $(foreach a,$(GPU_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a))
 ifneq ($(HAVE_CUDA),)
