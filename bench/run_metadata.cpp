@@ -44,6 +44,10 @@ std::map<std::string, std::string> relevant_environment() {
     const std::size_t eq = text.find('=');
     if (eq == std::string_view::npos) continue;
     const std::string_view name = text.substr(0, eq);
+    // mpirun also passes its own launch plumbing as OMPI_MCA_*; those are not knobs.
+    if (name.starts_with("OMPI_MCA_orte_") || name.starts_with("OMPI_MCA_ess") ||
+        name.starts_with("OMPI_MCA_pmix") || name == "OMPI_MCA_initial_wdir")
+      continue;
     if (name.starts_with("NCCL_") || name.starts_with("UCX_") || name.starts_with("OMPI_MCA_") ||
         name == "CUDA_VISIBLE_DEVICES")
       knobs.emplace(name, text.substr(eq + 1));
