@@ -6,7 +6,8 @@
 # bench/bin/X.cpp and plots/bin/X.cpp become build/bin/X.
 
 CUDA_HOME ?= /usr/local/cuda
-NCCL_HOME ?= $(CUDA_HOME)
+# NCCL from the CUDA tree or from the distribution's libnccl-dev (/usr/include/nccl.h).
+NCCL_HOME ?= $(firstword $(patsubst %/include/nccl.h,%,$(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h)))
 MPI_HOME  ?=
 GPU_ARCHS ?= 90
 BUILD     ?= build
@@ -22,7 +23,10 @@ MPIRUN := $(if $(MPI_HOME),$(MPI_HOME)/bin/mpirun,mpirun)
 MPI_CFLAGS := $(shell $(MPICXX) --showme:compile 2>/dev/null)
 MPI_LIBS   := $(shell $(MPICXX) --showme:link 2>/dev/null)
 
-HAVE_CUDA := $(and $(wildcard $(CUDA_HOME)/include/cuda_runtime.h),$(wildcard $(NCCL_HOME)/include/nccl.h),$(wildcard $(NVCC)))
+HAVE_CUDA := $(and $(NCCL_HOME),$(wildcard $(CUDA_HOME)/include/cuda_runtime.h),$(wildcard $(NCCL_HOME)/include/nccl.h),$(wildcard $(NVCC)))
+# Never -I/-L the system prefix: it would reorder the compiler's own include_next chain.
+NCCL_FLAGS := $(if $(filter /usr,$(NCCL_HOME)),,-I$(NCCL_HOME)/include)
+NCCL_LIBDIR := $(if $(filter /usr,$(NCCL_HOME)),,-L$(NCCL_HOME)/lib -Wl,-rpath,$(NCCL_HOME)/lib)
 HAVE_NVML := $(and $(HAVE_CUDA),$(wildcard $(CUDA_HOME)/include/nvml.h))
 HAVE_PLOT := $(and $(wildcard /usr/include/gnuplot-iostream.h),$(shell command -v gnuplot))
 
@@ -32,8 +36,8 @@ CXXFLAGS += -std=c++20 -Wall -Wextra -MMD -MP -I. $(MPI_CFLAGS) -DOMPI_SKIP_MPIC
 LDLIBS   := $(MPI_LIBS) -lbenchmark -lopenblas -lpthread
 NVCCFLAGS := -O2 -std=c++20 -I. $(foreach a,$(GPU_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a))
 ifneq ($(HAVE_CUDA),)
-CXXFLAGS += -I$(CUDA_HOME)/include -I$(NCCL_HOME)/include
-LDLIBS   += -L$(CUDA_HOME)/lib64 -L$(NCCL_HOME)/lib -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(NCCL_HOME)/lib \
+CXXFLAGS += -I$(CUDA_HOME)/include $(NCCL_FLAGS)
+LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 $(NCCL_LIBDIR) \
             -lnccl -lcublasLt -lcublas -lcudart
 NOT_HERE := %_nocuda.cpp
 else

@@ -17,6 +17,10 @@ if ! make -j16 all >"$LOG/build.log" 2>&1; then
   exit 1
 fi
 tail -1 "$LOG/build.log"
+if ! grep -q 'with CUDA+NCCL' "$LOG/build.log"; then
+  echo "BUILD IS HOST-ONLY: no CUDA+NCCL found (set CUDA_HOME / NCCL_HOME)"
+  exit 1
+fi
 command -v nvidia-smi >/dev/null && { nvidia-smi -L; nvidia-smi topo -m 2>/dev/null | head -5; }
 
 # run NAME NP FILTER [VAR=VALUE...]: gpu_tests (tests matching FILTER) under mpirun with the
