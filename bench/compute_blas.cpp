@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "bench/compute_scale.hpp"
-#include "bench/host_event.hpp"
+#include "bench/worker_event.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 
@@ -114,7 +114,7 @@ class BlasEngine : public ComputeEngine {
   }
 
   std::shared_ptr<StreamEvent> record() override {
-    auto event = std::make_shared<HostEvent>();
+    auto event = std::make_shared<WorkerEvent>();
     worker_.push([event] { event->complete(); });
     return event;
   }

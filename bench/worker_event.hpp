@@ -1,4 +1,4 @@
-// A StreamEvent for host streams of work (the BLAS worker thread): a done flag set by whoever
+// A StreamEvent for a host worker thread (the BLAS engine): a done flag set by whoever
 // finishes the work, with the time it finished.
 #pragma once
 #include <atomic>
@@ -8,7 +8,7 @@
 
 namespace collreplay {
 
-class HostEvent : public StreamEvent {
+class WorkerEvent : public StreamEvent {
  public:
   using Clock = std::chrono::steady_clock;
 

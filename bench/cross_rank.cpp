@@ -1,4 +1,4 @@
-#include "bench/rank_stats.hpp"
+#include "bench/cross_rank.hpp"
 
 #include <unistd.h>
 
@@ -64,6 +64,27 @@ std::vector<CrossRankStat> gather_stats_to_root(MPI_Comm comm, std::span<const d
             "MPI_Gather");
   if (!root) return {};
   return summarize_across_ranks(all, size, local.size());
+}
+
+std::vector<std::string> gather_strings_to_root(MPI_Comm comm, const std::string& mine) {
+  const int size = comm_size(comm);
+  const bool root = comm_rank(comm) == 0;
+  const int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(root ? size : 0), offsets(root ? size : 0);
+  check_mpi(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm), "MPI_Gather");
+  int total = 0;
+  for (int r = 0; r < static_cast<int>(lengths.size()); ++r) {
+    offsets[r] = total;
+    total += lengths[r];
+  }
+  std::vector<char> all(root ? std::max(total, 1) : 0);
+  check_mpi(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
+                        MPI_CHAR, 0, comm),
+            "MPI_Gatherv");
+  std::vector<std::string> result;
+  for (int r = 0; r < static_cast<int>(lengths.size()); ++r)
+    result.emplace_back(all.data() + offsets[r], lengths[r]);
+  return result;
 }
 
 double max_across_ranks(MPI_Comm comm, double value) {

@@ -27,6 +27,9 @@ std::vector<CrossRankStat> gather_stats_to_root(MPI_Comm comm, std::span<const d
 // pass is stable and on a calibrated scale).
 double max_across_ranks(MPI_Comm comm, double value);
 
+// Every rank's `mine` to rank 0, in rank order (any length); empty on other ranks.
+std::vector<std::string> gather_strings_to_root(MPI_Comm comm, const std::string& mine);
+
 std::string this_host_name();
 
 }  // namespace collreplay
