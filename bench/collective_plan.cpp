@@ -45,6 +45,11 @@ std::string_view collective_kind_name(CollectiveKind kind) {
   return "?";
 }
 
+double bus_factor(CollectiveKind kind, int group_size) {
+  const double n = group_size;
+  return (kind == CollectiveKind::all_reduce ? 2.0 : 1.0) * (n - 1) / n;
+}
+
 std::string_view group_kind_name(GroupKind group) {
   switch (group) {
     case GroupKind::world: return "world";

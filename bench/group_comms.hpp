@@ -18,6 +18,7 @@ class GroupComms {
   GroupComms(Communicator& world, const Schedule& schedule, int node_color);
 
   Communicator& get(GroupKind group) const;
+  bool has(GroupKind group) const { return group == GroupKind::world || subgroups_.count(group); }
   Communicator& world() const { return world_; }
   // world first, then each sub-communicator created.
   std::vector<Communicator*> all() const;
