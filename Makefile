@@ -27,8 +27,9 @@ HAVE_NVML := $(and $(HAVE_CUDA),$(wildcard $(CUDA_HOME)/include/nvml.h))
 HAVE_PLOT := $(and $(wildcard /usr/include/gnuplot-iostream.h),$(shell command -v gnuplot))
 
 CXXFLAGS ?= -O2 -g
-CXXFLAGS += -std=c++20 -Wall -Wextra -MMD -MP -I. $(MPI_CFLAGS)
-LDLIBS   := $(MPI_LIBS) -lopenblas -lpthread
+# The MPI C++ bindings (deprecated) are skipped: their headers warn under -Wextra.
+CXXFLAGS += -std=c++20 -Wall -Wextra -MMD -MP -I. $(MPI_CFLAGS) -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1
+LDLIBS   := $(MPI_LIBS) -lbenchmark -lopenblas -lpthread
 NVCCFLAGS := -O2 -std=c++20 -I. $(foreach a,$(GPU_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a))
 ifneq ($(HAVE_CUDA),)
 CXXFLAGS += -I$(CUDA_HOME)/include -I$(NCCL_HOME)/include
@@ -59,6 +60,11 @@ TEST_BINS := $(foreach s,$(TEST_SUITES),$(if $(wildcard tests/$(s)/*.cpp),$(BIN)
 .PHONY: all deps test demo clean
 all: $(BENCH_BINS) $(PLOT_BINS) $(TEST_BINS)
 	@echo "collreplay: built $(if $(HAVE_CUDA),with CUDA+NCCL (GPU archs $(GPU_ARCHS)),host-only (no CUDA/NCCL under CUDA_HOME=$(CUDA_HOME)))$(if $(HAVE_PLOT),, without plot programs (no gnuplot-iostream))"
+
+# The git revision goes into run metadata; run_metadata.o is rebuilt when HEAD moves.
+GIT_REVISION := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+$(OBJ)/bench/run_metadata.cpp.o: CXXFLAGS += -DCOLLREPLAY_GIT_REVISION='"$(GIT_REVISION)"'
+$(OBJ)/bench/run_metadata.cpp.o: $(wildcard .git/HEAD .git/index $(shell git rev-parse --git-dir 2>/dev/null)/HEAD)
 
 $(OBJ)/%.cpp.o: %.cpp
 	@mkdir -p $(@D)

@@ -24,6 +24,10 @@ std::string_view backend_name(BackendKind kind);
 // nccl when a GPU is visible, else mpi.
 BackendKind default_backend();
 
+// Throws UsageError when `kind` cannot run here (nccl in a host-only build or without a visible
+// GPU). Safe before MPI_Init, so executables can reject the choice before any communicator.
+void require_backend_available(BackendKind kind);
+
 struct BackendOptions {
   double timeout_seconds = 0;  // 0: no watchdog
   // For the MPI backend: pass device buffers to MPI when the library is CUDA-aware.

@@ -1,0 +1,9 @@
+// all_gather_perf: nccl-tests-style benchmark of all_gather (see bench/perf_harness.hpp).
+#include "bench/guarded_main.hpp"
+#include "bench/perf_harness.hpp"
+
+int main(int argc, char** argv) {
+  return collreplay::guarded_main(argc, argv, [](int c, char** v) {
+    return collreplay::run_perf_benchmark("all_gather", c, v);
+  });
+}

@@ -1,0 +1,9 @@
+// reduce_scatter_perf: nccl-tests-style benchmark of reduce_scatter (see bench/perf_harness.hpp).
+#include "bench/guarded_main.hpp"
+#include "bench/perf_harness.hpp"
+
+int main(int argc, char** argv) {
+  return collreplay::guarded_main(argc, argv, [](int c, char** v) {
+    return collreplay::run_perf_benchmark("reduce_scatter", c, v);
+  });
+}

@@ -1,0 +1,54 @@
+// Google Benchmark reporter that prints the nccl-tests table: one line per size with the
+// out-of-place and in-place columns (time us, algbw, busbw, #wrong). It reads what the harness
+// put in each run: manual time (per-op, combined across ranks, microseconds) and the counters
+// "bytes", "count", "in_place", "bus_factor", "wrong". Runs of one size arrive out-of-place
+// first; the line is printed when its in-place half arrives (or at once for ops without one).
+#pragma once
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+namespace collreplay {
+
+class PerfTableReporter final : public benchmark::BenchmarkReporter {
+ public:
+  PerfTableReporter(std::FILE* out, std::string type_name, std::string redop, bool has_in_place);
+
+  bool ReportContext(const Context&) override { return true; }  // the harness prints the header
+  void ReportRuns(const std::vector<Run>& runs) override;
+  void Finalize() override;
+
+  // Column heads; printed by the harness after its own header lines.
+  void print_column_heads() const;
+  // "# Out of bounds values" / "# Avg bus bandwidth" lines, as nccl-tests ends its output.
+  void print_footer() const;
+
+ private:
+  struct Half {
+    double time_us, algbw_GBps, busbw_GBps;
+    std::uint64_t wrong;
+  };
+  void print_line(double bytes, double count, const std::optional<Half>& out_of_place,
+                  const std::optional<Half>& in_place);
+
+  std::FILE* out_;
+  std::string type_name_;
+  std::string redop_;
+  bool has_in_place_;
+  std::optional<Half> pending_;  // out-of-place half waiting for its in-place half
+  double pending_bytes_ = 0, pending_count_ = 0;
+  double busbw_sum_ = 0;
+  int busbw_values_ = 0;
+};
+
+// For ranks other than 0: swallows everything.
+class NullReporter final : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
+
+}  // namespace collreplay

@@ -1,0 +1,19 @@
+// Combining one number per rank into the number a table shows: the slowest rank (max, default:
+// it is what training feels), the mean, or the fastest.
+#pragma once
+#include <mpi.h>
+
+#include <string>
+#include <string_view>
+
+namespace collreplay {
+
+enum class RankReduce { max, avg, min };
+
+RankReduce parse_rank_reduce(std::string_view text);  // UsageError unless max|avg|min
+std::string_view rank_reduce_name(RankReduce how);
+
+// Collective over `comm`: every rank gets the combined value.
+double combine_across_ranks(double value, RankReduce how, MPI_Comm comm);
+
+}  // namespace collreplay

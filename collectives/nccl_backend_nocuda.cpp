@@ -1,0 +1,13 @@
+#include "collectives/nccl_backend.hpp"
+
+#include "common/errors.hpp"
+
+namespace collreplay {
+
+int cuda_visible_gpu_count() { return 0; }
+
+std::unique_ptr<Communicator> make_nccl_communicator(MPI_Comm, const BackendOptions&) {
+  throw UsageError("this build has no NCCL backend (built without CUDA/NCCL); use --backend mpi");
+}
+
+}  // namespace collreplay

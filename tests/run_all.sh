@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs every test suite that was built, stopping at the first failure:
+#   tests/run_all.sh BIN_DIR MPIRUN
+# unit_tests, mpi_tests under MPIRUN with 1, 2 and 4 ranks, cli_tests, and gpu_tests where built.
+# MPIRUN's flags for this kind of machine live in tests/mpirun_flags (one place, also read by
+# cli_tests through COLLREPLAY_MPIRUN).
+set -euo pipefail
+bin=${1:?usage: run_all.sh BIN_DIR MPIRUN}
+mpirun=${2:-mpirun}
+here=$(cd "$(dirname "$0")" && pwd)
+export COLLREPLAY_MPIRUN="$mpirun $(cat "$here/mpirun_flags")"
+
+step() { echo "== $*"; "$@"; }
+
+step "$bin/unit_tests" --gtest_brief=1
+for np in 1 2 4; do
+  step $COLLREPLAY_MPIRUN -np "$np" "$bin/mpi_tests" --gtest_brief=1
+done
+step "$bin/cli_tests" --gtest_brief=1
+if [ -x "$bin/gpu_tests" ]; then step "$bin/gpu_tests" --gtest_brief=1; fi
+if [ -x "$bin/plots_tests" ]; then step "$bin/plots_tests" --gtest_brief=1; fi
+echo "== all tests passed"

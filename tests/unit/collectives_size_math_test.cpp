@@ -1,0 +1,54 @@
+// nccl-tests size math, bus factors and buffer layouts of every op spec.
+#include <gtest/gtest.h>
+
+#include "collectives/op_registry.hpp"
+#include "common/errors.hpp"
+
+namespace collreplay {
+namespace {
+
+TEST(SizeMath, CountsFollowNcclTests) {
+  // 1 MiB of fp32 over 8 ranks: 32768 elements per rank for the sharded ops, 262144 for
+  // all_reduce (nccl-tests prints the same counts).
+  for (const char* name : {"all_gather", "reduce_scatter", "all_to_all", "all_to_allv"}) {
+    const OpSpec& op = find_op(name);
+    EXPECT_EQ(op.count_for_bytes(1 << 20, DType::f32, 8), 32768u) << name;
+    EXPECT_EQ(op.bytes_for_count(32768, DType::f32, 8), 1u << 20) << name;
+    EXPECT_EQ(op.count_for_bytes(1000, DType::bf16, 3), 166u) << name;  // rounded down
+  }
+  EXPECT_EQ(find_op("all_reduce").count_for_bytes(1 << 20, DType::f32, 8), 262144u);
+  EXPECT_EQ(find_op("all_reduce").bytes_for_count(262144, DType::bf16, 8), 524288u);
+}
+
+TEST(SizeMath, BusFactors) {
+  EXPECT_DOUBLE_EQ(find_op("all_gather").bus_factor(8), 7.0 / 8);
+  EXPECT_DOUBLE_EQ(find_op("reduce_scatter").bus_factor(2), 0.5);
+  EXPECT_DOUBLE_EQ(find_op("all_to_all").bus_factor(4), 0.75);
+  EXPECT_DOUBLE_EQ(find_op("all_to_allv").bus_factor(4), 0.75);
+  EXPECT_DOUBLE_EQ(find_op("all_reduce").bus_factor(8), 1.75);
+  EXPECT_DOUBLE_EQ(find_op("all_reduce").bus_factor(1), 0.0);
+}
+
+TEST(SizeMath, InPlaceLayoutsUseNcclConventions) {
+  const OpParams params;
+  const OpLayout ag = find_op("all_gather").layout(10, 4, 2, params);
+  EXPECT_EQ(ag.send_elements, 10u);
+  EXPECT_EQ(ag.recv_elements, 40u);
+  EXPECT_EQ(ag.in_place_send_offset, 20u);  // this rank's slice of the output
+  const OpLayout rs = find_op("reduce_scatter").layout(10, 4, 3, params);
+  EXPECT_EQ(rs.send_elements, 40u);
+  EXPECT_EQ(rs.recv_elements, 10u);
+  EXPECT_EQ(rs.in_place_recv_offset, 30u);  // result in this rank's slice of the input
+  const OpLayout ar = find_op("all_reduce").layout(10, 4, 1, params);
+  EXPECT_EQ(ar.in_place_elements, 10u);
+  EXPECT_FALSE(find_op("all_to_allv").supports_in_place());
+}
+
+TEST(Registry, KnowsAliasesAndRejectsUnknown) {
+  EXPECT_EQ(find_op("alltoall").name(), "all_to_all");
+  EXPECT_EQ(all_ops().size(), 5u);
+  EXPECT_THROW(find_op("broadcast"), UsageError);
+}
+
+}  // namespace
+}  // namespace collreplay
