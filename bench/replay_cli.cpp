@@ -21,8 +21,6 @@ double ReplayOptions::stable_fraction() const {
 
 void add_replay_options(CLI::App& app, ReplayOptions& o) {
   app.add_option("--backend", o.backend, "nccl|mpi (default: nccl when a GPU is visible)");
-  app.add_option("--schedule", o.schedule_file, "replay this schedule JSON (saved by "
-                                                 "--dry-run) instead of the catalog options");
   app.add_option("--steps", o.steps, "timed steps per pass (default 0: until --stable, at most "
                                      "--max-steps)");
   app.add_option("--max-steps", o.max_steps, "cap of timed steps per pass in the until-stable mode");

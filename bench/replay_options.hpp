@@ -9,7 +9,7 @@ namespace collreplay {
 
 struct ReplayOptions {
   std::string backend;          // nccl | mpi; empty: nccl when a GPU is visible, else mpi
-  std::string schedule_file;    // replay this schedule JSON instead of building one
+  std::string schedule_file;    // replay this schedule JSON (replay's --schedule) instead
   int steps = 0;                // timed steps per pass; 0: until stable
   int max_steps = 20;           // cap of the until-stable mode
   std::string stable = "2%";    // spread (max-min)/median that counts as stable

@@ -22,6 +22,7 @@
 #include "collectives/backend.hpp"
 #include "common/errors.hpp"
 #include "workloads/schedule_builder.hpp"
+#include "workloads/schedule_json.hpp"
 
 namespace collreplay {
 namespace {
@@ -51,8 +52,7 @@ RankPlacement place(const std::vector<RankIdentity>& ranks, int rank) {
 
 Schedule schedule_for_rank(const ReplayOptions& options, WorkloadRequest request, int world,
                            int rank, int ranks_per_node) {
-  if (!options.schedule_file.empty())
-    throw UsageError("--schedule: loading schedule files is not available in this build yet");
+  if (!options.schedule_file.empty()) return load_schedule_file(options.schedule_file);
   request.world = world;
   request.rank = rank;
   request.gpus_per_node = ranks_per_node;
