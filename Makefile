@@ -88,6 +88,20 @@ $(BIN)/%_tests: $$(call to_obj,$$(wildcard tests/$$*/*.cpp)) $(BUILD)/libcollrep
 	@mkdir -p $(@D)
 	$(CXX) $^ -o $@ $(if $(filter mpi gpu,$*),-lgtest,-lgtest_main -lgtest) $(LDLIBS)
 
+# --- workloads (issue 3): the model catalog compiled into the library, so `replay` finds its
+# models from any working directory. workloads/embed_models.sh writes raw string literals.
+MODEL_JSONS := $(sort $(wildcard workloads/models/*.json))
+MODEL_CATALOG_CPP := $(BUILD)/gen/model_catalog.cpp
+MODEL_CATALOG_OBJ := $(OBJ)/gen/model_catalog.cpp.o
+$(MODEL_CATALOG_CPP): workloads/embed_models.sh $(MODEL_JSONS)
+	@mkdir -p $(@D)
+	sh workloads/embed_models.sh $(MODEL_JSONS) > $@.tmp && mv $@.tmp $@
+$(MODEL_CATALOG_OBJ): $(MODEL_CATALOG_CPP)
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) -c $< -o $@
+$(BUILD)/libcollreplay.a: $(MODEL_CATALOG_OBJ)
+# --- end workloads
+
 # Debian packages the suite needs; installed only when missing (apt-get needs root or sudo).
 DEB_PACKAGES := g++ make openmpi-bin libopenmpi-dev libucx0 libgtest-dev libbenchmark-dev \
   libcli11-dev nlohmann-json3-dev libopenblas-dev gnuplot-nox libgnuplot-iostream-dev \

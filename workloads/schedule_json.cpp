@@ -1,0 +1,367 @@
+#include "workloads/schedule_json.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unordered_set>
+
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
+#include "workloads/schedule_summary.hpp"
+
+namespace collreplay {
+namespace {
+
+using nlohmann::json;
+using ordered = nlohmann::ordered_json;
+
+const char* stream_name(StreamKind s) { return s == StreamKind::comm ? "comm" : "compute"; }
+const char* phase_name(Phase p) {
+  switch (p) {
+    case Phase::forward: return "forward";
+    case Phase::backward: return "backward";
+    case Phase::recompute: return "recompute";
+    case Phase::optimizer: return "optimizer";
+  }
+  return "?";
+}
+const char* kind_name(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::all_gather: return "all_gather";
+    case CollectiveKind::reduce_scatter: return "reduce_scatter";
+    case CollectiveKind::all_to_all: return "all_to_all";
+    case CollectiveKind::all_to_allv: return "all_to_allv";
+    case CollectiveKind::all_reduce: return "all_reduce";
+  }
+  return "?";
+}
+const char* group_name(GroupKind g) {
+  switch (g) {
+    case GroupKind::world: return "world";
+    case GroupKind::node: return "node";
+    case GroupKind::expert: return "expert";
+    case GroupKind::data_parallel: return "data_parallel";
+  }
+  return "?";
+}
+
+// Reads fields and names the JSON path of the first problem.
+class Reader {
+ public:
+  explicit Reader(std::string_view origin) : origin_(origin) {}
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw UsageError("schedule " + origin_ + ": " + where + " " + what);
+  }
+  const json& get(const json& j, const char* key, const std::string& where) const {
+    if (!j.is_object()) fail(where, "is not an object");
+    auto it = j.find(key);
+    if (it == j.end()) fail(where, std::string("has no field '") + key + "'");
+    return *it;
+  }
+  std::int64_t integer(const json& j, const char* key, const std::string& where, std::int64_t min) const {
+    const json& v = get(j, key, where);
+    if (!v.is_number_integer()) fail(where + "." + key, "is not an integer");
+    const std::int64_t x = v.is_number_unsigned() && v.get<std::uint64_t>() > (std::uint64_t{1} << 62)
+                               ? (fail(where + "." + key, "is too large"), 0)
+                               : v.get<std::int64_t>();
+    if (x < min) fail(where + "." + key, "must be at least " + std::to_string(min));
+    return x;
+  }
+  std::uint64_t count(const json& v, const std::string& where) const {
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+      fail(where, "is not a non-negative integer");
+    const std::uint64_t x = v.get<std::uint64_t>();
+    if (x > (std::uint64_t{1} << 62)) fail(where, "is too large");
+    return x;
+  }
+  double number(const json& j, const char* key, const std::string& where) const {
+    const json& v = get(j, key, where);
+    if (!v.is_number() || v.get<double>() < 0) fail(where + "." + key, "is not a non-negative number");
+    return v.get<double>();
+  }
+  std::string text(const json& j, const char* key, const std::string& where) const {
+    const json& v = get(j, key, where);
+    if (!v.is_string()) fail(where + "." + key, "is not a string");
+    return v.get<std::string>();
+  }
+  const json& array(const json& j, const char* key, const std::string& where) const {
+    const json& v = get(j, key, where);
+    if (!v.is_array()) fail(where + "." + key, "is not an array");
+    return v;
+  }
+  template <class E, std::size_t N>
+  E choice(const json& j, const char* key, const std::string& where, const E (&values)[N],
+           const char* (*name)(E)) const {
+    const std::string t = text(j, key, where);
+    std::string known;
+    for (E e : values) {
+      if (t == name(e)) return e;
+      known += (known.empty() ? "" : ", ") + std::string(name(e));
+    }
+    fail(where + "." + key, "'" + t + "' is not one of " + known);
+  }
+
+ private:
+  std::string origin_;
+};
+
+const char* dtype_cstr(DType d) { return dtype_name(d).data(); }
+
+constexpr StreamKind kStreams[] = {StreamKind::comm, StreamKind::compute};
+constexpr Phase kPhases[] = {Phase::forward, Phase::backward, Phase::recompute, Phase::optimizer};
+constexpr CollectiveKind kKinds[] = {CollectiveKind::all_gather, CollectiveKind::reduce_scatter,
+                                     CollectiveKind::all_to_all, CollectiveKind::all_to_allv,
+                                     CollectiveKind::all_reduce};
+constexpr GroupKind kGroups[] = {GroupKind::world, GroupKind::node, GroupKind::expert, GroupKind::data_parallel};
+constexpr DType kDTypes[] = {DType::bf16, DType::f16, DType::f32};
+
+CollectiveOp read_collective(const Reader& r, const json& j, const std::string& where, const Schedule& s) {
+  CollectiveOp c;
+  c.kind = r.choice(j, "kind", where, kKinds, kind_name);
+  c.dtype = r.choice(j, "dtype", where, kDTypes, dtype_cstr);
+  c.group = r.choice(j, "group", where, kGroups, group_name);
+  c.bytes = r.count(r.get(j, "bytes", where), where + ".bytes");
+  const std::uint64_t n = static_cast<std::uint64_t>(group_size(s, c.group));
+  const std::uint64_t elem = dtype_size_bytes(c.dtype);
+  if (c.kind == CollectiveKind::all_to_allv) {
+    const json& send = r.array(j, "send_counts", where);
+    const json& recv = r.array(j, "recv_counts", where);
+    if (send.size() != n || recv.size() != n)
+      r.fail(where, "send_counts/recv_counts must have one entry per rank of its " +
+                        std::string(group_name(c.group)) + " group (" + std::to_string(n) + ")");
+    std::uint64_t total = 0;
+    for (std::size_t p = 0; p < n; ++p) {
+      c.send_counts.push_back(r.count(send[p], where + ".send_counts[" + std::to_string(p) + "]"));
+      c.recv_counts.push_back(r.count(recv[p], where + ".recv_counts[" + std::to_string(p) + "]"));
+      total += c.send_counts.back();
+    }
+    if (total > (std::uint64_t{1} << 61) || total * elem != c.bytes)
+      r.fail(where + ".bytes", "is not the sum of send_counts times the element size");
+    return c;
+  }
+  if (j.contains("send_counts") || j.contains("recv_counts"))
+    r.fail(where, "has per-peer counts but is not an all_to_allv");
+  if (c.bytes == 0) r.fail(where + ".bytes", "must be positive");
+  const bool split = c.kind != CollectiveKind::all_reduce;
+  if (c.bytes % (split ? n * elem : elem) != 0)
+    r.fail(where + ".bytes", "does not divide into " + std::to_string(split ? n : 1) + " equal parts of whole " +
+                                 std::string(dtype_name(c.dtype)) + " elements");
+  return c;
+}
+
+ComputeOp read_compute(const Reader& r, const json& j, const std::string& where) {
+  ComputeOp c;
+  c.dtype = r.choice(j, "dtype", where, kDTypes, dtype_cstr);
+  const json& gemms = r.array(j, "gemms", where);
+  for (std::size_t g = 0; g < gemms.size(); ++g) {
+    const std::string w = where + ".gemms[" + std::to_string(g) + "]";
+    GemmShape s;
+    s.m = r.integer(gemms[g], "m", w, 1);
+    s.n = r.integer(gemms[g], "n", w, 1);
+    s.k = r.integer(gemms[g], "k", w, 1);
+    s.batch = r.integer(gemms[g], "batch", w, 1);
+    s.label = gemms[g].contains("label") ? r.text(gemms[g], "label", w) : "";
+    c.gemms.push_back(s);
+  }
+  return c;
+}
+
+}  // namespace
+
+std::string schedule_to_json(const Schedule& s) {
+  ordered j;
+  j["schema"] = "collreplay.schedule";
+  j["version"] = s.schema_version;
+  j["model"] = s.model;
+  j["plan"] = s.plan;
+  j["wrap"] = s.wrap;
+  j["world"] = s.world;
+  j["gpus_per_node"] = s.gpus_per_node;
+  j["ep"] = s.ep;
+  j["rank"] = s.rank;
+  j["micro_batch"] = s.micro_batch;
+  j["seq"] = s.seq;
+  j["micro_batches"] = s.micro_batches;
+  j["tokens_per_step"] = s.tokens_per_step;
+  j["model_params"] = s.model_params;
+  j["active_params"] = s.active_params;
+  j["units"] = ordered::array();
+  for (const UnitSummary& u : s.units)
+    j["units"].push_back({{"name", u.name}, {"params", u.params}, {"shard_bytes", u.shard_bytes},
+                          {"allgather_bytes", u.allgather_bytes}, {"reduce_scatter_bytes", u.reduce_scatter_bytes},
+                          {"fwd_flops", u.fwd_flops}, {"bwd_flops", u.bwd_flops}});
+  j["moe"] = ordered::array();
+  for (const MoeLayerSummary& m : s.moe)
+    j["moe"].push_back({{"layer", m.layer}, {"dispatch_send_bytes", m.dispatch_send_bytes},
+                        {"dispatch_cross_rank_bytes", m.dispatch_cross_rank_bytes},
+                        {"combine_send_bytes", m.combine_send_bytes},
+                        {"combine_cross_rank_bytes", m.combine_cross_rank_bytes}});
+  j["ops"] = ordered::array();
+  for (const ScheduleOp& op : s.ops) {
+    ordered o;
+    o["name"] = op.name;
+    o["stream"] = stream_name(op.stream);
+    o["phase"] = phase_name(op.phase);
+    o["unit"] = op.unit;
+    o["layer"] = op.layer;
+    o["deps"] = op.deps;
+    o["hides_behind"] = op.hides_behind;
+    if (op.is_collective()) {
+      const CollectiveOp& c = op.collective();
+      ordered b = {{"kind", kind_name(c.kind)}, {"dtype", dtype_name(c.dtype)}, {"group", group_name(c.group)},
+                   {"bytes", c.bytes}};
+      if (c.kind == CollectiveKind::all_to_allv) {
+        b["send_counts"] = c.send_counts;
+        b["recv_counts"] = c.recv_counts;
+      }
+      o["collective"] = b;
+    } else {
+      ordered gemms = ordered::array();
+      for (const GemmShape& g : op.compute().gemms)
+        gemms.push_back({{"m", g.m}, {"n", g.n}, {"k", g.k}, {"batch", g.batch}, {"label", g.label}});
+      o["compute"] = {{"dtype", dtype_name(op.compute().dtype)}, {"gemms", gemms}};
+    }
+    j["ops"].push_back(o);
+  }
+  return j.dump(1) + "\n";
+}
+
+Schedule schedule_from_json(std::string_view text, std::string_view origin) {
+  const Reader r(origin);
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    std::string what = e.what();
+    throw UsageError("schedule " + std::string(origin) + ": not valid JSON (" + what + ")");
+  }
+  if (!j.is_object()) r.fail("top level", "is not an object");
+  Schedule s;
+  const std::int64_t version = r.integer(j, "version", "top level", 0);
+  if (version != kScheduleSchemaVersion)
+    r.fail("version", std::to_string(version) + " is not supported (this build reads version " +
+                          std::to_string(kScheduleSchemaVersion) + ")");
+  s.model = r.text(j, "model", "top level");
+  s.plan = r.text(j, "plan", "top level");
+  s.wrap = r.text(j, "wrap", "top level");
+  s.world = static_cast<int>(r.integer(j, "world", "top level", 1));
+  s.gpus_per_node = static_cast<int>(r.integer(j, "gpus_per_node", "top level", 1));
+  s.ep = static_cast<int>(r.integer(j, "ep", "top level", 1));
+  if (s.world % s.ep != 0) r.fail("ep", std::to_string(s.ep) + " does not divide world " + std::to_string(s.world));
+  s.rank = static_cast<int>(r.integer(j, "rank", "top level", 0));
+  if (s.rank >= s.world) r.fail("rank", "is outside the world");
+  s.micro_batch = r.integer(j, "micro_batch", "top level", 1);
+  s.seq = r.integer(j, "seq", "top level", 1);
+  s.micro_batches = static_cast<int>(r.integer(j, "micro_batches", "top level", 1));
+  s.tokens_per_step = static_cast<std::uint64_t>(r.integer(j, "tokens_per_step", "top level", 0));
+  s.model_params = static_cast<std::uint64_t>(r.integer(j, "model_params", "top level", 0));
+  s.active_params = static_cast<std::uint64_t>(r.integer(j, "active_params", "top level", 0));
+  const json& units = r.array(j, "units", "top level");
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    const std::string w = "units[" + std::to_string(i) + "]";
+    UnitSummary u;
+    u.name = r.text(units[i], "name", w);
+    u.params = r.count(r.get(units[i], "params", w), w + ".params");
+    u.shard_bytes = r.count(r.get(units[i], "shard_bytes", w), w + ".shard_bytes");
+    u.allgather_bytes = r.count(r.get(units[i], "allgather_bytes", w), w + ".allgather_bytes");
+    u.reduce_scatter_bytes = r.count(r.get(units[i], "reduce_scatter_bytes", w), w + ".reduce_scatter_bytes");
+    u.fwd_flops = r.number(units[i], "fwd_flops", w);
+    u.bwd_flops = r.number(units[i], "bwd_flops", w);
+    s.units.push_back(u);
+  }
+  const json& moe = r.array(j, "moe", "top level");
+  for (std::size_t i = 0; i < moe.size(); ++i) {
+    const std::string w = "moe[" + std::to_string(i) + "]";
+    MoeLayerSummary m;
+    m.layer = static_cast<int>(r.integer(moe[i], "layer", w, 0));
+    m.dispatch_send_bytes = r.count(r.get(moe[i], "dispatch_send_bytes", w), w + ".dispatch_send_bytes");
+    m.dispatch_cross_rank_bytes = r.count(r.get(moe[i], "dispatch_cross_rank_bytes", w), w + ".dispatch_cross_rank_bytes");
+    m.combine_send_bytes = r.count(r.get(moe[i], "combine_send_bytes", w), w + ".combine_send_bytes");
+    m.combine_cross_rank_bytes = r.count(r.get(moe[i], "combine_cross_rank_bytes", w), w + ".combine_cross_rank_bytes");
+    s.moe.push_back(m);
+  }
+  const json& ops = r.array(j, "ops", "top level");
+  std::unordered_set<std::string> names;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const std::string w = "ops[" + std::to_string(i) + "]";
+    ScheduleOp op;
+    op.name = r.text(ops[i], "name", w);
+    if (op.name.empty() || !names.insert(op.name).second) r.fail(w + ".name", "'" + op.name + "' is empty or not unique");
+    op.stream = r.choice(ops[i], "stream", w, kStreams, stream_name);
+    op.phase = r.choice(ops[i], "phase", w, kPhases, phase_name);
+    op.unit = r.text(ops[i], "unit", w);
+    op.layer = static_cast<int>(r.integer(ops[i], "layer", w, -1));
+    const json& deps = r.array(ops[i], "deps", w);
+    for (std::size_t d = 0; d < deps.size(); ++d) {
+      const std::string wd = w + ".deps[" + std::to_string(d) + "]";
+      if (!deps[d].is_number_integer() || deps[d].get<std::int64_t>() < 0 ||
+          deps[d].get<std::int64_t>() >= static_cast<std::int64_t>(i))
+        r.fail(wd, "does not refer to an earlier op");
+      op.deps.push_back(deps[d].get<int>());
+    }
+    op.hides_behind = static_cast<int>(r.integer(ops[i], "hides_behind", w, -1));
+    if (op.hides_behind >= static_cast<int>(ops.size())) r.fail(w + ".hides_behind", "refers to no op");
+    const bool comm = op.stream == StreamKind::comm;
+    if (comm && !ops[i].contains("collective")) r.fail(w, "is on the comm stream but has no 'collective'");
+    if (!comm && !ops[i].contains("compute")) r.fail(w, "is on the compute stream but has no 'compute'");
+    if (ops[i].contains("collective") && ops[i].contains("compute")) r.fail(w, "has both 'collective' and 'compute'");
+    if (!comm && op.hides_behind != -1) r.fail(w + ".hides_behind", "must be -1 for a compute op");
+    if (comm) op.body = read_collective(r, ops[i]["collective"], w + ".collective", s);
+    else op.body = read_compute(r, ops[i]["compute"], w + ".compute");
+    s.ops.push_back(std::move(op));
+  }
+  for (std::size_t i = 0; i < s.ops.size(); ++i) {
+    const int h = s.ops[i].hides_behind;
+    if (h >= 0 && s.ops[h].stream != StreamKind::compute)
+      r.fail("ops[" + std::to_string(i) + "].hides_behind", "must name a compute op");
+  }
+  return s;
+}
+
+Schedule load_schedule_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("cannot read schedule file '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return schedule_from_json(text.str(), path);
+}
+
+void save_schedule_file(const Schedule& schedule, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) throw UsageError("cannot write schedule file '" + path + "'");
+    out << schedule_to_json(schedule);
+    if (!out.flush()) throw RuntimeError("writing schedule file '" + path + "' failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw RuntimeError("cannot rename '" + tmp + "' to '" + path + "'");
+}
+
+std::string dry_run_json(const Schedule& s) {
+  ordered j;
+  j["model"] = s.model;
+  j["plan"] = s.plan;
+  j["wrap"] = s.wrap;
+  j["world"] = s.world;
+  j["units"] = ordered::array();
+  for (const UnitSummary& u : s.units)
+    j["units"].push_back({{"name", u.name}, {"params", u.params}, {"shard_bytes", u.shard_bytes},
+                          {"allgather_bytes", u.allgather_bytes}, {"reduce_scatter_bytes", u.reduce_scatter_bytes},
+                          {"fwd_flops", u.fwd_flops}, {"bwd_flops", u.bwd_flops}});
+  j["moe"] = ordered::array();
+  for (const MoeLayerSummary& m : s.moe)
+    j["moe"].push_back({{"layer", m.layer}, {"dispatch_send_bytes", m.dispatch_send_bytes},
+                        {"dispatch_cross_rank_bytes", m.dispatch_cross_rank_bytes},
+                        {"combine_send_bytes", m.combine_send_bytes},
+                        {"combine_cross_rank_bytes", m.combine_cross_rank_bytes}});
+  const ScheduleTotals t = schedule_totals(s);
+  j["totals"] = {{"params", t.params}, {"active_params", t.active_params}, {"allgathers", t.allgathers},
+                 {"reduce_scatters", t.reduce_scatters}, {"alltoalls", t.alltoalls},
+                 {"allgather_bytes", t.allgather_bytes}, {"reduce_scatter_bytes", t.reduce_scatter_bytes},
+                 {"alltoall_bytes", t.alltoall_bytes}, {"flops", t.flops}};
+  return j.dump(1) + "\n";
+}
+
+}  // namespace collreplay

@@ -1,0 +1,106 @@
+#include "workloads/schedule_summary.hpp"
+
+#include <cstdio>
+#include <ostream>
+#include <string>
+
+#include "common/sizes.hpp"
+#include "workloads/gemm_slices.hpp"
+
+namespace collreplay {
+
+int group_size(const Schedule& s, GroupKind g) {
+  switch (g) {
+    case GroupKind::world: return s.world;
+    case GroupKind::node: return s.gpus_per_node < s.world ? s.gpus_per_node : s.world;
+    case GroupKind::expert: return s.ep;
+    case GroupKind::data_parallel: return s.ep > 0 ? s.world / s.ep : 0;
+  }
+  return 0;
+}
+
+ScheduleTotals schedule_totals(const Schedule& s) {
+  ScheduleTotals t;
+  t.params = s.model_params;
+  t.active_params = s.active_params;
+  for (const ScheduleOp& op : s.ops) {
+    if (!op.is_collective()) {
+      t.flops += gemm_flops(op.compute().gemms);
+      continue;
+    }
+    const CollectiveOp& c = op.collective();
+    switch (c.kind) {
+      case CollectiveKind::all_gather:
+        ++t.allgathers;
+        t.allgather_bytes = checked_add(t.allgather_bytes, c.bytes, "all-gather bytes per step");
+        break;
+      case CollectiveKind::reduce_scatter:
+        ++t.reduce_scatters;
+        t.reduce_scatter_bytes = checked_add(t.reduce_scatter_bytes, c.bytes, "reduce-scatter bytes per step");
+        break;
+      case CollectiveKind::all_to_all:
+      case CollectiveKind::all_to_allv:
+        ++t.alltoalls;
+        t.alltoall_bytes = checked_add(t.alltoall_bytes, c.bytes, "all-to-all bytes per step");
+        break;
+      case CollectiveKind::all_reduce: break;
+    }
+  }
+  return t;
+}
+
+namespace {
+std::string num(std::uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+std::string tflop(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", f / 1e12);
+  return buf;
+}
+}  // namespace
+
+void print_schedule_table(const Schedule& s, std::ostream& out) {
+  char line[512];
+  out << "# collreplay dry run: " << s.model << ", plan " << s.plan << ", wrap " << s.wrap << ", world "
+      << s.world << ", ep " << s.ep << ", rank " << s.rank << ", micro-batch " << s.micro_batch << " x seq "
+      << s.seq << " x " << s.micro_batches << " micro-batches\n";
+  std::snprintf(line, sizeof line, "%-34s %16s %16s %18s %18s %10s %10s\n", "unit", "params", "shard_bytes",
+                "allgather_bytes", "reduce_scat_bytes", "fwd_TFLOP", "bwd_TFLOP");
+  out << line;
+  for (const UnitSummary& u : s.units) {
+    std::snprintf(line, sizeof line, "%-34s %16s %16s %18s %18s %10s %10s\n", u.name.c_str(),
+                  num(u.params).c_str(), num(u.shard_bytes).c_str(), num(u.allgather_bytes).c_str(),
+                  num(u.reduce_scatter_bytes).c_str(), tflop(u.fwd_flops).c_str(), tflop(u.bwd_flops).c_str());
+    out << line;
+  }
+  if (!s.moe.empty()) {
+    std::snprintf(line, sizeof line, "\n%-8s %20s %20s %20s %20s\n", "moe", "dispatch_send_B", "dispatch_cross_B",
+                  "combine_send_B", "combine_cross_B");
+    out << line;
+    for (const MoeLayerSummary& m : s.moe) {
+      std::snprintf(line, sizeof line, "%-8d %20s %20s %20s %20s\n", m.layer, num(m.dispatch_send_bytes).c_str(),
+                    num(m.dispatch_cross_rank_bytes).c_str(), num(m.combine_send_bytes).c_str(),
+                    num(m.combine_cross_rank_bytes).c_str());
+      out << line;
+    }
+  }
+  const ScheduleTotals t = schedule_totals(s);
+  out << "\n# per step per rank: " << s.ops.size() << " ops; params " << num(t.params) << " (active "
+      << num(t.active_params) << ")\n";
+  out << "#   all-gathers     " << num(t.allgathers) << "  " << num(t.allgather_bytes) << " B ("
+      << format_bytes(t.allgather_bytes) << ")\n";
+  out << "#   reduce-scatters " << num(t.reduce_scatters) << "  " << num(t.reduce_scatter_bytes) << " B ("
+      << format_bytes(t.reduce_scatter_bytes) << ")\n";
+  out << "#   all-to-alls     " << num(t.alltoalls) << "  " << num(t.alltoall_bytes) << " B ("
+      << format_bytes(t.alltoall_bytes) << ")\n";
+  out << "#   GEMM            " << tflop(t.flops) << " TFLOP\n";
+}
+
+}  // namespace collreplay

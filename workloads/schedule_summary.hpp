@@ -1,0 +1,25 @@
+// What a schedule adds up to per step per rank, and the human table `replay --dry-run` prints.
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+
+#include "workloads/schedule.hpp"
+
+namespace collreplay {
+
+struct ScheduleTotals {
+  std::uint64_t params = 0, active_params = 0;
+  std::uint64_t allgathers = 0, reduce_scatters = 0, alltoalls = 0;  // ops per step (every kind of
+  std::uint64_t allgather_bytes = 0, reduce_scatter_bytes = 0, alltoall_bytes = 0;  // all-gather counts)
+  double flops = 0;  // every GEMM of every compute op
+};
+
+// Sums over the ops (all-to-all counts both all_to_all and all_to_allv).
+ScheduleTotals schedule_totals(const Schedule& schedule);
+
+// Size of the group a collective runs over in this schedule.
+int group_size(const Schedule& schedule, GroupKind group);
+
+void print_schedule_table(const Schedule& schedule, std::ostream& out);
+
+}  // namespace collreplay
