@@ -194,7 +194,12 @@ void Executor::run_on_host(PassKind pass, std::vector<OpRun>& runs) {
       throw TimeoutError("collective " + describe(schedule_.ops[comm_in_flight]) +
                          " did not finish within " + std::to_string(options_.timeout_s) +
                          " s in the " + std::string(pass_name(pass)) + " pass");
-    std::this_thread::yield();
+    // Only the compute can change anything now: block on it instead of spinning beside the BLAS
+    // threads (with a collective in flight, keep polling: that is what progresses MPI).
+    if (comm_in_flight < 0)
+      runs[compute_in_flight].after->synchronize();
+    else
+      std::this_thread::yield();
   }
 }
 
