@@ -1,10 +1,12 @@
-// replay: runs one training step's schedule (model + plan + world) on the fabric. This file so
-// far implements --dry-run only: build or load the schedule and print it, without starting MPI.
+// replay: runs one training step's schedule (model + plan + world) on the fabric beside its GEMM
+// slices and reports the overlap headroom (bench/replay_run.hpp); --dry-run only prints the
+// schedule, without MPI or a GPU.
 #include <CLI/CLI.hpp>
-#include <iostream>
 
 #include "bench/dry_run.hpp"
 #include "bench/guarded_main.hpp"
+#include "bench/replay_cli.hpp"
+#include "bench/replay_run.hpp"
 #include "bench/workload_cli.hpp"
 #include "common/errors.hpp"
 
@@ -13,20 +15,24 @@ int main(int argc, char** argv) {
     CLI::App app{"collreplay replay: FSDP / expert-parallel training step replay"};
     collreplay::WorkloadRequest request;
     collreplay::DryRunOptions dry;
+    collreplay::ReplayOptions replay;
     bool dry_run = false;
     collreplay::add_workload_options(app, request);
     app.add_flag("--dry-run", dry_run, "print the schedule; no MPI, no GPU");
     app.add_option("--format", dry.format, "dry-run output: table | json")->capture_default_str();
     app.add_option("--schedule", dry.schedule_file, "load this schedule JSON instead of building one");
     app.add_option("--save-schedule", dry.save_schedule, "write the schedule JSON here");
+    collreplay::add_replay_options(app, replay);
     try {
       app.parse(n, args);
     } catch (const CLI::Success& e) {
-      return app.exit(e);  // --help
+      return collreplay::launcher_rank() == 0 ? app.exit(e) : 0;  // --help, once
     } catch (const CLI::ParseError& e) {
       throw collreplay::UsageError(e.what());
     }
-    if (!dry_run) throw collreplay::UsageError("only --dry-run is implemented so far");
-    return collreplay::run_dry_run(request, dry);
+    if (dry_run) return collreplay::run_dry_run(request, dry);
+    replay.schedule_file = dry.schedule_file;
+    replay.command_line.assign(args, args + n);
+    return collreplay::run_replay(replay, request);
   });
 }

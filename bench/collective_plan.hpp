@@ -1,0 +1,67 @@
+// From a schedule's collective op (whole-buffer bytes S, nccl-tests style) to the call the
+// Communicator takes (per-rank element counts, layouts), and the buffers every collective of a
+// group shares: allocated once, sized to the group's largest op, before anything is timed.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string_view>
+#include <vector>
+
+#include "collectives/communicator.hpp"
+#include "workloads/schedule.hpp"
+
+namespace collreplay {
+
+struct PreparedCollective {
+  int op = -1;  // index in the schedule
+  CollectiveKind kind = CollectiveKind::all_gather;
+  DType dtype = DType::bf16;
+  GroupKind group = GroupKind::world;
+  int group_size = 1;
+  // Elements: per rank (all_gather send, reduce_scatter receive), per peer (all_to_all) or the
+  // whole buffer (all_reduce). Unused for all_to_allv.
+  std::size_t count = 0;
+  std::uint64_t send_bytes = 0, recv_bytes = 0;
+  // all_to_allv only, in elements, in group order.
+  std::vector<std::size_t> send_counts, send_displs, recv_counts, recv_displs;
+};
+
+// UsageError, naming the op, when S does not divide into the group or the all_to_allv counts
+// do not match the group size or S.
+PreparedCollective prepare_collective(const ScheduleOp& op, int op_index, int group_size);
+
+// Issues the collective on `comm` (asynchronous, like every Communicator op).
+void issue_collective(Communicator& comm, const PreparedCollective& call, const void* send,
+                      void* recv);
+
+std::string_view collective_kind_name(CollectiveKind kind);
+// nccl-tests' busbw / algbw: (n-1)/n, 2(n-1)/n for all_reduce.
+double bus_factor(CollectiveKind kind, int group_size);
+std::string_view group_kind_name(GroupKind group);
+
+// One send and one receive buffer per group, zero-filled, released on destruction.
+class CollectiveBuffers {
+ public:
+  struct Pair {
+    Communicator* comm = nullptr;
+    void* send = nullptr;
+    void* recv = nullptr;
+    std::uint64_t send_bytes = 0, recv_bytes = 0;
+  };
+
+  CollectiveBuffers() = default;
+  CollectiveBuffers(const CollectiveBuffers&) = delete;
+  CollectiveBuffers& operator=(const CollectiveBuffers&) = delete;
+  ~CollectiveBuffers();
+
+  // Grows the plan for `group` (on `comm`) to hold `call`; allocate() then reserves memory.
+  void plan(Communicator& comm, const PreparedCollective& call);
+  void allocate();
+  const Pair& of(GroupKind group) const;
+  std::uint64_t total_bytes() const;
+
+ private:
+  std::map<GroupKind, Pair> pairs_;
+};
+
+}  // namespace collreplay

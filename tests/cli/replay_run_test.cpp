@@ -1,0 +1,204 @@
+// Spawns `replay` (a sibling of this binary) under mpirun on host ranks (MPI + OpenBLAS) with a
+// tiny Qwen2-shaped model (tests/fixtures/replay_tiny_model.json): the results file is valid
+// JSON Lines with op, unit and step records; the step is physical; tiny compute gives negative
+// headroom and stretched compute positive; bad input exits 2 with one line.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "collectives/backend.hpp"
+
+namespace collreplay {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Oversubscribed 2-core machines are noisy: the physical bounds get this much slack.
+constexpr double kTolerance = 0.20;
+const std::string kTinyModel = "--model tests/fixtures/replay_tiny_model.json";
+const std::string kQuick = "--steps 2 --warmup 1";
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string replay_path() {
+  return (fs::read_symlink("/proc/self/exe").parent_path() / "replay").string();
+}
+
+std::string mpirun(int ranks) {
+  std::string command;
+  if (const char* given = std::getenv("COLLREPLAY_MPIRUN")) {
+    command = given;
+  } else {
+    std::string flags = slurp("tests/mpirun_flags");
+    while (!flags.empty() && flags.back() == '\n') flags.pop_back();
+    command = "mpirun " + flags;
+  }
+  return command + " -np " + std::to_string(ranks) + " ";
+}
+
+struct Records {
+  nlohmann::json step;
+  std::vector<nlohmann::json> units, ops;
+};
+
+class ReplayRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/collreplay-replay-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Outcome run(const std::string& command_line) {
+    const std::string command = command_line + " >" + (dir_ / "stdout").string() + " 2>" +
+                                (dir_ / "stderr").string() + " </dev/null";
+    const int status = std::system(command.c_str());
+    Outcome o;
+    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    o.out = slurp(dir_ / "stdout");
+    o.err = slurp(dir_ / "stderr");
+    return o;
+  }
+
+  // Runs a host replay on `ranks` ranks and parses its results file.
+  Records replay(int ranks, const std::string& args) {
+    const fs::path out = dir_ / "results.jsonl";
+    const Outcome o = run(mpirun(ranks) + replay_path() + " --backend mpi " + kTinyModel + " " +
+                          args + " --out " + out.string());
+    EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+    Records records;
+    std::ifstream in(out);
+    std::string line;
+    while (std::getline(in, line)) {
+      const nlohmann::json record = nlohmann::json::parse(line);  // throws on a bad line
+      EXPECT_TRUE(record.contains("run")) << line.substr(0, 200);
+      EXPECT_EQ(record["run"]["ranks"], ranks);
+      const std::string kind = record["record"];
+      if (kind == "step") records.step = record;
+      if (kind == "unit") records.units.push_back(record);
+      if (kind == "op") records.ops.push_back(record);
+    }
+    EXPECT_FALSE(records.step.is_null()) << o.out;
+    last_stdout_ = o.out;
+    return records;
+  }
+
+  fs::path dir_;
+  std::string last_stdout_;
+};
+
+void expect_physical(const nlohmann::json& step) {
+  const double compute = step["compute_ms"], comm = step["comm_ms"];
+  const double overlapped = step["overlapped_ms"];
+  EXPECT_GT(compute, 0);
+  EXPECT_GT(comm, 0);
+  EXPECT_GE(overlapped, std::max(compute, comm) * (1 - kTolerance)) << step.dump();
+  EXPECT_LE(overlapped, (compute + comm) * (1 + kTolerance)) << step.dump();
+  EXPECT_DOUBLE_EQ(step["exposed_comm_ms"].get<double>(), overlapped - compute);
+}
+
+TEST_F(ReplayRun, TwoRanksWriteAValidPhysicalFile) {
+  const Records r = replay(2, "--layers 2 --seq 64 -c " + kQuick);
+  expect_physical(r.step);
+  EXPECT_EQ(r.step["world"], 2);
+  EXPECT_EQ(r.units.size(), 3u);  // root, layers.0, layers.1
+  for (const auto& unit : r.units)
+    for (const char* key : {"compute_ms", "comm_ms", "headroom_ms", "headroom_ratio"})
+      EXPECT_TRUE(unit.contains(key)) << key;
+  EXPECT_GE(r.ops.size(), 10u);
+  for (const char* key : {"overlap_efficiency", "compute_slowdown", "tokens_per_s", "mfu",
+                          "passes", "collective_buffer_bytes"})
+    EXPECT_TRUE(r.step.contains(key)) << key;
+  EXPECT_NE(last_stdout_.find("-c: "), std::string::npos);
+  EXPECT_NE(last_stdout_.find("headroom per unit"), std::string::npos);
+  EXPECT_NE(last_stdout_.find("straggler view"), std::string::npos);
+}
+
+TEST_F(ReplayRun, FourRanksWriteAValidPhysicalFile) {
+  const Records r = replay(4, "--layers 1 --seq 32 " + kQuick);
+  expect_physical(r.step);
+  EXPECT_EQ(r.step["passes"]["overlapped"]["rank_step_ms"]["slowest_host"].is_string(), true);
+}
+
+TEST_F(ReplayRun, TinyComputeGivesNegativeHeadroom) {
+  const Records r = replay(2, "--layers 2 --seq 64 --compute-scale 0.01 " + kQuick);
+  EXPECT_GT(r.step["comm_ms"].get<double>(), r.step["compute_ms"].get<double>());
+  const double lowest = std::min_element(r.units.begin(), r.units.end(), [](auto& a, auto& b) {
+                          return a["headroom_ms"].template get<double>() <
+                                 b["headroom_ms"].template get<double>();
+                        })->at("headroom_ms");
+  EXPECT_LT(lowest, 0) << last_stdout_;
+}
+
+TEST_F(ReplayRun, StretchedComputeGivesPositiveHeadroom) {
+  const Records r = replay(2, "--layers 1 --seq 32 --compute-scale 8 " + kQuick);
+  for (const auto& unit : r.units) EXPECT_GT(unit["headroom_ms"].get<double>(), 0) << unit.dump();
+  EXPECT_DOUBLE_EQ(r.step["compute_scale"].get<double>(), 8);
+}
+
+// Bad input: exit 2 and exactly one line on stderr naming the problem.
+void expect_usage_error(const Outcome& o, const std::string& names) {
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_NE(o.err.find(names), std::string::npos) << o.err;
+}
+
+TEST_F(ReplayRun, LayersZeroIsAUsageError) {
+  expect_usage_error(run(replay_path() + " " + kTinyModel + " --layers 0"), "--layers");
+}
+
+TEST_F(ReplayRun, ScheduleForAnotherWorldIsAUsageError) {
+  const std::string file = (dir_ / "world4.json").string();
+  ASSERT_EQ(run(replay_path() + " --dry-run " + kTinyModel + " --layers 1 --world 4 "
+                "--save-schedule " + file).exit_code, 0);
+  expect_usage_error(run(replay_path() + " --backend mpi --schedule " + file), "4 ranks");
+  // Under mpirun every rank agrees; rank 0 alone speaks.
+  const Outcome two = run(mpirun(2) + replay_path() + " --backend mpi --schedule " + file);
+  EXPECT_EQ(two.exit_code, 2) << two.err;
+  const std::string line = "error: the schedule is for 4 ranks";
+  EXPECT_NE(two.err.find(line), std::string::npos) << two.err;
+  EXPECT_EQ(two.err.find(line), two.err.rfind(line)) << two.err;
+}
+
+// One more rank than this host has GPUs (here, without a GPU: one rank asking for NCCL).
+TEST_F(ReplayRun, MoreRanksPerNodeThanGpusIsAUsageError) {
+  const int ranks = visible_gpu_count() + 1;
+  const Outcome o = run(mpirun(ranks) + replay_path() + " --backend nccl " + kTinyModel +
+                        " --layers 1 --seq 32");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("error:"), std::string::npos) << o.err;
+}
+
+TEST_F(ReplayRun, BadReplayFlagsAreUsageErrors) {
+  expect_usage_error(run(replay_path() + " " + kTinyModel + " --stable 2x"), "--stable");
+  expect_usage_error(run(replay_path() + " " + kTinyModel + " --target-mfu 2"), "--target-mfu");
+}
+
+TEST_F(ReplayRun, HelpDefinesTheMetrics) {
+  const Outcome o = run(replay_path() + " --help");
+  EXPECT_EQ(o.exit_code, 0);
+  for (const char* name : {"headroom_ms", "headroom_ratio", "exposed_comm_ms", "overlap_efficiency",
+                           "compute_slowdown", "tokens_per_s", "mfu", "Calibration"})
+    EXPECT_NE(o.out.find(name), std::string::npos) << name;
+}
+
+}  // namespace
+}  // namespace collreplay

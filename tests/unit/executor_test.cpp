@@ -1,0 +1,110 @@
+#include "bench/executor.hpp"
+
+#include <gtest/gtest.h>
+
+#include "bench/compute_blas.hpp"
+#include "bench/headroom.hpp"
+#include "bench/stats.hpp"
+#include "common/errors.hpp"
+#include "fake_communicator.hpp"
+#include "replay_schedule_fixture.hpp"
+
+namespace collreplay {
+namespace {
+
+using testing::FakeCommunicator;
+using testing::two_unit_schedule;
+
+constexpr double kCommMsPerMib = 5;  // every collective of the fixture takes 5 ms
+
+struct Rig {
+  explicit Rig(int steps, std::int64_t gemm_m = 256)
+      : schedule(two_unit_schedule(1 << 20, gemm_m)),
+        world(kCommMsPerMib),
+        groups(world, schedule, 0),
+        engine(make_blas_engine(1)),
+        executor(schedule, groups, *engine, options(steps), [](double v) { return v; }) {}
+  static ExecutorOptions options(int steps) {
+    ExecutorOptions o;
+    o.steps = steps;
+    o.max_steps = 4;
+    o.warmup_steps = 1;
+    return o;
+  }
+  Schedule schedule;
+  FakeCommunicator world;
+  GroupComms groups;
+  std::unique_ptr<ComputeEngine> engine;
+  Executor executor;
+};
+
+TEST(Executor, AllocatesOnceSizedToTheLargestOp) {
+  Rig rig(1);
+  // group of 1: all_gather send S/1 + recv S; reduce_scatter send S + recv S/1.
+  EXPECT_EQ(rig.executor.collective_buffer_bytes(), 2u << 20);
+  EXPECT_EQ(rig.world.allocated_bytes, 2u << 20);
+  EXPECT_EQ(rig.executor.compute_buffer_bytes(), 3u * 256 * 256 * 4);
+}
+
+TEST(Executor, PassesRunOnlyTheirOps) {
+  Rig rig(2);
+  const PassResult compute = rig.executor.run_pass(PassKind::compute_only);
+  const PassResult comm = rig.executor.run_pass(PassKind::comm_only);
+  ASSERT_EQ(compute.step_ms.size(), 2u);
+  EXPECT_EQ(compute.op_ms[0], 0);
+  EXPECT_GT(compute.op_ms[1], 0);
+  EXPECT_EQ(comm.op_ms[1], 0);
+  for (int op : {0, 2, 5, 7}) EXPECT_NEAR(comm.op_ms[op], kCommMsPerMib, 1.5) << op;
+  EXPECT_NEAR(comm.step_ms[0], 4 * kCommMsPerMib, 4);
+}
+
+TEST(Executor, OverlappedStepIsPhysical) {
+  Rig rig(3);
+  rig.executor.warm_up();
+  const PassResult compute = rig.executor.run_pass(PassKind::compute_only);
+  const PassResult comm = rig.executor.run_pass(PassKind::comm_only);
+  const PassResult both = rig.executor.run_pass(PassKind::overlapped);
+  const double compute_ms = median(compute.step_ms), comm_ms = median(comm.step_ms);
+  const double overlapped_ms = median(both.step_ms);
+  EXPECT_GE(overlapped_ms, std::max(compute_ms, comm_ms) * 0.95);
+  EXPECT_LE(overlapped_ms, (compute_ms + comm_ms) * 1.05 + 1);
+  // Collectives are timed from issue, after their dependencies, never including the wait.
+  for (int op : {0, 2, 5, 7}) EXPECT_NEAR(both.op_ms[op], kCommMsPerMib, 2) << op;
+}
+
+TEST(Executor, UntilStableStopsAtTheCap) {
+  Rig rig(0);
+  const PassResult comm = rig.executor.run_pass(PassKind::comm_only);
+  EXPECT_GE(comm.step_ms.size(), 3u);
+  EXPECT_LE(comm.step_ms.size(), 4u);
+  EXPECT_EQ(comm.agreed_step_ms, comm.step_ms);
+}
+
+TEST(Executor, ComputeScaleStretchesCompute) {
+  Rig rig(3, 512);
+  const double at_one = median(rig.executor.run_pass(PassKind::compute_only).step_ms);
+  rig.executor.set_compute_scale(3);
+  const double at_three = median(rig.executor.run_pass(PassKind::compute_only).step_ms);
+  EXPECT_GT(at_three, at_one * 2);
+}
+
+TEST(Executor, RejectsForwardDependencies) {
+  Schedule s = two_unit_schedule(1 << 20, 8);
+  s.ops[1].deps = {3};
+  FakeCommunicator world(0);
+  GroupComms groups(world, s, 0);
+  auto engine = make_blas_engine(1);
+  EXPECT_THROW(Executor(s, groups, *engine, {}, [](double v) { return v; }), UsageError);
+}
+
+TEST(Executor, IndivisibleCollectiveIsAUsageError) {
+  Schedule s = two_unit_schedule(1 << 20, 8);
+  std::get<CollectiveOp>(s.ops[0].body).bytes = 3;  // not a whole bf16 element
+  FakeCommunicator world(0);
+  GroupComms groups(world, s, 0);
+  auto engine = make_blas_engine(1);
+  EXPECT_THROW(Executor(s, groups, *engine, {}, [](double v) { return v; }), UsageError);
+}
+
+}  // namespace
+}  // namespace collreplay
