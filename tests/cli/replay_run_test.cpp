@@ -1,5 +1,5 @@
 // Spawns `replay` (a sibling of this binary) under mpirun on host ranks (MPI + OpenBLAS) with a
-// tiny Qwen2-shaped model (tests/fixtures/replay_tiny_model.json): the results file is valid
+// tiny Qwen2-shaped model (sweeps/models/replay-tiny.json): the results file is valid
 // JSON Lines with op, unit and step records; the step is physical; tiny compute gives negative
 // headroom and stretched compute positive; bad input exits 2 with one line.
 #include <gtest/gtest.h>
@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 // Oversubscribed 2-core machines are noisy: the physical bounds get this much slack.
 constexpr double kTolerance = 0.20;
-const std::string kTinyModel = "--model tests/fixtures/replay_tiny_model.json";
+const std::string kTinyModel = "--model sweeps/models/replay-tiny.json";
 const std::string kQuick = "--steps 2 --warmup 1";
 
 struct Outcome {
