@@ -25,8 +25,8 @@ MPI_LIBS   := $(shell $(MPICXX) --showme:link 2>/dev/null)
 
 HAVE_CUDA := $(and $(NCCL_HOME),$(wildcard $(CUDA_HOME)/include/cuda_runtime.h),$(wildcard $(NCCL_HOME)/include/nccl.h),$(wildcard $(NVCC)))
 # Never -I/-L the system prefix: it would reorder the compiler's own include_next chain.
-NCCL_FLAGS := $(if $(filter /usr,$(NCCL_HOME)),,-I$(NCCL_HOME)/include)
-NCCL_LIBDIR := $(if $(filter /usr,$(NCCL_HOME)),,-L$(NCCL_HOME)/lib -Wl,-rpath,$(NCCL_HOME)/lib)
+NCCL_FLAGS := $(if $(filter /usr $(CUDA_HOME),$(NCCL_HOME)),,-I$(NCCL_HOME)/include)
+NCCL_LIBDIR := $(if $(filter /usr $(CUDA_HOME),$(NCCL_HOME)),,-L$(NCCL_HOME)/lib -Wl,-rpath,$(NCCL_HOME)/lib)
 HAVE_NVML := $(and $(HAVE_CUDA),$(wildcard $(CUDA_HOME)/include/nvml.h))
 HAVE_PLOT := $(and $(wildcard /usr/include/gnuplot-iostream.h),$(shell command -v gnuplot))
 

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <string>
 
+#include "collectives/op_registry.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 
@@ -34,30 +35,8 @@ std::vector<std::size_t> displacements(const std::vector<std::size_t>& counts) {
 
 }  // namespace
 
-std::string_view collective_kind_name(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::all_gather: return "all_gather";
-    case CollectiveKind::reduce_scatter: return "reduce_scatter";
-    case CollectiveKind::all_to_all: return "all_to_all";
-    case CollectiveKind::all_to_allv: return "all_to_allv";
-    case CollectiveKind::all_reduce: return "all_reduce";
-  }
-  return "?";
-}
-
 double bus_factor(CollectiveKind kind, int group_size) {
-  const double n = group_size;
-  return (kind == CollectiveKind::all_reduce ? 2.0 : 1.0) * (n - 1) / n;
-}
-
-std::string_view group_kind_name(GroupKind group) {
-  switch (group) {
-    case GroupKind::world: return "world";
-    case GroupKind::node: return "node";
-    case GroupKind::expert: return "expert";
-    case GroupKind::data_parallel: return "data_parallel";
-  }
-  return "?";
+  return find_op(collective_kind_name(kind)).bus_factor(group_size);
 }
 
 PreparedCollective prepare_collective(const ScheduleOp& op, int op_index, int group_size) {

@@ -34,10 +34,8 @@ PreparedCollective prepare_collective(const ScheduleOp& op, int op_index, int gr
 void issue_collective(Communicator& comm, const PreparedCollective& call, const void* send,
                       void* recv);
 
-std::string_view collective_kind_name(CollectiveKind kind);
 // nccl-tests' busbw / algbw: (n-1)/n, 2(n-1)/n for all_reduce.
 double bus_factor(CollectiveKind kind, int group_size);
-std::string_view group_kind_name(GroupKind group);
 
 // One send and one receive buffer per group, zero-filled, released on destruction.
 class CollectiveBuffers {

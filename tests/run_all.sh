@@ -10,7 +10,25 @@ mpirun=${2:-mpirun}
 here=$(cd "$(dirname "$0")" && pwd)
 export COLLREPLAY_MPIRUN="$mpirun $(cat "$here/mpirun_flags")"
 
-step() { echo "== $*"; "$@"; }
+passed=0
+failed=0
+# Runs one suite, echoing its output, and adds its gtest counts to the closing line.
+step() {
+  echo "== $*"
+  local log rc=0
+  log=$(mktemp)
+  "$@" 2>&1 | tee "$log" || rc=$?
+  local p f
+  p=$(sed -n 's/^.*\[  PASSED  \].* \([0-9][0-9]*\) tests\{0,1\}\..*$/\1/p' "$log" | head -1)
+  f=$(sed -n 's/^.*\[  FAILED  \].* \([0-9][0-9]*\) tests\{0,1\}, listed below.*$/\1/p' "$log" | head -1)
+  rm -f "$log"
+  passed=$((passed + ${p:-0}))
+  failed=$((failed + ${f:-0}))
+  if [ $rc -ne 0 ]; then
+    echo "$passed passed, $((failed > 0 ? failed : 1)) failed"
+    exit $rc
+  fi
+}
 
 step "$bin/unit_tests" --gtest_brief=1
 for np in 1 2 4; do
@@ -20,3 +38,4 @@ step "$bin/cli_tests" --gtest_brief=1
 if [ -x "$bin/gpu_tests" ]; then step "$bin/gpu_tests" --gtest_brief=1; fi
 if [ -x "$bin/plots_tests" ]; then step "$bin/plots_tests" --gtest_brief=1; fi
 echo "== all tests passed"
+echo "$passed passed, $failed failed"

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -80,6 +81,10 @@ struct MoeLayerSummary {
   std::uint64_t combine_send_bytes = 0;
   std::uint64_t combine_cross_rank_bytes = 0;
 };
+
+// Names used in schedule JSON, tables and results ("all_gather", "data_parallel").
+std::string_view collective_kind_name(CollectiveKind kind);
+std::string_view group_kind_name(GroupKind group);
 
 struct Schedule {
   int schema_version = kScheduleSchemaVersion;

@@ -26,26 +26,6 @@ const char* phase_name(Phase p) {
   }
   return "?";
 }
-const char* kind_name(CollectiveKind k) {
-  switch (k) {
-    case CollectiveKind::all_gather: return "all_gather";
-    case CollectiveKind::reduce_scatter: return "reduce_scatter";
-    case CollectiveKind::all_to_all: return "all_to_all";
-    case CollectiveKind::all_to_allv: return "all_to_allv";
-    case CollectiveKind::all_reduce: return "all_reduce";
-  }
-  return "?";
-}
-const char* group_name(GroupKind g) {
-  switch (g) {
-    case GroupKind::world: return "world";
-    case GroupKind::node: return "node";
-    case GroupKind::expert: return "expert";
-    case GroupKind::data_parallel: return "data_parallel";
-  }
-  return "?";
-}
-
 // Reads fields and names the JSON path of the first problem.
 class Reader {
  public:
@@ -90,13 +70,13 @@ class Reader {
     if (!v.is_array()) fail(where + "." + key, "is not an array");
     return v;
   }
-  template <class E, std::size_t N>
+  template <class E, std::size_t N, class NameOf>
   E choice(const json& j, const char* key, const std::string& where, const E (&values)[N],
-           const char* (*name)(E)) const {
+           NameOf name) const {
     const std::string t = text(j, key, where);
     std::string known;
     for (E e : values) {
-      if (t == name(e)) return e;
+      if (t == std::string_view(name(e))) return e;
       known += (known.empty() ? "" : ", ") + std::string(name(e));
     }
     fail(where + "." + key, "'" + t + "' is not one of " + known);
@@ -105,8 +85,6 @@ class Reader {
  private:
   std::string origin_;
 };
-
-const char* dtype_cstr(DType d) { return dtype_name(d).data(); }
 
 constexpr StreamKind kStreams[] = {StreamKind::comm, StreamKind::compute};
 constexpr Phase kPhases[] = {Phase::forward, Phase::backward, Phase::recompute, Phase::optimizer};
@@ -118,9 +96,9 @@ constexpr DType kDTypes[] = {DType::bf16, DType::f16, DType::f32};
 
 CollectiveOp read_collective(const Reader& r, const json& j, const std::string& where, const Schedule& s) {
   CollectiveOp c;
-  c.kind = r.choice(j, "kind", where, kKinds, kind_name);
-  c.dtype = r.choice(j, "dtype", where, kDTypes, dtype_cstr);
-  c.group = r.choice(j, "group", where, kGroups, group_name);
+  c.kind = r.choice(j, "kind", where, kKinds, collective_kind_name);
+  c.dtype = r.choice(j, "dtype", where, kDTypes, dtype_name);
+  c.group = r.choice(j, "group", where, kGroups, group_kind_name);
   c.bytes = r.count(r.get(j, "bytes", where), where + ".bytes");
   const std::uint64_t n = static_cast<std::uint64_t>(group_size(s, c.group));
   const std::uint64_t elem = dtype_size_bytes(c.dtype);
@@ -129,7 +107,7 @@ CollectiveOp read_collective(const Reader& r, const json& j, const std::string& 
     const json& recv = r.array(j, "recv_counts", where);
     if (send.size() != n || recv.size() != n)
       r.fail(where, "send_counts/recv_counts must have one entry per rank of its " +
-                        std::string(group_name(c.group)) + " group (" + std::to_string(n) + ")");
+                        std::string(group_kind_name(c.group)) + " group (" + std::to_string(n) + ")");
     std::uint64_t total = 0;
     for (std::size_t p = 0; p < n; ++p) {
       c.send_counts.push_back(r.count(send[p], where + ".send_counts[" + std::to_string(p) + "]"));
@@ -152,7 +130,7 @@ CollectiveOp read_collective(const Reader& r, const json& j, const std::string& 
 
 ComputeOp read_compute(const Reader& r, const json& j, const std::string& where) {
   ComputeOp c;
-  c.dtype = r.choice(j, "dtype", where, kDTypes, dtype_cstr);
+  c.dtype = r.choice(j, "dtype", where, kDTypes, dtype_name);
   const json& gemms = r.array(j, "gemms", where);
   for (std::size_t g = 0; g < gemms.size(); ++g) {
     const std::string w = where + ".gemms[" + std::to_string(g) + "]";
@@ -209,7 +187,7 @@ std::string schedule_to_json(const Schedule& s) {
     o["hides_behind"] = op.hides_behind;
     if (op.is_collective()) {
       const CollectiveOp& c = op.collective();
-      ordered b = {{"kind", kind_name(c.kind)}, {"dtype", dtype_name(c.dtype)}, {"group", group_name(c.group)},
+      ordered b = {{"kind", collective_kind_name(c.kind)}, {"dtype", dtype_name(c.dtype)}, {"group", group_kind_name(c.group)},
                    {"bytes", c.bytes}};
       if (c.kind == CollectiveKind::all_to_allv) {
         b["send_counts"] = c.send_counts;

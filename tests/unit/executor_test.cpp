@@ -54,8 +54,14 @@ TEST(Executor, PassesRunOnlyTheirOps) {
   EXPECT_EQ(compute.op_ms[0], 0);
   EXPECT_GT(compute.op_ms[1], 0);
   EXPECT_EQ(comm.op_ms[1], 0);
-  for (int op : {0, 2, 5, 7}) EXPECT_NEAR(comm.op_ms[op], kCommMsPerMib, 1.5) << op;
-  EXPECT_NEAR(comm.step_ms[0], 4 * kCommMsPerMib, 4);
+  // The fake's collectives take kCommMsPerMib of wall clock; a loaded 2-core CI machine only
+  // ever adds to a sleep, so the bounds are one-sided tight and generous above.
+  for (int op : {0, 2, 5, 7}) {
+    EXPECT_GE(comm.op_ms[op], 0.9 * kCommMsPerMib) << op;
+    EXPECT_LE(comm.op_ms[op], 3 * kCommMsPerMib) << op;
+  }
+  EXPECT_GE(comm.step_ms[0], 0.9 * 4 * kCommMsPerMib);
+  EXPECT_LE(comm.step_ms[0], 3 * 4 * kCommMsPerMib);
 }
 
 TEST(Executor, OverlappedStepIsPhysical) {
@@ -67,9 +73,12 @@ TEST(Executor, OverlappedStepIsPhysical) {
   const double compute_ms = median(compute.step_ms), comm_ms = median(comm.step_ms);
   const double overlapped_ms = median(both.step_ms);
   EXPECT_GE(overlapped_ms, std::max(compute_ms, comm_ms) * 0.95);
-  EXPECT_LE(overlapped_ms, (compute_ms + comm_ms) * 1.05 + 1);
+  EXPECT_LE(overlapped_ms, (compute_ms + comm_ms) * 1.2 + 2);  // 2-core CI: scheduling noise
   // Collectives are timed from issue, after their dependencies, never including the wait.
-  for (int op : {0, 2, 5, 7}) EXPECT_NEAR(both.op_ms[op], kCommMsPerMib, 2) << op;
+  for (int op : {0, 2, 5, 7}) {
+    EXPECT_GE(both.op_ms[op], 0.9 * kCommMsPerMib) << op;
+    EXPECT_LE(both.op_ms[op], 3 * kCommMsPerMib) << op;
+  }
 }
 
 TEST(Executor, UntilStableStopsAtTheCap) {
