@@ -9,13 +9,6 @@ namespace {
 class AllGatherSpec final : public OpSpec {
  public:
   std::string_view name() const override { return "all_gather"; }
-  double bus_factor(int ranks) const override { return (ranks - 1.0) / ranks; }
-  std::size_t count_for_bytes(std::uint64_t bytes, DType t, int ranks) const override {
-    return bytes / (dtype_size_bytes(t) * static_cast<std::uint64_t>(ranks));
-  }
-  std::uint64_t bytes_for_count(std::size_t count, DType t, int ranks) const override {
-    return count * dtype_size_bytes(t) * static_cast<std::uint64_t>(ranks);
-  }
   OpLayout layout(std::size_t count, int ranks, int rank, const OpParams&) const override {
     OpLayout l;
     l.ranks = ranks;

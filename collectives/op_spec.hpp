@@ -51,10 +51,16 @@ class OpSpec {
   virtual ~OpSpec() = default;
   virtual std::string_view name() const = 0;  // "all_gather", as in results and registry
   // busbw / algbw: (n-1)/n, or 2(n-1)/n for all_reduce (so 0 on one rank, as in nccl-tests).
-  virtual double bus_factor(int ranks) const = 0;
+  // The defaults are the rule of every op but all_reduce, whose spec overrides them.
+  virtual double bus_factor(int ranks) const { return (ranks - 1.0) / ranks; }
   // Per-rank count for a requested S (rounded down, as nccl-tests does) and S for a count.
-  virtual std::size_t count_for_bytes(std::uint64_t bytes, DType t, int ranks) const = 0;
-  virtual std::uint64_t bytes_for_count(std::size_t count, DType t, int ranks) const = 0;
+  // Default: S = count x type size x ranks.
+  virtual std::size_t count_for_bytes(std::uint64_t bytes, DType t, int ranks) const {
+    return bytes / (dtype_size_bytes(t) * static_cast<std::uint64_t>(ranks));
+  }
+  virtual std::uint64_t bytes_for_count(std::size_t count, DType t, int ranks) const {
+    return count * dtype_size_bytes(t) * static_cast<std::uint64_t>(ranks);
+  }
   virtual OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const = 0;
   virtual bool supports_in_place() const { return true; }
   // Issues the op (asynchronous). For in-place, pass the same buffer as send and recv base: the

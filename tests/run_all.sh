@@ -19,8 +19,8 @@ step() {
   log=$(mktemp)
   "$@" 2>&1 | tee "$log" || rc=$?
   local p f
-  p=$(sed -n 's/^.*\[  PASSED  \].* \([0-9][0-9]*\) tests\{0,1\}\..*$/\1/p' "$log" | head -1)
-  f=$(sed -n 's/^.*\[  FAILED  \].* \([0-9][0-9]*\) tests\{0,1\}, listed below.*$/\1/p' "$log" | head -1)
+  p=$(sed -n 's/.*PASSED[^0-9]*\([0-9][0-9]*\) tests\{0,1\}\..*/\1/p' "$log" | head -1)
+  f=$(sed -n 's/.*FAILED[^0-9]*\([0-9][0-9]*\) tests\{0,1\}, listed below.*/\1/p' "$log" | head -1)
   rm -f "$log"
   passed=$((passed + ${p:-0}))
   failed=$((failed + ${f:-0}))

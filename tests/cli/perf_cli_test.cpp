@@ -12,56 +12,17 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/backend.hpp"
+#include "tests/cli/subprocess.hpp"
 
 namespace collreplay {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out, err;
-};
+using namespace cli_test;
 
-fs::path bin_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The launcher with this machine's flags: run_all.sh exports it; by hand, tests/mpirun_flags.
-std::string mpirun_command() {
-  if (const char* command = std::getenv("COLLREPLAY_MPIRUN")) return command;
-  std::string flags = slurp("tests/mpirun_flags");
-  while (!flags.empty() && flags.back() == '\n') flags.pop_back();
-  return "mpirun " + flags;
-}
-
-class PerfCli : public ::testing::Test {
+class PerfCli : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/collreplay-cli-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Outcome run(const std::string& command_line) {
-    const std::string command = command_line + " >" + (dir_ / "stdout").string() + " 2>" +
-                                (dir_ / "stderr").string() + " </dev/null";
-    const int status = std::system(command.c_str());
-    Outcome outcome;
-    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    outcome.out = slurp(dir_ / "stdout");
-    outcome.err = slurp(dir_ / "stderr");
-    fs::remove(dir_ / "stdout");
-    fs::remove(dir_ / "stderr");
-    return outcome;
-  }
-
   // Bad input: exit 2, one stderr line containing `names`, nothing left in the directory.
   void expect_usage_error(const std::string& args, const std::string& names) {
     const fs::path out = dir_ / "results.jsonl";
@@ -73,7 +34,6 @@ class PerfCli : public ::testing::Test {
     EXPECT_TRUE(fs::is_empty(dir_)) << args << " left a file behind";
   }
 
-  fs::path dir_;
 };
 
 TEST_F(PerfCli, UnknownFlag) { expect_usage_error("--frobnicate 3", "--frobnicate"); }

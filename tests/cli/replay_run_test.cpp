@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/backend.hpp"
+#include "tests/cli/subprocess.hpp"
 
 namespace collreplay {
 namespace {
@@ -25,59 +26,21 @@ constexpr double kTolerance = 0.20;
 const std::string kTinyModel = "--model sweeps/models/replay-tiny.json";
 const std::string kQuick = "--steps 2 --warmup 1";
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using namespace cli_test;
 
 std::string replay_path() {
-  return (fs::read_symlink("/proc/self/exe").parent_path() / "replay").string();
+  return (bin_dir() / "replay").string();
 }
 
-std::string mpirun(int ranks) {
-  std::string command;
-  if (const char* given = std::getenv("COLLREPLAY_MPIRUN")) {
-    command = given;
-  } else {
-    std::string flags = slurp("tests/mpirun_flags");
-    while (!flags.empty() && flags.back() == '\n') flags.pop_back();
-    command = "mpirun " + flags;
-  }
-  return command + " -np " + std::to_string(ranks) + " ";
-}
+std::string mpirun(int ranks) { return mpirun_command() + " -np " + std::to_string(ranks) + " "; }
 
 struct Records {
   nlohmann::json step;
   std::vector<nlohmann::json> units, ops;
 };
 
-class ReplayRun : public ::testing::Test {
+class ReplayRun : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/collreplay-replay-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Outcome run(const std::string& command_line) {
-    const std::string command = command_line + " >" + (dir_ / "stdout").string() + " 2>" +
-                                (dir_ / "stderr").string() + " </dev/null";
-    const int status = std::system(command.c_str());
-    Outcome o;
-    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    o.out = slurp(dir_ / "stdout");
-    o.err = slurp(dir_ / "stderr");
-    return o;
-  }
-
   // Runs a host replay on `ranks` ranks and parses its results file.
   Records replay(int ranks, const std::string& args) {
     const fs::path out = dir_ / "results.jsonl";
@@ -101,7 +64,6 @@ class ReplayRun : public ::testing::Test {
     return records;
   }
 
-  fs::path dir_;
   std::string last_stdout_;
 };
 

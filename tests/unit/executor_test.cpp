@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "bench/compute_blas.hpp"
 #include "bench/headroom.hpp"
 #include "bench/stats.hpp"
@@ -91,9 +93,14 @@ TEST(Executor, UntilStableStopsAtTheCap) {
 
 TEST(Executor, ComputeScaleStretchesCompute) {
   Rig rig(3, 512);
-  const double at_one = median(rig.executor.run_pass(PassKind::compute_only).step_ms);
+  // The fastest step of each pass: load from elsewhere on a small CI machine only slows steps.
+  auto fastest_step_ms = [&] {
+    const std::vector<double> steps = rig.executor.run_pass(PassKind::compute_only).step_ms;
+    return *std::min_element(steps.begin(), steps.end());
+  };
+  const double at_one = fastest_step_ms();
   rig.executor.set_compute_scale(3);
-  const double at_three = median(rig.executor.run_pass(PassKind::compute_only).step_ms);
+  const double at_three = fastest_step_ms();
   EXPECT_GT(at_three, at_one * 2);
 }
 

@@ -1,0 +1,67 @@
+// What the CLI tests share: running a sibling executable (or mpirun) as a shell command in a
+// scratch directory and reading back its exit code, stdout and stderr.
+#pragma once
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace collreplay::cli_test {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+inline std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The executables are this test binary's siblings in build/bin.
+inline fs::path bin_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
+
+// The launcher with this machine's flags: run_all.sh exports it; by hand, tests/mpirun_flags.
+inline std::string mpirun_command() {
+  if (const char* command = std::getenv("COLLREPLAY_MPIRUN")) return command;
+  std::string flags = slurp("tests/mpirun_flags");
+  while (!flags.empty() && flags.back() == '\n') flags.pop_back();
+  return "mpirun " + flags;
+}
+
+// A fixture with a fresh scratch directory; run() leaves no stdout/stderr files in it.
+class ScratchDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/collreplay-cli-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Outcome run(const std::string& command_line) {
+    const std::string command = command_line + " >" + (dir_ / "stdout").string() + " 2>" +
+                                (dir_ / "stderr").string() + " </dev/null";
+    const int status = std::system(command.c_str());
+    Outcome outcome;
+    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    outcome.out = slurp(dir_ / "stdout");
+    outcome.err = slurp(dir_ / "stderr");
+    fs::remove(dir_ / "stdout");
+    fs::remove(dir_ / "stderr");
+    return outcome;
+  }
+
+  fs::path dir_;
+};
+
+}  // namespace collreplay::cli_test
