@@ -248,24 +248,22 @@ void MpiCommunicator::all_to_allv_point_to_point(const char* send, PeerCounts se
                                                  std::string description) {
   const std::size_t element_bytes = dtype_size_bytes(t);
   std::vector<MPI_Request> requests;
-  for (int peer = 0; peer < size_; ++peer) {
-    const auto p = static_cast<std::size_t>(peer);
-    if (recv_layout.counts[p] > 0) {
-      const MpiSpan span = types_->span(t, recv_layout.counts[p]);
+  // Receives are posted before sends so no message waits for an unexpected-message buffer.
+  auto post = [&](PeerCounts layout, auto&& start) {
+    for (int peer = 0; peer < size_; ++peer) {
+      const auto p = static_cast<std::size_t>(peer);
+      if (layout.counts[p] == 0) continue;
+      const MpiSpan span = types_->span(t, layout.counts[p]);
       requests.emplace_back();
-      MPI_CHECK(MPI_Irecv(recv + recv_layout.displs[p] * element_bytes, span.count, span.type,
-                          peer, kAllToAllvTag, comm_, &requests.back()));
+      start(layout.displs[p] * element_bytes, span, peer, &requests.back());
     }
-  }
-  for (int peer = 0; peer < size_; ++peer) {
-    const auto p = static_cast<std::size_t>(peer);
-    if (send_layout.counts[p] > 0) {
-      const MpiSpan span = types_->span(t, send_layout.counts[p]);
-      requests.emplace_back();
-      MPI_CHECK(MPI_Isend(send + send_layout.displs[p] * element_bytes, span.count, span.type,
-                          peer, kAllToAllvTag, comm_, &requests.back()));
-    }
-  }
+  };
+  post(recv_layout, [&](std::size_t offset, const MpiSpan& span, int peer, MPI_Request* request) {
+    MPI_CHECK(MPI_Irecv(recv + offset, span.count, span.type, peer, kAllToAllvTag, comm_, request));
+  });
+  post(send_layout, [&](std::size_t offset, const MpiSpan& span, int peer, MPI_Request* request) {
+    MPI_CHECK(MPI_Isend(send + offset, span.count, span.type, peer, kAllToAllvTag, comm_, request));
+  });
   queue_->push(std::move(description), std::move(requests));
 }
 

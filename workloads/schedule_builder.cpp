@@ -258,26 +258,26 @@ class Builder {
     for (std::size_t pos = 0; pos < order.size(); ++pos)
       (order[pos].first ? compute_index[order[pos].second] : comm_index[order[pos].second]) =
           base + static_cast<int>(pos);
+    // Compute and comm items carry the same labels under the same names.
+    auto label = [](ScheduleOp& op, const auto& item, StreamKind stream) {
+      op.name = item.name;
+      op.stream = stream;
+      op.phase = item.phase;
+      op.unit = item.unit;
+      op.layer = item.layer;
+    };
     for (const auto& [is_compute, idx] : order) {
       ScheduleOp op;
       if (is_compute) {
         const ComputeItem& c = ops.compute[idx];
-        op.name = c.name;
-        op.stream = StreamKind::compute;
-        op.phase = c.phase;
-        op.unit = c.unit;
-        op.layer = c.layer;
+        label(op, c, StreamKind::compute);
         for (std::size_t k = 0; k < ops.comm.size(); ++k)
           if (ops.comm[k].needed_by == idx) op.deps.push_back(comm_index[k]);
         std::sort(op.deps.begin(), op.deps.end());
         op.body = ComputeOp{r_.param_dtype, c.gemms};
       } else {
         const CommItem& c = ops.comm[idx];
-        op.name = c.name;
-        op.stream = StreamKind::comm;
-        op.phase = c.phase;
-        op.unit = c.unit;
-        op.layer = c.layer;
+        label(op, c, StreamKind::comm);
         if (c.after >= 0) op.deps.push_back(compute_index[c.after]);
         op.hides_behind = c.hides >= 0 ? compute_index[c.hides] : -1;
         op.body = c.op;

@@ -26,6 +26,26 @@ const char* phase_name(Phase p) {
   }
   return "?";
 }
+// The unit and MoE summaries, written the same way in saved schedules and in dry-run output.
+ordered units_json(const std::vector<UnitSummary>& units) {
+  ordered a = ordered::array();
+  for (const UnitSummary& u : units)
+    a.push_back({{"name", u.name}, {"params", u.params}, {"shard_bytes", u.shard_bytes},
+                 {"allgather_bytes", u.allgather_bytes}, {"reduce_scatter_bytes", u.reduce_scatter_bytes},
+                 {"fwd_flops", u.fwd_flops}, {"bwd_flops", u.bwd_flops}});
+  return a;
+}
+
+ordered moe_json(const std::vector<MoeLayerSummary>& moe) {
+  ordered a = ordered::array();
+  for (const MoeLayerSummary& m : moe)
+    a.push_back({{"layer", m.layer}, {"dispatch_send_bytes", m.dispatch_send_bytes},
+                 {"dispatch_cross_rank_bytes", m.dispatch_cross_rank_bytes},
+                 {"combine_send_bytes", m.combine_send_bytes},
+                 {"combine_cross_rank_bytes", m.combine_cross_rank_bytes}});
+  return a;
+}
+
 // Reads fields and names the JSON path of the first problem.
 class Reader {
  public:
@@ -164,17 +184,8 @@ std::string schedule_to_json(const Schedule& s) {
   j["tokens_per_step"] = s.tokens_per_step;
   j["model_params"] = s.model_params;
   j["active_params"] = s.active_params;
-  j["units"] = ordered::array();
-  for (const UnitSummary& u : s.units)
-    j["units"].push_back({{"name", u.name}, {"params", u.params}, {"shard_bytes", u.shard_bytes},
-                          {"allgather_bytes", u.allgather_bytes}, {"reduce_scatter_bytes", u.reduce_scatter_bytes},
-                          {"fwd_flops", u.fwd_flops}, {"bwd_flops", u.bwd_flops}});
-  j["moe"] = ordered::array();
-  for (const MoeLayerSummary& m : s.moe)
-    j["moe"].push_back({{"layer", m.layer}, {"dispatch_send_bytes", m.dispatch_send_bytes},
-                        {"dispatch_cross_rank_bytes", m.dispatch_cross_rank_bytes},
-                        {"combine_send_bytes", m.combine_send_bytes},
-                        {"combine_cross_rank_bytes", m.combine_cross_rank_bytes}});
+  j["units"] = units_json(s.units);
+  j["moe"] = moe_json(s.moe);
   j["ops"] = ordered::array();
   for (const ScheduleOp& op : s.ops) {
     ordered o;
@@ -323,17 +334,8 @@ std::string dry_run_json(const Schedule& s) {
   j["plan"] = s.plan;
   j["wrap"] = s.wrap;
   j["world"] = s.world;
-  j["units"] = ordered::array();
-  for (const UnitSummary& u : s.units)
-    j["units"].push_back({{"name", u.name}, {"params", u.params}, {"shard_bytes", u.shard_bytes},
-                          {"allgather_bytes", u.allgather_bytes}, {"reduce_scatter_bytes", u.reduce_scatter_bytes},
-                          {"fwd_flops", u.fwd_flops}, {"bwd_flops", u.bwd_flops}});
-  j["moe"] = ordered::array();
-  for (const MoeLayerSummary& m : s.moe)
-    j["moe"].push_back({{"layer", m.layer}, {"dispatch_send_bytes", m.dispatch_send_bytes},
-                        {"dispatch_cross_rank_bytes", m.dispatch_cross_rank_bytes},
-                        {"combine_send_bytes", m.combine_send_bytes},
-                        {"combine_cross_rank_bytes", m.combine_cross_rank_bytes}});
+  j["units"] = units_json(s.units);
+  j["moe"] = moe_json(s.moe);
   const ScheduleTotals t = schedule_totals(s);
   j["totals"] = {{"params", t.params}, {"active_params", t.active_params}, {"allgathers", t.allgathers},
                  {"reduce_scatters", t.reduce_scatters}, {"alltoalls", t.alltoalls},
