@@ -1,9 +1,10 @@
 # collreplay build. `make` builds everything this machine can; `make test` installs what is
 # missing, builds and runs every test; `make demo` runs the main job. Overridable:
 #   CUDA_HOME NCCL_HOME MPI_HOME GPU_ARCHS BUILD CXX NP
-# File-name rules choose sources, never #if: *_cuda.cpp and *.cu build only with CUDA+NCCL,
-# *_nocuda.cpp only without; *_nvml.cpp only where nvml.h exists, *_nonvml.cpp otherwise;
-# bench/bin/X.cpp and plots/bin/X.cpp become build/bin/X.
+# Sources are found recursively. Optional libraries are chosen by folder, never by #if: a folder
+# holding a no_cuda.cpp needs CUDA+NCCL for its other sources (no_cuda.cpp holds their host
+# stubs and is built only without CUDA); no_nvml.cpp does the same for NVML; *.cu needs CUDA.
+# bench/bin/X.cpp and plots/bin/X.cpp become build/bin/X; tests/S/*.cpp become build/bin/S_tests.
 
 CUDA_HOME ?= /usr/local/cuda
 # NCCL from the CUDA tree or from the distribution's libnccl-dev (/usr/include/nccl.h).
@@ -39,36 +40,46 @@ ifneq ($(HAVE_CUDA),)
 CXXFLAGS += -I$(CUDA_HOME)/include $(NCCL_FLAGS)
 LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 $(NCCL_LIBDIR) \
             -lnccl -lcublasLt -lcublas -lcudart
-NOT_HERE := %_nocuda.cpp
-else
-NOT_HERE := %_cuda.cpp %.cu
 endif
 ifneq ($(HAVE_NVML),)
 LDLIBS += -L$(CUDA_HOME)/lib64/stubs -lnvidia-ml
-NOT_HERE += %_nonvml.cpp
-else
-NOT_HERE += %_nvml.cpp
 endif
 
-pick = $(filter-out $(NOT_HERE),$(wildcard $(1)))
+# Every file under $(1) whose name matches one of the patterns $(2), found recursively.
+rwildcard = $(foreach d,$(wildcard $(1:=/*)),$(call rwildcard,$d,$2)$(filter $(2),$d))
+# The sources of $(1) that this build can compile: a folder with a no_<lib>.cpp keeps either that
+# stub (library absent) or its other sources (library present).
+stub_dirs = $(dir $(filter %/$(1),$(2)))
+in_dirs = $(foreach f,$(2),$(if $(filter $(dir $f),$(1)),$f))
+CUDA_ONLY = $(filter-out %/no_cuda.cpp,$(call in_dirs,$(call stub_dirs,no_cuda.cpp,$(1)),$(1))) $(filter %.cu,$(1))
+NVML_ONLY = $(filter-out %/no_nvml.cpp,$(call in_dirs,$(call stub_dirs,no_nvml.cpp,$(1)),$(1)))
+buildable = $(filter-out $(if $(HAVE_CUDA),%/no_cuda.cpp,$(call CUDA_ONLY,$(1))) \
+                         $(if $(HAVE_NVML),%/no_nvml.cpp,$(call NVML_ONLY,$(1))),$(1))
 to_obj = $(patsubst %,$(OBJ)/%.o,$(1))
 
-LIB_SRCS  := $(call pick,common/*.cpp workloads/*.cpp collectives/*.cpp collectives/*.cu bench/*.cpp bench/*.cu)
-PLOT_SRCS := $(call pick,plots/*.cpp)
+ALL_LIB_SRCS := $(call rwildcard,common collectives workloads bench,%.cpp %.cu)
+LIB_SRCS  := $(call buildable,$(filter-out bench/bin/%,$(ALL_LIB_SRCS)))
+PLOT_SRCS := $(filter-out plots/bin/%,$(call rwildcard,plots,%.cpp))
 BENCH_BINS := $(patsubst bench/bin/%.cpp,$(BIN)/%,$(wildcard bench/bin/*.cpp))
 PLOT_BINS  := $(if $(HAVE_PLOT),$(patsubst plots/bin/%.cpp,$(BIN)/%,$(wildcard plots/bin/*.cpp)))
-TEST_SUITES := unit mpi cli gpu $(if $(HAVE_PLOT),plots)
-TEST_BINS := $(foreach s,$(TEST_SUITES),$(if $(wildcard tests/$(s)/*.cpp),$(BIN)/$(s)_tests))
+TEST_SUITES := $(filter-out $(if $(HAVE_PLOT),,plots),$(patsubst tests/%/,%,$(sort $(dir $(wildcard tests/*/*.cpp)))))
+TEST_BINS := $(foreach s,$(TEST_SUITES),$(BIN)/$(s)_tests)
 
 .SECONDEXPANSION:
 .PHONY: all deps test demo clean
+# `all` has no recipe of its own, so a second `make` (or `make -q`) finds nothing to do.
 all: $(BENCH_BINS) $(PLOT_BINS) $(TEST_BINS)
-	@echo "collreplay: built $(if $(HAVE_CUDA),with CUDA+NCCL (GPU archs $(GPU_ARCHS)),host-only (no CUDA/NCCL under CUDA_HOME=$(CUDA_HOME)))$(if $(HAVE_PLOT),, without plot programs (no gnuplot-iostream))"
+ifeq ($(filter-out all,$(MAKECMDGOALS)),)
+$(info collreplay: $(if $(HAVE_CUDA),with CUDA+NCCL (GPU archs $(GPU_ARCHS)),host-only (no CUDA/NCCL under CUDA_HOME=$(CUDA_HOME)))$(if $(HAVE_PLOT),, without plot programs (no gnuplot-iostream)))
+endif
+# Objects of executables and tests are kept: make would otherwise delete them as intermediates
+# and relink everything on the next run.
+.SECONDARY:
 
 # The git revision goes into run metadata; run_metadata.o is rebuilt when HEAD moves.
 GIT_REVISION := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
-$(OBJ)/bench/run_metadata.cpp.o: CXXFLAGS += -DCOLLREPLAY_GIT_REVISION='"$(GIT_REVISION)"'
-$(OBJ)/bench/run_metadata.cpp.o: $(wildcard .git/HEAD .git/index $(shell git rev-parse --git-dir 2>/dev/null)/HEAD)
+$(OBJ)/bench/app/run_metadata.cpp.o: CXXFLAGS += -DCOLLREPLAY_GIT_REVISION='"$(GIT_REVISION)"'
+$(OBJ)/bench/app/run_metadata.cpp.o: $(wildcard .git/HEAD .git/index $(shell git rev-parse --git-dir 2>/dev/null)/HEAD)
 
 $(OBJ)/%.cpp.o: %.cpp
 	@mkdir -p $(@D)
@@ -92,8 +103,8 @@ $(BIN)/%_tests: $$(call to_obj,$$(wildcard tests/$$*/*.cpp)) $(BUILD)/libcollrep
 	@mkdir -p $(@D)
 	$(CXX) $^ -o $@ $(if $(filter mpi gpu,$*),-lgtest,-lgtest_main -lgtest) $(LDLIBS)
 
-# --- workloads (issue 3): the model catalog compiled into the library, so `replay` finds its
-# models from any working directory. workloads/embed_models.sh writes raw string literals.
+# The model catalog compiled into the library, so `replay` finds its models from any working
+# directory. workloads/embed_models.sh writes raw string literals.
 MODEL_JSONS := $(sort $(wildcard workloads/models/*.json))
 MODEL_CATALOG_CPP := $(BUILD)/gen/model_catalog.cpp
 MODEL_CATALOG_OBJ := $(OBJ)/gen/model_catalog.cpp.o
@@ -104,7 +115,6 @@ $(MODEL_CATALOG_OBJ): $(MODEL_CATALOG_CPP)
 	@mkdir -p $(@D)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
 $(BUILD)/libcollreplay.a: $(MODEL_CATALOG_OBJ)
-# --- end workloads
 
 # Debian packages the suite needs; installed only when missing (apt-get needs root or sudo).
 DEB_PACKAGES := g++ make openmpi-bin libopenmpi-dev libucx0 libgtest-dev libbenchmark-dev \

@@ -1,7 +1,7 @@
 #include "collectives/backend.hpp"
 
-#include "collectives/mpi_communicator.hpp"
-#include "collectives/nccl_backend.hpp"
+#include "collectives/mpi/mpi_communicator.hpp"
+#include "collectives/nccl/nccl_backend.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {

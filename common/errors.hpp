@@ -1,5 +1,5 @@
 // Error types and the exit codes they map to. Thrown anywhere inside; caught once, in
-// bench/guarded_main.cpp, which prints one line and returns the code.
+// bench/app/guarded_main.cpp, which prints one line and returns the code.
 #pragma once
 #include <stdexcept>
 #include <string>

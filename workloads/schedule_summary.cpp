@@ -5,7 +5,7 @@
 #include <string>
 
 #include "common/sizes.hpp"
-#include "workloads/gemm_slices.hpp"
+#include "workloads/model/gemm_slices.hpp"
 
 namespace collreplay {
 

@@ -1,6 +1,6 @@
 // alltoall_perf: nccl-tests-style benchmark of all_to_all (see bench/perf_harness.hpp).
-#include "bench/guarded_main.hpp"
-#include "bench/perf_harness.hpp"
+#include "bench/app/guarded_main.hpp"
+#include "bench/perf/perf_harness.hpp"
 
 int main(int argc, char** argv) {
   return collreplay::guarded_main(argc, argv, [](int c, char** v) {

@@ -4,8 +4,8 @@
 
 #include <fstream>
 
-#include "bench/guarded_main.hpp"
-#include "bench/preflight_main.hpp"
+#include "bench/app/guarded_main.hpp"
+#include "bench/preflight/preflight_main.hpp"
 #include "common/errors.hpp"
 
 int main(int argc, char** argv) {

@@ -3,11 +3,11 @@
 // schedule, without MPI or a GPU.
 #include <CLI/CLI.hpp>
 
-#include "bench/dry_run.hpp"
-#include "bench/guarded_main.hpp"
-#include "bench/replay_cli.hpp"
-#include "bench/replay_run.hpp"
-#include "bench/workload_cli.hpp"
+#include "bench/replay/dry_run.hpp"
+#include "bench/app/guarded_main.hpp"
+#include "bench/replay/replay_cli.hpp"
+#include "bench/replay/replay_run.hpp"
+#include "bench/replay/workload_cli.hpp"
 #include "common/errors.hpp"
 
 int main(int argc, char** argv) {

@@ -5,8 +5,8 @@
 #include <iostream>
 #include <vector>
 
-#include "bench/compute_cublas.hpp"
-#include "bench/gemm_selfcheck.hpp"
+#include "bench/compute/compute_cublas.hpp"
+#include "bench/compute/gemm_selfcheck.hpp"
 #include "common/errors.hpp"
 #include "gpu_env.hpp"
 

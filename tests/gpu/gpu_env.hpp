@@ -2,7 +2,7 @@
 #pragma once
 #include <mpi.h>
 
-#include "collectives/nccl_backend.hpp"
+#include "collectives/nccl/nccl_backend.hpp"
 
 namespace collreplay::testing_gpu {
 

@@ -11,8 +11,8 @@
 #include <tuple>
 #include <vector>
 
-#include "collectives/device_pattern.hpp"
-#include "collectives/nccl_backend.hpp"
+#include "collectives/device/device_pattern.hpp"
+#include "collectives/nccl/nccl_backend.hpp"
 #include "gpu_env.hpp"
 
 namespace collreplay {
@@ -170,7 +170,7 @@ TEST_F(NcclOps, TransportIsObserved) {
     EXPECT_EQ(transport, "self");
   }
   EXPECT_EQ(transport.find("(inferred)"), std::string::npos) << transport;
-  // bench/gpu_check.sh says which path each of its runs forces (nvlink, socket).
+  // sweeps/gpu/gpu_check.sh says which path each of its runs forces (nvlink, socket).
   if (const char* want = std::getenv("COLLREPLAY_EXPECT_TRANSPORT"); want && comm().size() > 1) {
     EXPECT_EQ(transport, want);
   }

@@ -5,9 +5,9 @@
 #include <climits>
 #include <vector>
 
-#include "collectives/mpi_communicator.hpp"
-#include "collectives/mpi_dtypes.hpp"
-#include "collectives/op_registry.hpp"
+#include "collectives/mpi/mpi_communicator.hpp"
+#include "collectives/mpi/mpi_dtypes.hpp"
+#include "collectives/ops/op_registry.hpp"
 
 namespace collreplay {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "collectives/mpi_communicator.hpp"
+#include "collectives/mpi/mpi_communicator.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <vector>
 
-#include "collectives/host_values.hpp"
-#include "collectives/op_registry.hpp"
+#include "collectives/ops/host_values.hpp"
+#include "collectives/ops/op_registry.hpp"
 
 namespace collreplay {
 namespace {

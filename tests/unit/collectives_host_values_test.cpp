@@ -1,7 +1,7 @@
 // bf16/fp16 conversions used by the host fill, check and MPI sum ops.
 #include <gtest/gtest.h>
 
-#include "collectives/host_values.hpp"
+#include "collectives/ops/host_values.hpp"
 
 namespace collreplay {
 namespace {

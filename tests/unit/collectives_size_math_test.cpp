@@ -1,7 +1,7 @@
 // nccl-tests size math, bus factors and buffer layouts of every op spec.
 #include <gtest/gtest.h>
 
-#include "collectives/op_registry.hpp"
+#include "collectives/ops/op_registry.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {

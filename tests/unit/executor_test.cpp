@@ -1,12 +1,12 @@
-#include "bench/executor.hpp"
+#include "bench/executor/executor.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "bench/compute_blas.hpp"
-#include "bench/headroom.hpp"
-#include "bench/stats.hpp"
+#include "bench/compute/compute_blas.hpp"
+#include "bench/replay/headroom.hpp"
+#include "bench/app/stats.hpp"
 #include "common/errors.hpp"
 #include "fake_communicator.hpp"
 #include "replay_schedule_fixture.hpp"

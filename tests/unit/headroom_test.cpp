@@ -1,4 +1,4 @@
-#include "bench/headroom.hpp"
+#include "bench/replay/headroom.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "collectives/nccl_log.hpp"
+#include "collectives/transport/nccl_log.hpp"
 
 #include <gtest/gtest.h>
 

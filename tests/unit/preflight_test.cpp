@@ -1,4 +1,4 @@
-#include "bench/preflight.hpp"
+#include "bench/preflight/preflight.hpp"
 
 #include <gtest/gtest.h>
 

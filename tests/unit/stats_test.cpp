@@ -1,8 +1,8 @@
-#include "bench/stats.hpp"
+#include "bench/app/stats.hpp"
 
 #include <gtest/gtest.h>
 
-#include "bench/compute_scale.hpp"
+#include "bench/compute/compute_scale.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {

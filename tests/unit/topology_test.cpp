@@ -1,4 +1,4 @@
-#include "bench/topology.hpp"
+#include "bench/preflight/topology.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,16 +6,17 @@
 
 #include "common/errors.hpp"
 #include "tests/unit/workloads_test_util.hpp"
-#include "workloads/model.hpp"
+#include "workloads/model/model.hpp"
 
 namespace collreplay {
 namespace {
 
 using test::rounded;
 
-TEST(WorkloadsModel, CatalogHasTheFiveModels) {
+TEST(WorkloadsModel, CatalogHasTheSevenModels) {
   const auto names = catalog_model_names();
-  const std::vector<std::string> expected = {"llama-3-70b", "llama-3.1-8b", "mixtral-8x7b", "qwen2.5-72b",
+  const std::vector<std::string> expected = {"llama-3-70b",  "llama-3.1-8b", "mixtral-8x7b",
+                                             "qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-72b",
                                              "qwen2.5-7b"};
   EXPECT_EQ(names, expected);
   for (const auto& n : names) EXPECT_FALSE(load_model(n, "").source.empty()) << n;
@@ -27,6 +28,17 @@ TEST(WorkloadsModel, Qwen25_7bPublishedTotals) {
   // Qwen publishes 7.61B (7.6156 truncated) and 6.53B (6.5256 rounded): agree to the last digit.
   EXPECT_NEAR(t.params / 1e9, 7.61, 0.01);
   EXPECT_NEAR(t.params_without_embeddings / 1e9, 6.53, 0.01);
+}
+
+// The host-sized models tie lm_head to the embedding: counted once. Qwen publishes 0.49B (0.36B
+// without embedding) and 1.54B (1.31B without).
+TEST(WorkloadsModel, SmallQwenPublishedTotals) {
+  const ModelTotals half = model_totals(load_model("qwen2.5-0.5b", ""));
+  EXPECT_EQ(half.params, 494032768u);
+  EXPECT_EQ(rounded(half.params_without_embeddings, 1e9, 2), 0.36);
+  const ModelTotals one_half = model_totals(load_model("qwen2.5-1.5b", ""));
+  EXPECT_EQ(rounded(one_half.params, 1e9, 2), 1.54);
+  EXPECT_EQ(rounded(one_half.params_without_embeddings, 1e9, 2), 1.31);
 }
 
 TEST(WorkloadsModel, Qwen25_72bPublishedTotal) {

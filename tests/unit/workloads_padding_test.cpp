@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/unit/workloads_test_util.hpp"
-#include "workloads/fsdp_padding.hpp"
+#include "workloads/plan/fsdp_padding.hpp"
 
 namespace collreplay {
 namespace {

@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "common/errors.hpp"
-#include "workloads/moe_routing.hpp"
+#include "workloads/plan/moe_routing.hpp"
 
 namespace collreplay {
 namespace {

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <string>
 
-#include "workloads/request.hpp"
+#include "workloads/plan/request.hpp"
 #include "workloads/schedule.hpp"
-#include "workloads/schedule_builder.hpp"
+#include "workloads/plan/schedule_builder.hpp"
 
 namespace collreplay::test {
 

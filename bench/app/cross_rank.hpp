@@ -1,0 +1,35 @@
+// Cross-rank gathering: every rank's times and identity to rank 0, where the slowest rank sets
+// the step (ARCHITECTURE.md, Measurement).
+#pragma once
+#include <mpi.h>
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bench/app/stats.hpp"
+
+namespace collreplay {
+
+struct RankIdentity {
+  std::string host;
+  std::string device;
+};
+
+// Every rank learns every rank's host and device (collective over `comm`).
+std::vector<RankIdentity> all_gather_identities(MPI_Comm comm, const std::string& device);
+
+// Rank 0 receives one row of `local.size()` values per rank (every rank passes the same size)
+// and returns their per-column stats; other ranks return an empty vector.
+std::vector<CrossRankStat> gather_stats_to_root(MPI_Comm comm, std::span<const double> local);
+
+// The largest of every rank's `value`, on every rank (used so that all ranks agree on when a
+// pass is stable and on a calibrated scale).
+double max_across_ranks(MPI_Comm comm, double value);
+
+// Every rank's `mine` to rank 0, in rank order (any length); empty on other ranks.
+std::vector<std::string> gather_strings_to_root(MPI_Comm comm, const std::string& mine);
+
+std::string this_host_name();
+
+}  // namespace collreplay

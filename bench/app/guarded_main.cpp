@@ -1,0 +1,105 @@
+#include "bench/app/guarded_main.hpp"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+
+#include "common/errors.hpp"
+
+namespace collreplay {
+namespace {
+
+bool mpi_active() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized && !finalized;
+}
+
+int mpi_rank_or_launcher() {
+  if (!mpi_active()) return launcher_rank();
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int mpi_world_size() {
+  if (!mpi_active()) return 1;
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+const char* program_name(char** argv) {
+  const char* name = argv && argv[0] ? argv[0] : "collreplay";
+  for (const char* p = name; *p; ++p)
+    if (*p == '/') name = p + 1;
+  return name;
+}
+
+// Every rank sees the same bad input: rank 0 speaks, all exit quietly with the same code.
+int exit_agreed(const char* program, const char* what, int code) {
+  if (mpi_rank_or_launcher() == 0) std::fprintf(stderr, "%s: error: %s\n", program, what);
+  if (mpi_active()) MPI_Finalize();
+  return code;
+}
+
+// One rank failed: say which, and do not leave the others waiting on it.
+int exit_alone(const char* program, const char* what, int code) {
+  char host[256] = "?";
+  gethostname(host, sizeof host - 1);
+  if (mpi_world_size() > 1)
+    std::fprintf(stderr, "%s: error: rank %d on %s: %s\n", program, mpi_rank_or_launcher(), host,
+                 what);
+  else
+    std::fprintf(stderr, "%s: error: %s\n", program, what);
+  std::fflush(stderr);
+  if (mpi_active()) {
+    if (mpi_world_size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
+    MPI_Finalize();
+  }
+  return code;
+}
+
+}  // namespace
+
+int launcher_rank() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* value = std::getenv(var)) return std::atoi(value);
+  return 0;
+}
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+  int provided = 0;
+  if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+    throw RuntimeError("MPI_Init_thread failed");
+}
+
+MpiSession::~MpiSession() {
+  if (std::uncaught_exceptions() == 0 && mpi_active()) MPI_Finalize();
+}
+
+int guarded_main(int argc, char** argv, const std::function<int(int, char**)>& body) {
+  const char* program = program_name(argv);
+  try {
+    return body(argc, argv);
+  } catch (const UsageError& e) {
+    return exit_agreed(program, e.what(), kExitUsage);
+  } catch (const DataMismatchError& e) {
+    return exit_alone(program, e.what(), kExitDataMismatch);
+  } catch (const TimeoutError& e) {
+    return exit_alone(program, e.what(), kExitTimeout);
+  } catch (const TransportMismatchError& e) {
+    return exit_agreed(program, e.what(), kExitTransportMismatch);
+  } catch (const PreflightError& e) {
+    return exit_agreed(program, e.what(), kExitPreflight);
+  } catch (const std::exception& e) {
+    return exit_alone(program, e.what(), kExitRuntime);
+  }
+}
+
+}  // namespace collreplay

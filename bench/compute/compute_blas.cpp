@@ -1,0 +1,136 @@
+#include "bench/compute/compute_blas.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <new>
+#include <thread>
+
+#include "bench/compute/compute_scale.hpp"
+#include "bench/executor/worker_event.hpp"
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
+
+namespace collreplay {
+namespace {
+
+// Runs queued tasks in order on one thread: the host equivalent of a CUDA stream.
+class WorkerQueue {
+ public:
+  WorkerQueue() : thread_([this] { loop(); }) {}
+  ~WorkerQueue() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    ready_.notify_one();
+    thread_.join();
+  }
+  void push(std::function<void()> task) {
+    {
+      std::lock_guard lock(mutex_);
+      tasks_.push_back(std::move(task));
+    }
+    ready_.notify_one();
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::function<void()> task;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+        if (tasks_.empty()) return;
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      task();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> tasks_;
+  bool stopping_ = false;
+  std::thread thread_;  // last: starts after the members it uses exist
+};
+
+class BlasEngine : public ComputeEngine {
+ public:
+  explicit BlasEngine(int threads) : threads_(threads) {
+    if (threads < 1) throw UsageError("--compute-threads must be >= 1");
+    openblas_set_num_threads(threads);
+  }
+  ~BlasEngine() override { synchronize(); }
+
+  std::string description() const override {
+    return "OpenBLAS fp32 sgemm, " + std::to_string(threads_) + " thread" +
+           (threads_ == 1 ? "" : "s");
+  }
+  bool enqueues_on_device() const override { return false; }
+
+  std::uint64_t reserve(const std::vector<GemmShape>& shapes, DType) override {
+    std::uint64_t a = 0, b = 0, c = 0;
+    for (const GemmShape& g : shapes) {
+      a = std::max(a, checked_mul(g.m, g.k, "GEMM operand A"));
+      b = std::max(b, checked_mul(g.k, g.n, "GEMM operand B"));
+      c = std::max(c, checked_mul(g.m, g.n, "GEMM operand C"));
+    }
+    const std::uint64_t bytes = checked_mul(a + b + c, sizeof(float), "GEMM operands");
+    try {
+      // Non-zero, non-denormal operands: zeros or garbage could make the BLAS faster or slower.
+      a_.assign(a, 0.5f);
+      b_.assign(b, 0.25f);
+      c_.assign(c, 0.0f);
+    } catch (const std::bad_alloc&) {
+      throw UsageError("GEMM operands need " + format_bytes(bytes) +
+                       " of host memory, which is not available; try fewer --layers or a "
+                       "shorter --seq");
+    }
+    return bytes;
+  }
+
+  void issue(const ComputeOp& op, double scale,
+             std::span<const std::shared_ptr<StreamEvent>>) override {
+    std::vector<GemmShape> gemms = stretch_gemms(op, scale);
+    for (const GemmShape& g : gemms)
+      if (static_cast<std::uint64_t>(g.m * g.k) > a_.size() ||
+          static_cast<std::uint64_t>(g.k * g.n) > b_.size() ||
+          static_cast<std::uint64_t>(g.m * g.n) > c_.size())
+        throw RuntimeError("BLAS engine: GEMM '" + g.label + "' is larger than reserved");
+    worker_.push([this, gemms = std::move(gemms)] {
+      for (const GemmShape& g : gemms)
+        for (std::int64_t i = 0; i < g.batch; ++i)
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(g.m),
+                      static_cast<int>(g.n), static_cast<int>(g.k), 1.0f, a_.data(),
+                      static_cast<int>(g.k), b_.data(), static_cast<int>(g.n), 0.0f, c_.data(),
+                      static_cast<int>(g.n));
+    });
+  }
+
+  std::shared_ptr<StreamEvent> record() override {
+    auto event = std::make_shared<WorkerEvent>();
+    worker_.push([event] { event->complete(); });
+    return event;
+  }
+
+  void synchronize() override { record()->synchronize(); }
+
+ private:
+  int threads_;
+  std::vector<float> a_, b_, c_;
+  WorkerQueue worker_;  // last: destroyed (joined) before the operands it reads
+};
+
+}  // namespace
+
+std::unique_ptr<ComputeEngine> make_blas_engine(int threads) {
+  return std::make_unique<BlasEngine>(threads);
+}
+
+}  // namespace collreplay

@@ -1,0 +1,12 @@
+// The GPU compute engine: cuBLAS(Lt) GEMMs on a compute stream of `device`. Built only with CUDA
+// (cuda/compute_cublas.cpp); cuda/no_cuda.cpp throws UsageError.
+#pragma once
+#include <memory>
+
+#include "bench/compute/compute_engine.hpp"
+
+namespace collreplay {
+
+std::unique_ptr<ComputeEngine> make_cublas_engine(int device);
+
+}  // namespace collreplay

@@ -1,0 +1,159 @@
+// The GPU compute engine: a schedule's GEMM slices as cuBLASLt GEMMs on the engine's own
+// non-blocking stream. Operands are allocated once, by reserve(), big enough for the largest A,
+// B and C of all shapes, filled with random values, and every GEMM reuses them (the replay needs
+// the GEMMs' time and power, not their results).
+//
+// Calibration (`scale`): an op runs all its GEMMs floor(scale) times, then once more with every
+// M (rows of A and C: tokens) multiplied by the fractional part and rounded, so the work grows
+// linearly in `scale`. Shapes made by the fraction are planned on first use (heuristic, untuned).
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "bench/compute/compute_cublas.hpp"
+#include "bench/compute/cuda/lt_gemm.hpp"
+#include "bench/compute/cuda/random_fill.hpp"
+#include "collectives/device/cuda_check.hpp"
+#include "collectives/device/cuda_event.hpp"
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
+
+namespace collreplay {
+namespace {
+
+std::uint64_t elements(std::int64_t rows, std::int64_t cols, std::int64_t batch) {
+  return checked_mul(checked_mul(static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(cols),
+                                 "GEMM operand size"),
+                     static_cast<std::uint64_t>(batch), "GEMM operand size");
+}
+
+GemmDims dims_of(const GemmShape& s) { return {s.m, s.n, s.k, s.batch}; }
+
+class CublasEngine final : public ComputeEngine {
+ public:
+  explicit CublasEngine(int device) : device_(device) {
+    CUDA_CHECK(cudaSetDevice(device_));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    gemm_ = std::make_unique<LtGemm>(device_, stream_);
+    cudaDeviceProp prop{};
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
+    device_name_ = prop.name;
+  }
+
+  ~CublasEngine() override {
+    cudaStreamSynchronize(stream_);
+    gemm_.reset();
+    release_operands();
+    cudaStreamDestroy(stream_);
+  }
+
+  std::string description() const override {
+    return "cuBLASLt " + std::string(dtype_name(dtype_)) + " GEMM, fp32 accumulate, on " +
+           device_name_ + " (GPU " + std::to_string(device_) + ")";
+  }
+
+  bool enqueues_on_device() const override { return true; }
+
+  std::uint64_t reserve(const std::vector<GemmShape>& shapes, DType dtype) override {
+    std::uint64_t a = a_elements_, b = b_elements_, c = c_elements_;
+    for (const GemmShape& s : shapes) {
+      if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.batch <= 0)
+        throw UsageError("GEMM '" + s.label + "' has a non-positive dimension");
+      a = std::max(a, elements(s.m, s.k, s.batch));
+      b = std::max(b, elements(s.k, s.n, s.batch));
+      c = std::max(c, elements(s.m, s.n, s.batch));
+    }
+    const std::uint64_t element_bytes = dtype_size_bytes(dtype);
+    // A new dtype refills the operands: random bits of one type can be NaNs in another.
+    if (a != a_elements_ || b != b_elements_ || c != c_elements_ || dtype != dtype_ ||
+        a_ == nullptr)
+      allocate_operands(a, b, c, dtype);
+    dtype_ = dtype;
+    for (const GemmShape& s : shapes) gemm_->tune(dims_of(s), dtype_, a_, b_, c_);
+    return (a + b + c) * element_bytes + LtGemm::kWorkspaceBytes;
+  }
+
+  void issue(const ComputeOp& op, double scale,
+             std::span<const std::shared_ptr<StreamEvent>> after) override {
+    if (!(scale >= 0) || !std::isfinite(scale))
+      throw UsageError("compute scale must be a finite number >= 0, not " + std::to_string(scale));
+    if (dtype_size_bytes(op.dtype) > dtype_size_bytes(dtype_) || a_ == nullptr)
+      throw UsageError("GEMMs issued before reserve() covered their dtype and shapes");
+    for (const std::shared_ptr<StreamEvent>& event : after)
+      CUDA_CHECK(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(event->native_handle()), 0));
+    const double whole = std::floor(scale);
+    for (double rep = 0; rep < whole; ++rep)
+      for (const GemmShape& s : op.gemms) run(dims_of(s), op.dtype, s.label);
+    const double fraction = scale - whole;
+    if (fraction > 0)
+      for (const GemmShape& s : op.gemms) {
+        GemmDims d = dims_of(s);
+        d.m = std::llround(static_cast<double>(d.m) * fraction);
+        if (d.m > 0) run(d, op.dtype, s.label);
+      }
+  }
+
+  std::shared_ptr<StreamEvent> record() override {
+    return std::make_shared<CudaStreamEvent>(stream_, EventWaitPolicy{}, "GEMM stream event");
+  }
+
+  void synchronize() override {
+    CudaStreamEvent done(stream_, EventWaitPolicy{}, "GEMM stream");
+    done.synchronize();
+  }
+
+ private:
+  void run(const GemmDims& d, DType t, const std::string& label) {
+    if (elements(d.m, d.k, d.batch) > a_elements_ || elements(d.k, d.n, d.batch) > b_elements_ ||
+        elements(d.m, d.n, d.batch) > c_elements_)
+      throw UsageError("GEMM '" + label + "' is larger than the operands reserve() was given");
+    gemm_->run(d, t, a_, b_, c_);
+  }
+
+  void allocate_operands(std::uint64_t a, std::uint64_t b, std::uint64_t c, DType dtype) {
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    release_operands();
+    const std::uint64_t element_bytes = dtype_size_bytes(dtype);
+    const std::uint64_t needed = (a + b + c) * element_bytes;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (needed > free_bytes)
+      throw UsageError("GEMM operands need " + format_bytes(needed) + " but GPU " +
+                       std::to_string(device_) + " has only " + format_bytes(free_bytes) +
+                       " free; replay fewer layers with --layers");
+    CUDA_CHECK(cudaMalloc(&a_, a * element_bytes));
+    CUDA_CHECK(cudaMalloc(&b_, b * element_bytes));
+    CUDA_CHECK(cudaMalloc(&c_, c * element_bytes));
+    a_elements_ = a;
+    b_elements_ = b;
+    c_elements_ = c;
+    device_fill_random(a_, a, dtype, 1, stream_);
+    device_fill_random(b_, b, dtype, 2, stream_);
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  void release_operands() {
+    cudaFree(a_);
+    cudaFree(b_);
+    cudaFree(c_);
+    a_ = b_ = c_ = nullptr;
+    a_elements_ = b_elements_ = c_elements_ = 0;
+  }
+
+  int device_;
+  std::string device_name_;
+  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<LtGemm> gemm_;
+  DType dtype_ = DType::bf16;
+  void *a_ = nullptr, *b_ = nullptr, *c_ = nullptr;
+  std::uint64_t a_elements_ = 0, b_elements_ = 0, c_elements_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<ComputeEngine> make_cublas_engine(int device) {
+  return std::make_unique<CublasEngine>(device);
+}
+
+}  // namespace collreplay

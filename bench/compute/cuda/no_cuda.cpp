@@ -1,0 +1,16 @@
+// Host-only build: the cuBLAS engine of this folder is not compiled (see Makefile).
+#include "bench/compute/compute_cublas.hpp"
+#include "bench/compute/gemm_selfcheck.hpp"
+#include "common/errors.hpp"
+
+namespace collreplay {
+
+std::unique_ptr<ComputeEngine> make_cublas_engine(int) {
+  throw UsageError("this build has no GPU compute engine");
+}
+
+GemmCheckResult check_cublas_gemm(int, const GemmShape&, DType) {
+  throw UsageError("this build has no GPU compute engine");
+}
+
+}  // namespace collreplay

@@ -1,0 +1,32 @@
+#include "bench/compute/gemm_probe.hpp"
+
+#include <vector>
+
+#include "bench/app/stats.hpp"
+
+namespace collreplay {
+
+GemmProbe probe_gemm(ComputeEngine& engine, int n, int repetitions) {
+  GemmProbe probe;
+  probe.n = n > 0 ? n : (engine.enqueues_on_device() ? 8192 : 1024);
+  ComputeOp op;
+  op.dtype = DType::bf16;
+  op.gemms.push_back({probe.n, probe.n, probe.n, 1, "probe"});
+  engine.reserve(op.gemms, op.dtype);
+  engine.issue(op, 1.0, {});  // warm-up: library heuristics, page faults, clocks
+  engine.synchronize();
+  std::vector<double> times_ms;
+  for (int rep = 0; rep < repetitions; ++rep) {
+    auto before = engine.record();
+    engine.issue(op, 1.0, {});
+    auto after = engine.record();
+    after->synchronize();
+    times_ms.push_back(after->elapsed_ms_since(*before));
+  }
+  probe.median_ms = median(times_ms);
+  const double flops = 2.0 * probe.n * static_cast<double>(probe.n) * probe.n;
+  probe.tflops = probe.median_ms > 0 ? flops / (probe.median_ms * 1e9) : 0;
+  return probe;
+}
+
+}  // namespace collreplay

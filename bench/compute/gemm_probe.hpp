@@ -1,0 +1,18 @@
+// A short square GEMM timed on a compute engine: preflight's per-rank speed test and, on host,
+// the measured peak that MFU is relative to. Reserves the engine's operands for the square
+// shape, so call it before an Executor reserves its own.
+#pragma once
+#include "bench/compute/compute_engine.hpp"
+
+namespace collreplay {
+
+struct GemmProbe {
+  int n = 0;               // n x n x n
+  double median_ms = 0;    // over the timed repetitions
+  double tflops = 0;       // 2 n^3 / median
+};
+
+// n: 8192 on a device engine (bf16, near cuBLAS peak), 1024 on host, unless given.
+GemmProbe probe_gemm(ComputeEngine& engine, int n = 0, int repetitions = 5);
+
+}  // namespace collreplay

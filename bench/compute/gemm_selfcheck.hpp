@@ -1,0 +1,20 @@
+// Checks the cuBLASLt GEMM path (layout mapping included) against a host reference: runs the
+// engine's GEMM code on random operands and compares with an fp64 product. For tests and
+// preflight. CUDA builds: cuda/gemm_selfcheck.cpp; elsewhere it throws UsageError.
+#pragma once
+#include "common/dtype.hpp"
+#include "workloads/schedule.hpp"
+
+namespace collreplay {
+
+struct GemmCheckResult {
+  double max_abs_error = 0;      // max |C - reference|
+  double max_abs_reference = 0;  // max |reference|
+  double relative_error() const {
+    return max_abs_reference > 0 ? max_abs_error / max_abs_reference : max_abs_error;
+  }
+};
+
+GemmCheckResult check_cublas_gemm(int device, const GemmShape& shape, DType t);
+
+}  // namespace collreplay

@@ -1,0 +1,96 @@
+// The executor: replays any Schedule on the group communicators and a compute engine, in three
+// passes (compute only, comm only, overlapped), each repeated until its step time is stable.
+//
+// Issue logic. Device engines (enqueues_on_device): every op of a step is enqueued at once in
+// schedule order; dependencies travel as events (the compute engine waits for the events it is
+// given; a comm stream waits through cudaStreamWaitEvent). Host engines: an event loop on the
+// main thread issues an op once its dependencies are done and its stream is free, and keeps
+// calling query() on the collective in flight (which progresses MPI) while the BLAS worker
+// thread computes. Both streams are in order; the comm stream is one stream even when ops use
+// different group communicators.
+//
+// Timing. Step: wall clock from a barrier to both streams drained. Op: events before and after
+// it on its own stream (device; host compute) or issue-to-observed-completion (host collective),
+// so waiting on dependencies is never counted as the op's time.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "bench/replay/collective_plan.hpp"
+#include "bench/compute/compute_engine.hpp"
+#include "bench/replay/group_comms.hpp"
+#include "workloads/schedule.hpp"
+
+namespace collreplay {
+
+enum class PassKind { compute_only, comm_only, overlapped };
+std::string_view pass_name(PassKind pass);
+
+struct ExecutorOptions {
+  int steps = 0;       // > 0: exactly this many timed steps per pass; 0: until stable
+  int min_steps = 3;   // until-stable mode: at least this many
+  int max_steps = 20;  // until-stable mode: the cap
+  double stable_spread = 0.02;  // (max - min) / median of the last kStableWindow steps
+  int warmup_steps = 1;         // overlapped steps run before any pass, untimed
+  double compute_scale = 1;
+  double timeout_s = 0;         // host: a collective in flight longer than this is a TimeoutError
+};
+
+struct PassResult {
+  PassKind pass = PassKind::overlapped;
+  std::vector<double> step_ms;         // this rank's step times
+  std::vector<double> agreed_step_ms;  // the slowest rank's time of each step
+  std::vector<double> op_ms;           // per schedule op: this rank's median; 0 if not run
+  bool stable = false;
+  double spread = 0;  // of the last window of agreed_step_ms
+};
+
+// Returns the largest of every rank's value (MPI_Allreduce MAX in replay; identity alone).
+using AgreeMax = std::function<double(double)>;
+
+class Executor {
+ public:
+  static constexpr int kStableWindow = 5;
+
+  // Prepares every collective and allocates every buffer (collective and GEMM operands).
+  Executor(const Schedule& schedule, const GroupComms& groups, ComputeEngine& engine,
+           const ExecutorOptions& options, AgreeMax agree_max);
+
+  std::uint64_t collective_buffer_bytes() const { return buffers_.total_bytes(); }
+  std::uint64_t compute_buffer_bytes() const { return compute_bytes_; }
+  double compute_scale() const { return options_.compute_scale; }
+  void set_compute_scale(double scale) { options_.compute_scale = scale; }
+
+  void warm_up();
+  PassResult run_pass(PassKind pass);
+  // Runs one step of `pass` and returns its wall time in ms (no barrier, no stats).
+  double run_step(PassKind pass, std::vector<double>& op_ms);
+
+  const Schedule& schedule() const { return schedule_; }
+  const GroupComms& groups() const { return groups_; }
+  const CollectiveBuffers& buffers() const { return buffers_; }
+  // Prepared call of every collective op (nullptr for compute ops).
+  const PreparedCollective* prepared(int op) const;
+
+ private:
+  struct OpRun;
+  void issue_collective_op(int op, std::vector<OpRun>& runs);
+  void issue_compute_op(int op, std::vector<OpRun>& runs);
+  void run_on_device(PassKind pass, std::vector<OpRun>& runs);
+  void run_on_host(PassKind pass, std::vector<OpRun>& runs);
+  std::vector<int> deps_in_pass(PassKind pass, int op) const;
+
+  const Schedule& schedule_;
+  const GroupComms& groups_;
+  ComputeEngine& engine_;
+  ExecutorOptions options_;
+  AgreeMax agree_max_;
+  std::vector<PreparedCollective> collectives_;
+  std::vector<int> collective_of_op_;  // index into collectives_, -1 for compute ops
+  CollectiveBuffers buffers_;
+  std::uint64_t compute_bytes_ = 0;
+};
+
+}  // namespace collreplay

@@ -1,0 +1,153 @@
+#include "bench/perf/perf_cli.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cctype>
+#include <cstdio>
+
+#include "bench/app/guarded_main.hpp"
+#include "collectives/backend.hpp"
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
+
+namespace collreplay {
+namespace {
+
+constexpr std::size_t kMaxSizes = 4096;
+
+bool is_benchmark_flag(std::string_view arg) { return arg.starts_with("--benchmark_"); }
+
+// "-b -5" would look like an unknown option "-5" to CLI11; glue such values to their option
+// ("-b-5", "--minbytes=-5") so the size parser can say "is negative".
+std::vector<std::string> glue_negative_values(std::vector<std::string> args) {
+  const auto takes_size = [](std::string_view a) {
+    return a == "-b" || a == "-e" || a == "-i" || a == "-f" || a == "-n" || a == "-w" ||
+           a == "--minbytes" || a == "--maxbytes" || a == "--stepbytes" || a == "--stepfactor" ||
+           a == "--iters" || a == "--warmup_iters" || a == "--timeout" || a == "--seed";
+  };
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (takes_size(args[i]) && i + 1 < args.size() && args[i + 1].size() > 1 &&
+        args[i + 1][0] == '-' && std::isdigit(static_cast<unsigned char>(args[i + 1][1]))) {
+      out.push_back(args[i] + (args[i].starts_with("--") ? "=" : "") + args[i + 1]);
+      ++i;
+    } else {
+      out.push_back(args[i]);
+    }
+  }
+  return out;
+}
+
+void check_benchmark_flag(const std::string& arg) {
+  for (std::string_view name : {"--benchmark_format=", "--benchmark_out_format="}) {
+    if (!arg.starts_with(name)) continue;
+    const std::string value = arg.substr(name.size());
+    if (value != "console" && value != "json" && value != "csv")
+      throw UsageError(std::string(name.substr(0, name.size() - 1)) + " '" + value +
+                       "' is not console, json or csv");
+  }
+}
+
+int positive_int(std::uint64_t value, const char* what, int minimum) {
+  if (value < static_cast<std::uint64_t>(minimum) || value > 1'000'000'000)
+    throw UsageError(std::string(what) + " must be between " + std::to_string(minimum) +
+                     " and 1000000000");
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, char** argv) {
+  PerfOptions options;
+  std::vector<std::string> own_args;
+  for (int i = 1; i < argc; ++i) {
+    if (is_benchmark_flag(argv[i])) {
+      check_benchmark_flag(argv[i]);
+      options.benchmark_args.emplace_back(argv[i]);
+    } else {
+      own_args.emplace_back(argv[i]);
+    }
+  }
+  own_args = glue_negative_values(std::move(own_args));
+
+  std::string min_text = "32M", max_text = "32M", step_text = "1M", factor_text = "1";
+  std::string iters_text = "20", warmup_text = "1", check_text = "1", dtype_text = "float";
+  std::string backend_text, report_text = "max", timeout_text = "300", seed_text = "1";
+  std::string skew_text = "uniform";
+
+  CLI::App app(std::string(op_name) + " benchmark (nccl-tests conventions; collreplay)");
+  app.add_option("-b,--minbytes", min_text, "smallest size S in bytes (1K, 16M, 4G)");
+  app.add_option("-e,--maxbytes", max_text, "largest size S in bytes");
+  app.add_option("-i,--stepbytes", step_text, "additive size step when -f is 1");
+  app.add_option("-f,--stepfactor", factor_text, "multiplicative size step");
+  app.add_option("-n,--iters", iters_text, "timed iterations per size");
+  app.add_option("-w,--warmup_iters", warmup_text, "warm-up iterations per size");
+  app.add_option("-c,--check", check_text, "check results (0 or 1)");
+  app.add_option("-d,--datatype", dtype_text, "float|half|bfloat16 (fp32, fp16, bf16)");
+  app.add_option("--backend", backend_text, "nccl|mpi (default: nccl when a GPU is visible)");
+  app.add_option("--out", options.out_path, "JSON Lines results file (written at the end)");
+  app.add_option("--report", report_text, "combine ranks' times: max|avg|min");
+  app.add_option("--timeout", timeout_text, "seconds before a stuck collective aborts (0: off)");
+  app.add_option("--transport", options.transport, "transport to require (default any)");
+  app.add_option("--seed", seed_text, "seed of the fill pattern and the skew");
+  if (op_name == "all_to_allv")
+    app.add_option("--skew", skew_text, "per-peer counts: uniform|zipf:S|hot:K");
+  app.footer("Google Benchmark flags (--benchmark_repetitions=N, --benchmark_format=json, ...) "
+             "are passed through.");
+
+  std::vector<const char*> cli_argv{argv[0]};
+  for (const std::string& a : own_args) cli_argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(cli_argv.size()), cli_argv.data());
+  } catch (const CLI::CallForHelp&) {
+    if (launcher_rank() == 0) std::fputs(app.help().c_str(), stdout);
+    return std::nullopt;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+
+  options.min_bytes = parse_bytes(min_text, "-b");
+  options.max_bytes = parse_bytes(max_text, "-e");
+  options.step_bytes = parse_bytes(step_text, "-i");
+  options.step_factor = parse_bytes(factor_text, "-f");
+  options.iterations = positive_int(parse_bytes(iters_text, "-n"), "-n", 1);
+  options.warmup_iterations = positive_int(parse_bytes(warmup_text, "-w"), "-w", 0);
+  if (check_text != "0" && check_text != "1") throw UsageError("-c must be 0 or 1");
+  options.check = check_text == "1";
+  options.dtype = parse_dtype(dtype_text);
+  if (!backend_text.empty()) options.backend = parse_backend(backend_text);
+  options.report = parse_rank_reduce(report_text);
+  char* end = nullptr;
+  options.timeout_seconds = std::strtod(timeout_text.c_str(), &end);
+  if (timeout_text.empty() || *end != '\0' || !(options.timeout_seconds >= 0) ||
+      options.timeout_seconds > 1e6)
+    throw UsageError("--timeout '" + timeout_text + "' is not a number of seconds (0 disables)");
+  options.seed = parse_bytes(seed_text, "--seed");
+  options.skew = parse_skew(skew_text);
+  if (options.transport.empty()) throw UsageError("--transport is empty (use any)");
+  if (options.min_bytes > options.max_bytes)
+    throw UsageError("-b " + min_text + " is larger than -e " + max_text);
+  size_sweep(options);  // rejects endless sweeps now, before MPI
+  return options;
+}
+
+std::vector<std::uint64_t> size_sweep(const PerfOptions& o) {
+  if (o.step_factor <= 1 && o.step_bytes == 0 && o.min_bytes < o.max_bytes)
+    throw UsageError("-i 0 with -f 1 never reaches -e");
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t s = o.min_bytes; s <= o.max_bytes;) {
+    sizes.push_back(s);
+    if (sizes.size() > kMaxSizes)
+      throw UsageError("the size sweep has more than " + std::to_string(kMaxSizes) +
+                       " sizes (raise -i or -f)");
+    // Stop before stepping past -e (this also keeps the arithmetic from overflowing).
+    if (o.step_factor > 1 ? s > o.max_bytes / o.step_factor : s > o.max_bytes - o.step_bytes)
+      break;
+    const std::uint64_t next = o.step_factor > 1 ? s * o.step_factor : s + o.step_bytes;
+    if (next == s) break;  // a zero size does not grow by a factor
+    s = next;
+  }
+  return sizes;
+}
+
+}  // namespace collreplay

@@ -1,0 +1,48 @@
+// Command line of the *_perf executables: nccl-tests flags plus collreplay's own. Parsed before
+// MPI_Init, identically on every rank, so bad input fails fast with exit 2 and one line.
+//   -b/-e/-i/-f  min/max size, additive step, multiplicative step (nccl-tests semantics)
+//   -n -w -c -d  iterations, warm-up iterations, check (0|1), dtype (default float, as nccl-tests)
+//   --backend nccl|mpi  --out FILE.jsonl  --report max|avg|min  --timeout SECONDS
+//   --transport NAME|any  --seed N  --skew uniform|zipf:S|hot:K (all_to_allv only)
+//   --benchmark_*  passed to Google Benchmark (e.g. --benchmark_repetitions=3)
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/app/rank_stats.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/ops/peer_counts.hpp"
+#include "common/dtype.hpp"
+
+namespace collreplay {
+
+struct PerfOptions {
+  std::uint64_t min_bytes = 32u << 20;
+  std::uint64_t max_bytes = 32u << 20;
+  std::uint64_t step_bytes = 1u << 20;
+  std::uint64_t step_factor = 1;  // > 1: multiply, else add step_bytes
+  int iterations = 20;
+  int warmup_iterations = 1;
+  bool check = true;
+  DType dtype = DType::f32;
+  std::optional<BackendKind> backend;  // unset: nccl when a GPU is visible, else mpi
+  std::string out_path;
+  RankReduce report = RankReduce::max;
+  double timeout_seconds = 300;  // 0 disables the watchdog
+  std::string transport = "any";
+  std::uint64_t seed = 1;
+  Skew skew;
+  std::vector<std::string> benchmark_args;  // the --benchmark_* flags, verbatim
+};
+
+// Returns nullopt when --help was asked for (and printed on the launcher's rank 0).
+// Throws UsageError naming the problem otherwise.
+std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, char** argv);
+
+// The requested sizes S in bytes, ascending; UsageError when the sweep is empty or endless.
+std::vector<std::uint64_t> size_sweep(const PerfOptions& options);
+
+}  // namespace collreplay

@@ -1,0 +1,87 @@
+#include "bench/perf/perf_table_reporter.hpp"
+
+namespace collreplay {
+namespace {
+
+double counter(const benchmark::BenchmarkReporter::Run& run, const char* name) {
+  auto it = run.counters.find(name);
+  return it == run.counters.end() ? 0.0 : static_cast<double>(it->second);
+}
+
+}  // namespace
+
+PerfTableReporter::PerfTableReporter(std::FILE* out, std::string type_name, std::string redop,
+                                     bool has_in_place)
+    : out_(out),
+      type_name_(std::move(type_name)),
+      redop_(std::move(redop)),
+      has_in_place_(has_in_place) {}
+
+void PerfTableReporter::print_column_heads() const {
+  std::fprintf(out_, "#\n");
+  std::fprintf(out_, "# %10s  %12s  %8s  %6s  %6s     %s%s\n", "", "", "", "", "",
+               "                out-of-place", "                       in-place");
+  std::fprintf(out_, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n",
+               "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
+               "time", "algbw", "busbw", "#wrong");
+  std::fprintf(out_, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n",
+               "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
+               "(GB/s)", "");
+  std::fflush(out_);
+}
+
+void PerfTableReporter::ReportRuns(const std::vector<Run>& runs) {
+  for (const Run& run : runs) {
+    if (run.run_type != Run::RT_Iteration) continue;  // aggregates of repetitions
+    const double bytes = counter(run, "bytes");
+    const double time_us = run.GetAdjustedRealTime();  // unit set to microseconds
+    Half half;
+    half.time_us = time_us;
+    half.algbw_GBps = time_us > 0 ? bytes / (time_us * 1e-6) / 1e9 : 0;
+    half.busbw_GBps = half.algbw_GBps * counter(run, "bus_factor");
+    half.wrong = static_cast<std::uint64_t>(counter(run, "wrong"));
+    busbw_sum_ += half.busbw_GBps;
+    ++busbw_values_;
+    if (counter(run, "in_place") != 0) {
+      print_line(bytes, counter(run, "count"), pending_, half);
+      pending_.reset();
+    } else if (!has_in_place_) {
+      print_line(bytes, counter(run, "count"), half, std::nullopt);
+    } else {
+      if (pending_) print_line(pending_bytes_, pending_count_, pending_, std::nullopt);
+      pending_ = half;
+      pending_bytes_ = bytes;
+      pending_count_ = counter(run, "count");
+    }
+  }
+}
+
+void PerfTableReporter::Finalize() {
+  if (pending_) print_line(pending_bytes_, pending_count_, pending_, std::nullopt);
+  pending_.reset();
+}
+
+void PerfTableReporter::print_line(double bytes, double count, const std::optional<Half>& oop,
+                                   const std::optional<Half>& ip) {
+  std::fprintf(out_, "  %10.0f  %12.0f  %8s  %6s  %6d", bytes, count, type_name_.c_str(), redop_.c_str(),
+               -1);
+  for (const auto& half : {oop, ip}) {
+    if (half)
+      std::fprintf(out_, "  %7.2f  %6.2f  %6.2f  %6llu", half->time_us, half->algbw_GBps,
+                   half->busbw_GBps, static_cast<unsigned long long>(half->wrong));
+    else
+      std::fprintf(out_, "  %7s  %6s  %6s  %6s", "n/a", "n/a", "n/a", "n/a");
+  }
+  std::fprintf(out_, "\n");
+  std::fflush(out_);
+}
+
+void PerfTableReporter::print_footer() const {
+  std::fprintf(out_, "# Out of bounds values : 0 OK\n");
+  std::fprintf(out_, "# Avg bus bandwidth    : %g \n",
+               busbw_values_ ? busbw_sum_ / busbw_values_ : 0.0);
+  std::fprintf(out_, "#\n");
+  std::fflush(out_);
+}
+
+}  // namespace collreplay

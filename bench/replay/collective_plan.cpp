@@ -1,0 +1,154 @@
+#include "bench/replay/collective_plan.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "collectives/ops/op_registry.hpp"
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
+
+namespace collreplay {
+namespace {
+
+[[noreturn]] void bad_op(const ScheduleOp& op, const std::string& why) {
+  throw UsageError("schedule op '" + op.name + "': " + why);
+}
+
+void zero_fill(Communicator& comm, void* buffer, std::uint64_t bytes) {
+  constexpr std::uint64_t kChunkBytes = 64ull << 20;
+  const std::vector<char> zeros(std::min(bytes, kChunkBytes), 0);
+  for (std::uint64_t offset = 0; offset < bytes; offset += kChunkBytes)
+    comm.copy_from_host(static_cast<char*>(buffer) + offset, zeros.data(),
+                        std::min(kChunkBytes, bytes - offset));
+}
+
+std::vector<std::size_t> to_sizes(const std::vector<std::uint64_t>& counts) {
+  return {counts.begin(), counts.end()};
+}
+
+std::vector<std::size_t> displacements(const std::vector<std::size_t>& counts) {
+  std::vector<std::size_t> displs(counts.size(), 0);
+  std::exclusive_scan(counts.begin(), counts.end(), displs.begin(), std::size_t{0});
+  return displs;
+}
+
+}  // namespace
+
+double bus_factor(CollectiveKind kind, int group_size) {
+  return find_op(collective_kind_name(kind)).bus_factor(group_size);
+}
+
+PreparedCollective prepare_collective(const ScheduleOp& op, int op_index, int group_size) {
+  const CollectiveOp& c = op.collective();
+  PreparedCollective call;
+  call.op = op_index;
+  call.kind = c.kind;
+  call.dtype = c.dtype;
+  call.group = c.group;
+  call.group_size = group_size;
+  const std::uint64_t element = dtype_size_bytes(c.dtype);
+  const std::uint64_t n = static_cast<std::uint64_t>(group_size);
+
+  if (c.kind == CollectiveKind::all_to_allv) {
+    if (c.send_counts.size() != n || c.recv_counts.size() != n)
+      bad_op(op, "all_to_allv has " + std::to_string(c.send_counts.size()) + " send and " +
+                     std::to_string(c.recv_counts.size()) + " receive counts for a group of " +
+                     std::to_string(group_size) + " ranks");
+    call.send_counts = to_sizes(c.send_counts);
+    call.recv_counts = to_sizes(c.recv_counts);
+    call.send_displs = displacements(call.send_counts);
+    call.recv_displs = displacements(call.recv_counts);
+    const auto sum = [&](const std::vector<std::size_t>& counts) {
+      std::uint64_t total = 0;
+      for (std::size_t count : counts) total = checked_add(total, count, "all_to_allv counts");
+      return checked_mul(total, element, "all_to_allv bytes");
+    };
+    call.send_bytes = sum(call.send_counts);
+    call.recv_bytes = sum(call.recv_counts);
+    if (c.bytes != call.send_bytes)
+      bad_op(op, "all_to_allv bytes " + std::to_string(c.bytes) +
+                     " differ from its send counts' total " + std::to_string(call.send_bytes));
+    return call;
+  }
+
+  const bool whole_buffer = c.kind == CollectiveKind::all_reduce;
+  const std::uint64_t divisor = whole_buffer ? element : element * n;
+  if (c.bytes % divisor != 0)
+    bad_op(op, std::to_string(c.bytes) + " bytes of " + std::string(dtype_name(c.dtype)) +
+                   " do not divide into a group of " + std::to_string(group_size) + " ranks");
+  call.count = c.bytes / divisor;
+  switch (c.kind) {
+    case CollectiveKind::all_gather:
+      call.send_bytes = c.bytes / n;
+      call.recv_bytes = c.bytes;
+      break;
+    case CollectiveKind::reduce_scatter:
+      call.send_bytes = c.bytes;
+      call.recv_bytes = c.bytes / n;
+      break;
+    default:  // all_to_all, all_reduce
+      call.send_bytes = call.recv_bytes = c.bytes;
+  }
+  return call;
+}
+
+void issue_collective(Communicator& comm, const PreparedCollective& call, const void* send,
+                      void* recv) {
+  switch (call.kind) {
+    case CollectiveKind::all_gather:
+      return comm.all_gather(send, recv, call.count, call.dtype);
+    case CollectiveKind::reduce_scatter:
+      return comm.reduce_scatter(send, recv, call.count, call.dtype);
+    case CollectiveKind::all_to_all:
+      return comm.all_to_all(send, recv, call.count, call.dtype);
+    case CollectiveKind::all_to_allv:
+      return comm.all_to_allv(send, {call.send_counts, call.send_displs}, recv,
+                              {call.recv_counts, call.recv_displs}, call.dtype);
+    case CollectiveKind::all_reduce:
+      return comm.all_reduce(send, recv, call.count, call.dtype);
+  }
+}
+
+CollectiveBuffers::~CollectiveBuffers() {
+  for (auto& [group, pair] : pairs_) {
+    if (pair.send) pair.comm->release(pair.send);
+    if (pair.recv) pair.comm->release(pair.recv);
+  }
+}
+
+void CollectiveBuffers::plan(Communicator& comm, const PreparedCollective& call) {
+  Pair& pair = pairs_[call.group];
+  pair.comm = &comm;
+  pair.send_bytes = std::max(pair.send_bytes, call.send_bytes);
+  pair.recv_bytes = std::max(pair.recv_bytes, call.recv_bytes);
+}
+
+void CollectiveBuffers::allocate() {
+  for (auto& [group, pair] : pairs_) {
+    if (pair.send_bytes && !pair.send) {
+      pair.send = pair.comm->allocate(pair.send_bytes);
+      zero_fill(*pair.comm, pair.send, pair.send_bytes);
+    }
+    if (pair.recv_bytes && !pair.recv) {
+      pair.recv = pair.comm->allocate(pair.recv_bytes);
+      zero_fill(*pair.comm, pair.recv, pair.recv_bytes);
+    }
+  }
+}
+
+const CollectiveBuffers::Pair& CollectiveBuffers::of(GroupKind group) const {
+  auto it = pairs_.find(group);
+  if (it == pairs_.end())
+    throw RuntimeError("no collective buffers planned for group " +
+                       std::string(group_kind_name(group)));
+  return it->second;
+}
+
+std::uint64_t CollectiveBuffers::total_bytes() const {
+  std::uint64_t total = 0;
+  for (const auto& [group, pair] : pairs_) total += pair.send_bytes + pair.recv_bytes;
+  return total;
+}
+
+}  // namespace collreplay

@@ -1,0 +1,65 @@
+#include "bench/replay/replay_cli.hpp"
+
+#include <string>
+
+#include "bench/replay/headroom.hpp"
+#include "common/errors.hpp"
+
+namespace collreplay {
+
+double ReplayOptions::stable_fraction() const {
+  std::string text = stable;
+  if (!text.empty() && text.back() == '%') text.pop_back();
+  try {
+    std::size_t used = 0;
+    const double percent = std::stod(text, &used);
+    if (used == text.size() && percent > 0 && percent < 100) return percent / 100;
+  } catch (const std::exception&) {
+  }
+  throw UsageError("--stable must be a percentage in (0, 100), like 2%; got '" + stable + "'");
+}
+
+void add_replay_options(CLI::App& app, ReplayOptions& o) {
+  app.add_option("--backend", o.backend, "nccl|mpi (default: nccl when a GPU is visible)");
+  app.add_option("--steps", o.steps, "timed steps per pass (default 0: until --stable, at most "
+                                     "--max-steps)");
+  app.add_option("--max-steps", o.max_steps, "cap of timed steps per pass in the until-stable mode");
+  app.add_option("--stable", o.stable, "a pass is stable when (max-min)/median of its last 5 "
+                                       "step times is below this (default 2%)");
+  app.add_option("--warmup", o.warmup, "untimed overlapped steps before the passes (default 2)");
+  app.add_option("--timeout", o.timeout_s, "seconds before a stuck collective aborts the run "
+                                           "(0: off; default 300)");
+  app.add_option("--compute-scale", o.compute_scale, "stretch every compute slice X times "
+                                                     "(calibration, default 1)");
+  app.add_option("--target-mfu", o.target_mfu, "choose --compute-scale so the compute-only step "
+                                               "runs at this MFU (0 < F <= 1)");
+  app.add_option("--peak-tflops", o.peak_tflops, "peak TFLOP/s per rank for MFU (default: 989, "
+                                                  "H100/H200 bf16 dense, on GPU; a measured "
+                                                  "sgemm peak on host)");
+  app.add_option("--compute-threads", o.compute_threads, "host BLAS threads per rank (default 1)");
+  app.add_flag("--preflight", o.preflight, "check GPU health, GEMM speed of every rank and "
+                                           "topology first");
+  app.add_flag("--strict", o.strict, "preflight problems are errors (exit 6), not warnings");
+  app.add_option("--slow-threshold", o.slow_threshold, "preflight: a rank whose GEMM is slower "
+                                                       "than the median by more than this "
+                                                       "fraction is named (default 0.10)");
+  app.add_option("--out", o.out, "JSON Lines results file (records: step, unit, op)");
+  app.add_flag("-c,--check", o.check, "verify every replayed collective's data once, untimed");
+  app.add_option("--transport", o.transport, "transport to require (default any)");
+  app.footer(headroom_help());
+}
+
+void validate_replay_options(const ReplayOptions& o) {
+  o.stable_fraction();
+  if (o.steps < 0) throw UsageError("--steps must be >= 0");
+  if (o.max_steps < 1) throw UsageError("--max-steps must be >= 1");
+  if (o.warmup < 0) throw UsageError("--warmup must be >= 0");
+  if (o.timeout_s < 0) throw UsageError("--timeout must be >= 0");
+  if (!(o.compute_scale >= 0)) throw UsageError("--compute-scale must be >= 0");
+  if (o.target_mfu < 0 || o.target_mfu > 1) throw UsageError("--target-mfu must be in (0, 1]");
+  if (o.peak_tflops && !(*o.peak_tflops > 0)) throw UsageError("--peak-tflops must be > 0");
+  if (o.compute_threads < 1) throw UsageError("--compute-threads must be >= 1");
+  if (!(o.slow_threshold >= 0)) throw UsageError("--slow-threshold must be >= 0");
+}
+
+}  // namespace collreplay

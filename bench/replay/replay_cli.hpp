@@ -1,0 +1,16 @@
+// replay's executor flags, added to the CLI11 app that bench/bin/replay.cpp builds (beside the
+// workload flags). The metric definitions go in the app's footer, so `replay --help` defines
+// every number replay prints.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include "bench/replay/replay_options.hpp"
+
+namespace collreplay {
+
+void add_replay_options(CLI::App& app, ReplayOptions& options);
+
+// Checks that do not need MPI (so every rank fails alike, before any communicator): UsageError.
+void validate_replay_options(const ReplayOptions& options);
+
+}  // namespace collreplay

@@ -1,0 +1,188 @@
+#include "bench/replay/replay_report.hpp"
+
+#include <algorithm>
+
+#include "bench/replay/collective_plan.hpp"
+#include "common/sizes.hpp"
+
+namespace collreplay {
+namespace {
+
+nlohmann::json optional_json(const std::optional<double>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+std::string_view phase_name(Phase phase) {
+  switch (phase) {
+    case Phase::forward: return "forward";
+    case Phase::backward: return "backward";
+    case Phase::recompute: return "recompute";
+    case Phase::optimizer: return "optimizer";
+  }
+  return "?";
+}
+
+nlohmann::json stat_json(const CrossRankStat& s, const ReplayMeasurements& m) {
+  return {{"max", s.max}, {"median", s.median}, {"min", s.min}, {"slowest_rank", s.slowest_rank},
+          {"slowest_host", m.hosts.at(s.slowest_rank)},
+          {"slowest_device", m.devices.at(s.slowest_rank)}};
+}
+
+std::string optional_text(const std::optional<double>& value, const char* format,
+                          double factor = 1) {
+  if (!value) return "-";
+  char text[64];
+  std::snprintf(text, sizeof text, format, *value * factor);
+  return text;
+}
+
+}  // namespace
+
+const PassSummary& pass_of(const ReplayMeasurements& m, PassKind pass) {
+  return m.passes[static_cast<std::size_t>(pass)];
+}
+
+std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nlohmann::json& run) {
+  const Schedule& s = *m.schedule;
+  std::vector<nlohmann::json> records;
+  for (std::size_t i = 0; i < s.ops.size(); ++i) {
+    const ScheduleOp& op = s.ops[i];
+    nlohmann::json r = {{"record", "op"},       {"op", i},
+                        {"name", op.name},      {"unit", op.unit},
+                        {"layer", op.layer},    {"phase", phase_name(op.phase)},
+                        {"stream", op.is_collective() ? "comm" : "compute"},
+                        {"hides_behind", op.hides_behind},
+                        {"overlapped_ms", stat_json(pass_of(m, PassKind::overlapped).op_ms[i], m)}};
+    if (op.is_collective()) {
+      const CollectiveOp& c = op.collective();
+      const int n = m.group_sizes.at(static_cast<std::size_t>(c.group));
+      const double t_ms = m.op_times.comm_only_ms[i];
+      const double algbw = t_ms > 0 ? static_cast<double>(c.bytes) / (t_ms * 1e6) : 0;
+      r.update({{"kind", collective_kind_name(c.kind)}, {"group", group_kind_name(c.group)},
+                {"group_size", n}, {"dtype", dtype_name(c.dtype)}, {"bytes", c.bytes},
+                {"comm_only_ms", stat_json(pass_of(m, PassKind::comm_only).op_ms[i], m)},
+                {"algbw_GBps", algbw}, {"busbw_GBps", algbw * bus_factor(c.kind, n)}});
+    } else {
+      const double flops = gemm_flops(op.compute());
+      const double t_ms = m.op_times.compute_only_ms[i];
+      r.update({{"gemms", op.compute().gemms.size()}, {"flops", flops},
+                {"compute_only_ms", stat_json(pass_of(m, PassKind::compute_only).op_ms[i], m)},
+                {"tflops", t_ms > 0 ? flops * m.compute_scale / (t_ms * 1e9) : 0.0}});
+      for (const OpHeadroom& h : m.op_headroom)
+        if (h.op == static_cast<int>(i))
+          r.update({{"compute_ms", h.compute_ms}, {"comm_ms", h.comm_ms},
+                    {"headroom_ms", h.headroom_ms}, {"headroom_ratio", optional_json(h.headroom_ratio)}});
+    }
+    r["run"] = run;
+    records.push_back(std::move(r));
+  }
+  for (const UnitHeadroom& u : m.units)
+    records.push_back({{"record", "unit"},
+                       {"unit", u.unit},
+                       {"compute_ms", u.compute_ms},
+                       {"comm_ms", u.comm_ms},
+                       {"exposed_by_design_ms", u.exposed_by_design_ms},
+                       {"headroom_ms", u.headroom_ms},
+                       {"headroom_ratio", optional_json(u.headroom_ratio)},
+                       {"run", run}});
+
+  nlohmann::json passes = nlohmann::json::object();
+  for (const PassSummary& p : m.passes)
+    passes[std::string(pass_name(p.pass))] = {{"step_ms", p.step_ms},  {"steps", p.steps},
+                                              {"spread", p.spread},    {"stable", p.stable},
+                                              {"rank_step_ms", stat_json(p.rank_step_ms, m)}};
+  const StepHeadroom& st = m.step;
+  records.push_back({{"record", "step"},
+                     {"model", s.model},
+                     {"plan", s.plan},
+                     {"wrap", s.wrap},
+                     {"world", m.world},
+                     {"nodes", m.nodes},
+                     {"micro_batch", s.micro_batch},
+                     {"seq", s.seq},
+                     {"micro_batches", s.micro_batches},
+                     {"tokens_per_step", s.tokens_per_step},
+                     {"compute_ms", st.compute_ms},
+                     {"comm_ms", st.comm_ms},
+                     {"overlapped_ms", st.overlapped_ms},
+                     {"exposed_comm_ms", st.exposed_comm_ms},
+                     {"overlap_efficiency", optional_json(st.overlap_efficiency)},
+                     {"compute_slowdown", optional_json(st.compute_slowdown)},
+                     {"tokens_per_s", optional_json(st.tokens_per_s)},
+                     {"mfu", optional_json(st.mfu)},
+                     {"mfu_compute_only", optional_json(st.mfu_compute_only)},
+                     {"flops_per_step", m.flops_per_step},
+                     {"peak_tflops", optional_json(m.peak_tflops)},
+                     {"peak_source", m.peak_source},
+                     {"compute_scale", m.compute_scale},
+                     {"compute_engine", m.engine},
+                     {"backend", m.backend},
+                     {"transport", m.transport},
+                     {"collective_buffer_bytes", m.collective_buffer_bytes},
+                     {"compute_buffer_bytes", m.compute_buffer_bytes},
+                     {"passes", passes},
+                     {"sanity_ok", m.sanity_problems.empty()},
+                     {"sanity_problems", m.sanity_problems},
+                     {"run", run}});
+  return records;
+}
+
+void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
+  const Schedule& s = *m.schedule;
+  std::fprintf(out, "# collreplay replay: %s %s/%s, world %d on %d node(s), micro-batch %lld x seq %lld\n",
+               s.model.c_str(), s.plan.c_str(), s.wrap.c_str(), m.world, m.nodes,
+               static_cast<long long>(s.micro_batch), static_cast<long long>(s.seq));
+  std::fprintf(out, "# backend %s over %s; compute: %s, scale %.3f\n", m.backend.c_str(),
+               m.transport.c_str(), m.engine.c_str(), m.compute_scale);
+  std::fprintf(out, "# memory per rank (largest): collective buffers %s, GEMM operands %s\n",
+               format_bytes(m.collective_buffer_bytes).c_str(),
+               format_bytes(m.compute_buffer_bytes).c_str());
+  std::fprintf(out, "#\n# collectives, comm-only pass (slowest rank's median)\n");
+  std::fprintf(out, "# %-28s %-14s %-13s %12s %10s %9s %9s\n", "op", "kind", "group", "size",
+               "time(us)", "algbw", "busbw");
+  for (std::size_t i = 0; i < s.ops.size(); ++i) {
+    const ScheduleOp& op = s.ops[i];
+    if (!op.is_collective()) continue;
+    const CollectiveOp& c = op.collective();
+    const double t_ms = m.op_times.comm_only_ms[i];
+    const double algbw = t_ms > 0 ? static_cast<double>(c.bytes) / (t_ms * 1e6) : 0;
+    const int n = m.group_sizes.at(static_cast<std::size_t>(c.group));
+    std::fprintf(out, "  %-28s %-14s %-13s %12llu %10.1f %9.2f %9.2f\n", op.name.c_str(),
+                 std::string(collective_kind_name(c.kind)).c_str(),
+                 std::string(group_kind_name(c.group)).c_str(),
+                 static_cast<unsigned long long>(c.bytes), t_ms * 1e3, algbw,
+                 algbw * bus_factor(c.kind, n));
+  }
+  std::fprintf(out, "#\n# headroom per unit (ms; comm = what must hide behind the unit's compute)\n");
+  std::fprintf(out, "# %-20s %11s %11s %12s %8s %12s\n", "unit", "compute_ms", "comm_ms",
+               "headroom_ms", "ratio", "exposed_ms");
+  for (const UnitHeadroom& u : m.units)
+    std::fprintf(out, "  %-20s %11.3f %11.3f %12.3f %8s %12.3f\n", u.unit.c_str(), u.compute_ms,
+                 u.comm_ms, u.headroom_ms, optional_text(u.headroom_ratio, "%.3f").c_str(),
+                 u.exposed_by_design_ms);
+  const StepHeadroom& st = m.step;
+  std::fprintf(out, "#\n# step (ms)  compute %.3f  comm %.3f  overlapped %.3f  exposed_comm %.3f\n",
+               st.compute_ms, st.comm_ms, st.overlapped_ms, st.exposed_comm_ms);
+  std::fprintf(out, "#   overlap_efficiency %s  compute_slowdown %s  tokens/s %s  mfu %s (compute-only %s; peak %s TFLOP/s, %s)\n",
+               optional_text(st.overlap_efficiency, "%.3f").c_str(),
+               optional_text(st.compute_slowdown, "%.3f").c_str(),
+               optional_text(st.tokens_per_s, "%.0f").c_str(),
+               optional_text(st.mfu, "%.1f%%", 100).c_str(),
+               optional_text(st.mfu_compute_only, "%.1f%%", 100).c_str(),
+               optional_text(m.peak_tflops, "%.3g").c_str(), m.peak_source.c_str());
+  std::fprintf(out, "#\n# straggler view: each rank's median step (ms)\n");
+  std::fprintf(out, "# %-13s %6s %7s %10s %10s %10s  %s\n", "pass", "steps", "spread", "max",
+               "median", "min", "slowest rank");
+  for (const PassSummary& p : m.passes) {
+    const CrossRankStat& r = p.rank_step_ms;
+    std::fprintf(out, "  %-13s %6d %6.1f%%%s %10.3f %10.3f %10.3f  %d on %s (%s)\n",
+                 std::string(pass_name(p.pass)).c_str(), p.steps, p.spread * 100,
+                 p.stable ? "" : "!", r.max, r.median, r.min, r.slowest_rank,
+                 m.hosts.at(r.slowest_rank).c_str(), m.devices.at(r.slowest_rank).c_str());
+  }
+  for (const std::string& problem : m.sanity_problems)
+    std::fprintf(out, "# warning: %s\n", problem.c_str());
+  std::fflush(out);
+}
+
+}  // namespace collreplay

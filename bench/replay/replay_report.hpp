@@ -1,0 +1,57 @@
+// What replay reports, assembled on rank 0 from the gathered passes: the JSON Lines records
+// (record = step | unit | op) and the human table on stdout.
+#pragma once
+#include <array>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/executor/executor.hpp"
+#include "bench/replay/headroom.hpp"
+#include "bench/app/stats.hpp"
+
+namespace collreplay {
+
+struct PassSummary {
+  PassKind pass = PassKind::overlapped;
+  double step_ms = 0;           // median over steps of the slowest rank's step time
+  int steps = 0;
+  double spread = 0;
+  bool stable = false;
+  CrossRankStat rank_step_ms;   // each rank's median step time, across ranks
+  std::vector<CrossRankStat> op_ms;  // each rank's median op time, across ranks, per op
+};
+
+struct ReplayMeasurements {
+  const Schedule* schedule = nullptr;
+  std::array<PassSummary, 3> passes;  // indexed by PassKind
+  OpTimes op_times;                   // slowest rank's per-op medians
+  StepHeadroom step;
+  std::vector<OpHeadroom> op_headroom;
+  std::vector<UnitHeadroom> units;
+  std::vector<std::string> sanity_problems;
+  double compute_scale = 1;
+  std::optional<double> peak_tflops;
+  std::string peak_source;
+  double flops_per_step = 0;
+  std::uint64_t collective_buffer_bytes = 0;  // largest over ranks
+  std::uint64_t compute_buffer_bytes = 0;
+  std::vector<std::string> hosts, devices;    // by rank
+  std::vector<int> group_sizes;               // by GroupKind
+  std::string engine, backend, transport;
+  int world = 1, nodes = 1;
+};
+
+inline constexpr double kSanityTolerance = 0.05;
+
+const PassSummary& pass_of(const ReplayMeasurements& m, PassKind pass);
+
+// One record per compute/comm op, per unit and one for the step; `run` is attached to each.
+std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nlohmann::json& run);
+
+void print_replay_table(const ReplayMeasurements& m, std::FILE* out);
+
+}  // namespace collreplay

@@ -1,0 +1,16 @@
+// The workload options every executable that builds a schedule shares (replay, sweeps).
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include "workloads/plan/request.hpp"
+
+namespace collreplay {
+
+// Registers --model --plan --wrap --world --gpus-per-node --micro-batch --seq --micro-batches
+// --ep --routing --seed --layers --use-orig-params --experts-layout --sharding --param-dtype
+// --reduce-dtype --prefetch --capacity-factor --pad-to-capacity --replicate-hot
+// --no-activation-checkpointing --catalog-dir. Values are checked by build_schedule, not here,
+// so every bad value gets the same one-line UsageError.
+void add_workload_options(CLI::App& app, WorkloadRequest& request);
+
+}  // namespace collreplay

@@ -1,0 +1,102 @@
+// The NCCL backend: one rank per GPU (chosen by local rank), device buffers, its own
+// non-blocking CUDA stream, sums only. Users keep NCCL_NVLS_ENABLE=0 on the test machines (NVLink
+// SHARP needs multicast objects those machines do not lend); this backend never sets NCCL
+// variables that change how NCCL communicates (see nccl_log.hpp for the logging ones).
+#pragma once
+#include <cuda_runtime_api.h>
+#include <mpi.h>
+#include <nccl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectives/backend.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/transport/nccl_log.hpp"
+
+namespace collreplay {
+
+// Shared with the events a communicator hands out, so that they outlive it safely.
+struct NcclCommState {
+  ncclComm_t comm = nullptr;
+  bool broken = false;  // timed out or failed: tear down with ncclCommAbort, never wait
+};
+
+// How transport() decided.
+struct TransportEvidence {
+  std::string name;       // "nvlink", "socket", ... (no "(inferred)" suffix)
+  bool observed = false;  // true: from NCCL's channel lines; false: inferred
+  std::string detail;     // the kinds seen, or why the log could not be read
+};
+
+class NcclCommunicator final : public Communicator {
+ public:
+  // Collective over `world`; see make_nccl_communicator.
+  static std::unique_ptr<NcclCommunicator> create(MPI_Comm world, const BackendOptions& options);
+  ~NcclCommunicator() override;
+  NcclCommunicator(const NcclCommunicator&) = delete;
+  NcclCommunicator& operator=(const NcclCommunicator&) = delete;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  BackendKind backend() const override { return BackendKind::nccl; }
+  // The observed name ("nvlink", "pcie", "shm", "socket", "ib", "self", "nvlink+shm"), or the
+  // inferred one followed by " (inferred)" when NCCL's log could not be read.
+  std::string transport() const override;
+  TransportEvidence transport_evidence() const;
+  std::string device_description() const override;
+  std::map<std::string, std::string> library_versions() const override;
+  bool device_buffers() const override { return true; }
+
+  void* allocate(std::size_t bytes) override;
+  void release(void* buffer) override;
+  void copy_from_host(void* dst, const void* host_src, std::size_t bytes) override;
+  void copy_to_host(void* host_dst, const void* src, std::size_t bytes) override;
+
+  std::unique_ptr<Communicator> split(int color, int key) override;
+
+  void all_gather(const void* send, void* recv, std::size_t count, DType t) override;
+  void reduce_scatter(const void* send, void* recv, std::size_t count, DType t) override;
+  void all_to_all(const void* send, void* recv, std::size_t count, DType t) override;
+  void all_to_allv(const void* send, PeerCounts send_layout, void* recv, PeerCounts recv_layout,
+                   DType t) override;
+  void all_reduce(const void* send, void* recv, std::size_t count, DType t) override;
+
+  std::shared_ptr<StreamEvent> record() override;
+  void wait_all(const std::string& what_for) override;
+  void barrier() override;
+
+  void set_timeout_seconds(double seconds) override { timeout_seconds_ = seconds; }
+  double timeout_seconds() const override { return timeout_seconds_; }
+  [[noreturn]] void abort(int exit_code) override;
+
+  void* native_stream() const override { return stream_; }
+  int cuda_device() const { return device_; }
+
+ private:
+  NcclCommunicator(MPI_Comm mpi_comm, int device, double timeout_seconds);
+  void init_nccl(const ncclUniqueId& id);
+  void adopt_nccl(ncclComm_t comm);
+  struct EventWaitPolicy wait_policy() const;
+  // Brackets a call into NCCL so that what NCCL logs during it is attributed to this
+  // communicator (several communicators share the process's one log).
+  class LogWindow;
+  void* scratch(std::size_t bytes);  // staging for in-place all_to_all(v)
+  std::string where() const;
+  std::string inferred_transport() const;
+
+  MPI_Comm mpi_ = MPI_COMM_NULL;  // duplicate of the parent's group, owned
+  int device_ = 0;
+  int rank_ = 0, size_ = 1, hosts_ = 1;
+  std::string host_;
+  double timeout_seconds_ = 0;
+  std::shared_ptr<NcclCommState> state_;
+  cudaStream_t stream_ = nullptr;
+  void* barrier_word_ = nullptr;  // one float, reduced by barrier()
+  void* scratch_ = nullptr;
+  std::size_t scratch_bytes_ = 0;
+  std::vector<NcclLogSpan> log_spans_;
+};
+
+}  // namespace collreplay

@@ -1,0 +1,38 @@
+// all_gather: every rank contributes `count` elements; everyone receives all ranks' slices,
+// rank-major. In-place (NCCL): the input is this rank's slice of the output buffer.
+#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/ops/op_spec.hpp"
+
+namespace collreplay {
+namespace {
+
+class AllGatherSpec final : public OpSpec {
+ public:
+  std::string_view name() const override { return "all_gather"; }
+  OpLayout layout(std::size_t count, int ranks, int rank, const OpParams&) const override {
+    OpLayout l;
+    l.ranks = ranks;
+    l.rank = rank;
+    l.count = count;
+    l.send_elements = count;
+    l.recv_elements = count * static_cast<std::size_t>(ranks);
+    l.in_place_elements = l.recv_elements;
+    l.in_place_send_offset = count * static_cast<std::size_t>(rank);
+    l.in_place_recv_offset = 0;
+    return l;
+  }
+  void issue(Communicator& comm, const OpLayout& l, const void* send, void* recv,
+             DType t) const override {
+    if (send == recv) send = static_cast<const char*>(recv) + l.in_place_send_offset * dtype_size_bytes(t);
+    comm.all_gather(send, recv, l.count, t);
+  }
+  int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
+    return fill_value(seed, static_cast<int>(index / l.count), index % l.count);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<OpSpec> make_all_gather_spec() { return std::make_unique<AllGatherSpec>(); }
+
+}  // namespace collreplay

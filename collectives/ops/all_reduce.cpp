@@ -1,0 +1,41 @@
+// all_reduce: every rank ends with the element-wise sum of everyone's `count` elements.
+#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/ops/op_spec.hpp"
+
+namespace collreplay {
+namespace {
+
+class AllReduceSpec final : public OpSpec {
+ public:
+  std::string_view name() const override { return "all_reduce"; }
+  double bus_factor(int ranks) const override { return 2.0 * (ranks - 1.0) / ranks; }
+  std::size_t count_for_bytes(std::uint64_t bytes, DType t, int) const override {
+    return bytes / dtype_size_bytes(t);
+  }
+  std::uint64_t bytes_for_count(std::size_t count, DType t, int) const override {
+    return count * dtype_size_bytes(t);
+  }
+  OpLayout layout(std::size_t count, int ranks, int rank, const OpParams&) const override {
+    OpLayout l;
+    l.ranks = ranks;
+    l.rank = rank;
+    l.count = count;
+    l.send_elements = l.recv_elements = l.in_place_elements = count;
+    return l;
+  }
+  void issue(Communicator& comm, const OpLayout& l, const void* send, void* recv,
+             DType t) const override {
+    comm.all_reduce(send, recv, l.count, t);
+  }
+  int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
+    int sum = 0;
+    for (int r = 0; r < l.ranks; ++r) sum += fill_value(seed, r, index);
+    return sum;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<OpSpec> make_all_reduce_spec() { return std::make_unique<AllReduceSpec>(); }
+
+}  // namespace collreplay

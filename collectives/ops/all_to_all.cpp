@@ -1,0 +1,35 @@
+// all_to_all: block p of rank r's input (count elements) goes to rank p, landing in block r.
+// In-place: one buffer serves as input and output.
+#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/ops/op_spec.hpp"
+
+namespace collreplay {
+namespace {
+
+class AllToAllSpec final : public OpSpec {
+ public:
+  std::string_view name() const override { return "all_to_all"; }
+  OpLayout layout(std::size_t count, int ranks, int rank, const OpParams&) const override {
+    OpLayout l;
+    l.ranks = ranks;
+    l.rank = rank;
+    l.count = count;
+    l.send_elements = l.recv_elements = l.in_place_elements =
+        count * static_cast<std::size_t>(ranks);
+    return l;
+  }
+  void issue(Communicator& comm, const OpLayout& l, const void* send, void* recv,
+             DType t) const override {
+    comm.all_to_all(send, recv, l.count, t);
+  }
+  int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
+    const auto source = static_cast<int>(index / l.count);
+    return fill_value(seed, source, l.count * static_cast<std::size_t>(l.rank) + index % l.count);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<OpSpec> make_all_to_all_spec() { return std::make_unique<AllToAllSpec>(); }
+
+}  // namespace collreplay

@@ -1,0 +1,55 @@
+// all_to_allv: like all_to_all, with per-peer counts from the agreed skew matrix
+// (peer_counts.hpp). "count" is the average per-peer count: each rank sends count x ranks
+// elements in total, so S and the bus factor match all_to_all's. No in-place form: with uneven
+// counts the send and receive layouts differ, which MPI's in-place all_to_allv cannot express.
+#include <algorithm>
+
+#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/ops/op_spec.hpp"
+
+namespace collreplay {
+namespace {
+
+class AllToAllvSpec final : public OpSpec {
+ public:
+  std::string_view name() const override { return "all_to_allv"; }
+  bool supports_in_place() const override { return false; }
+  OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const override {
+    OpLayout l;
+    l.ranks = ranks;
+    l.rank = rank;
+    l.count = count;
+    l.peers = std::make_shared<const PeerCountMatrix>(
+        make_peer_counts(params.skew, params.seed, ranks, count));
+    for (int peer = 0; peer < ranks; ++peer) {
+      l.send_displs.push_back(l.send_elements);
+      l.send_counts.push_back(l.peers->at(rank, peer));
+      l.send_elements += l.send_counts.back();
+      l.recv_displs.push_back(l.recv_elements);
+      l.recv_counts.push_back(l.peers->at(peer, rank));
+      l.recv_elements += l.recv_counts.back();
+    }
+    return l;
+  }
+  void issue(Communicator& comm, const OpLayout& l, const void* send, void* recv,
+             DType t) const override {
+    comm.all_to_allv(send, {l.send_counts, l.send_displs}, recv, {l.recv_counts, l.recv_displs},
+                     t);
+  }
+  int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
+    // The source is the last peer whose block starts at or before `index`; within the source's
+    // send buffer, its block for this rank starts after its blocks for lower ranks.
+    const auto block = std::upper_bound(l.recv_displs.begin(), l.recv_displs.end(), index) - 1;
+    int source = static_cast<int>(block - l.recv_displs.begin());
+    while (l.recv_counts[static_cast<std::size_t>(source)] == 0) --source;  // skip empty blocks
+    std::size_t source_offset = index - l.recv_displs[static_cast<std::size_t>(source)];
+    for (int d = 0; d < l.rank; ++d) source_offset += l.peers->at(source, d);
+    return fill_value(seed, source, source_offset);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<OpSpec> make_all_to_allv_spec() { return std::make_unique<AllToAllvSpec>(); }
+
+}  // namespace collreplay

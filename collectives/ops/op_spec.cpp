@@ -1,0 +1,51 @@
+#include "collectives/ops/op_spec.hpp"
+
+#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/ops/host_values.hpp"
+
+namespace collreplay {
+
+std::string_view placement_name(Placement p) {
+  return p == Placement::in_place ? "in_place" : "out_of_place";
+}
+
+int OpSpec::input_value(const OpLayout& layout, std::uint64_t seed, std::size_t index) const {
+  return fill_value(seed, layout.rank, index);
+}
+
+std::size_t send_buffer_elements(const OpLayout& layout, Placement p) {
+  return p == Placement::in_place ? layout.in_place_elements : layout.send_elements;
+}
+
+std::size_t recv_buffer_elements(const OpLayout& layout, Placement p) {
+  return p == Placement::in_place ? layout.in_place_elements : layout.recv_elements;
+}
+
+void fill_send_buffer(const OpSpec& op, const OpLayout& layout, Placement p, DType t,
+                      std::uint64_t seed, void* host_buffer) {
+  const std::size_t total = send_buffer_elements(layout, p);
+  const std::size_t begin = p == Placement::in_place ? layout.in_place_send_offset : 0;
+  const std::size_t end = begin + layout.send_elements;
+  for (std::size_t i = 0; i < total; ++i)
+    store_value(t, host_buffer, i,
+                static_cast<float>(i >= begin && i < end ? op.input_value(layout, seed, i - begin)
+                                                         : kPoisonValue));
+}
+
+void poison_recv_buffer(const OpLayout& layout, DType t, void* host_buffer) {
+  for (std::size_t i = 0; i < layout.recv_elements; ++i)
+    store_value(t, host_buffer, i, static_cast<float>(kPoisonValue));
+}
+
+std::uint64_t count_wrong(const OpSpec& op, const OpLayout& layout, Placement p, DType t,
+                          std::uint64_t seed, const void* host_buffer) {
+  const std::size_t offset = p == Placement::in_place ? layout.in_place_recv_offset : 0;
+  std::uint64_t wrong = 0;
+  for (std::size_t i = 0; i < layout.recv_elements; ++i)
+    if (load_value(t, host_buffer, offset + i) !=
+        static_cast<float>(op.expected_value(layout, seed, i)))
+      ++wrong;
+  return wrong;
+}
+
+}  // namespace collreplay

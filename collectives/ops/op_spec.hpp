@@ -1,0 +1,101 @@
+// What a benchmark needs to know about one collective, in one place per op (op_*.cpp): the
+// nccl-tests size math, the bus-bandwidth factor, the buffer layout out-of-place and in-place
+// (NCCL's in-place conventions), how to issue it on a Communicator, and the exact expected output
+// for the seeded fill of fill_pattern.hpp.
+//
+// Sizes follow nccl-tests: S ("size" column, bytes) is the whole buffer -- count x type size x
+// ranks for all_gather, reduce_scatter, all_to_all(v), count x type size for all_reduce -- and
+// "count" is the per-rank count handed to the Communicator. algbw = S / t, busbw = algbw x
+// bus_factor(ranks).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "collectives/communicator.hpp"
+#include "collectives/ops/peer_counts.hpp"
+#include "common/dtype.hpp"
+
+namespace collreplay {
+
+enum class Placement { out_of_place, in_place };
+std::string_view placement_name(Placement p);  // "out_of_place" | "in_place"
+
+// Per-run knobs that change layouts or values: the fill seed and (all_to_allv) the skew.
+struct OpParams {
+  std::uint64_t seed = 1;
+  Skew skew;
+};
+
+// One rank's buffers for one size, in elements. Out-of-place: a send and a recv buffer.
+// In-place: one buffer of in_place_elements with the input at in_place_send_offset and the
+// result at in_place_recv_offset.
+struct OpLayout {
+  int ranks = 1;
+  int rank = 0;
+  std::size_t count = 0;  // the Communicator's per-rank count ("count" column)
+  std::size_t send_elements = 0;
+  std::size_t recv_elements = 0;
+  std::size_t in_place_elements = 0;
+  std::size_t in_place_send_offset = 0;
+  std::size_t in_place_recv_offset = 0;
+  // all_to_allv only: the agreed matrix and this rank's slices of it.
+  std::shared_ptr<const PeerCountMatrix> peers;
+  std::vector<std::size_t> send_counts, send_displs, recv_counts, recv_displs;
+};
+
+class OpSpec {
+ public:
+  virtual ~OpSpec() = default;
+  virtual std::string_view name() const = 0;  // "all_gather", as in results and registry
+  // busbw / algbw: (n-1)/n, or 2(n-1)/n for all_reduce (so 0 on one rank, as in nccl-tests).
+  // The defaults are the rule of every op but all_reduce, whose spec overrides them.
+  virtual double bus_factor(int ranks) const { return (ranks - 1.0) / ranks; }
+  // Per-rank count for a requested S (rounded down, as nccl-tests does) and S for a count.
+  // Default: S = count x type size x ranks.
+  virtual std::size_t count_for_bytes(std::uint64_t bytes, DType t, int ranks) const {
+    return bytes / (dtype_size_bytes(t) * static_cast<std::uint64_t>(ranks));
+  }
+  virtual std::uint64_t bytes_for_count(std::size_t count, DType t, int ranks) const {
+    return count * dtype_size_bytes(t) * static_cast<std::uint64_t>(ranks);
+  }
+  virtual OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const = 0;
+  virtual bool supports_in_place() const { return true; }
+  // Issues the op (asynchronous). For in-place, pass the same buffer as send and recv base: the
+  // spec applies the layout's offsets.
+  virtual void issue(Communicator& comm, const OpLayout& layout, const void* send, void* recv,
+                     DType t) const = 0;
+  // Input element `index` of the send region of rank layout.rank.
+  virtual int input_value(const OpLayout& layout, std::uint64_t seed, std::size_t index) const;
+  // Expected element `index` of the recv region of rank layout.rank.
+  virtual int expected_value(const OpLayout& layout, std::uint64_t seed, std::size_t index) const = 0;
+};
+
+// Value written to every buffer element outside the input, so untouched output is caught.
+inline constexpr int kPoisonValue = 1000;  // exact in bf16/fp16, far from any valid sum
+
+// Host-side fill and check (the harness copies device buffers to and from the host).
+// `buffer` is the whole buffer of the placement: the send buffer out-of-place, the single
+// buffer in-place. Fills the input region from fill_value() and poisons the rest.
+void fill_send_buffer(const OpSpec& op, const OpLayout& layout, Placement p, DType t,
+                      std::uint64_t seed, void* host_buffer);
+// The recv buffer out-of-place (poisoned), nothing in-place.
+void poison_recv_buffer(const OpLayout& layout, DType t, void* host_buffer);
+// Number of elements of the result region that differ from expected_value().
+std::uint64_t count_wrong(const OpSpec& op, const OpLayout& layout, Placement p, DType t,
+                          std::uint64_t seed, const void* host_buffer);
+
+// Elements of the buffers a placement needs (send, recv); in-place uses one buffer.
+std::size_t send_buffer_elements(const OpLayout& layout, Placement p);
+std::size_t recv_buffer_elements(const OpLayout& layout, Placement p);
+
+// Constructors of the five specs, one per op_*.cpp (the registry owns the instances).
+std::unique_ptr<OpSpec> make_all_gather_spec();
+std::unique_ptr<OpSpec> make_reduce_scatter_spec();
+std::unique_ptr<OpSpec> make_all_to_all_spec();
+std::unique_ptr<OpSpec> make_all_to_allv_spec();
+std::unique_ptr<OpSpec> make_all_reduce_spec();
+
+}  // namespace collreplay

@@ -1,0 +1,41 @@
+// reduce_scatter: every rank contributes count x ranks elements; rank r receives the sum of
+// everyone's r-th slice. In-place (NCCL): the result lands in this rank's slice of the input.
+#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/ops/op_spec.hpp"
+
+namespace collreplay {
+namespace {
+
+class ReduceScatterSpec final : public OpSpec {
+ public:
+  std::string_view name() const override { return "reduce_scatter"; }
+  OpLayout layout(std::size_t count, int ranks, int rank, const OpParams&) const override {
+    OpLayout l;
+    l.ranks = ranks;
+    l.rank = rank;
+    l.count = count;
+    l.send_elements = count * static_cast<std::size_t>(ranks);
+    l.recv_elements = count;
+    l.in_place_elements = l.send_elements;
+    l.in_place_send_offset = 0;
+    l.in_place_recv_offset = count * static_cast<std::size_t>(rank);
+    return l;
+  }
+  void issue(Communicator& comm, const OpLayout& l, const void* send, void* recv,
+             DType t) const override {
+    if (send == recv) recv = static_cast<char*>(recv) + l.in_place_recv_offset * dtype_size_bytes(t);
+    comm.reduce_scatter(send, recv, l.count, t);
+  }
+  int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
+    int sum = 0;
+    for (int r = 0; r < l.ranks; ++r)
+      sum += fill_value(seed, r, l.count * static_cast<std::size_t>(l.rank) + index);
+    return sum;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<OpSpec> make_reduce_scatter_spec() { return std::make_unique<ReduceScatterSpec>(); }
+
+}  // namespace collreplay

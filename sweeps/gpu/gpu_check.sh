@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# One-call check of the GPU parts on the GPU machine: build, then gpu_tests on 1 and 2 ranks over
+# NVLink and on 2 ranks over NCCL's socket transport, then a short summary. Logs: build/gpu_check/.
+# Usage: sweeps/gpu/gpu_check.sh            (from anywhere; MPIRUN=... to choose the launcher)
+set -u
+cd "$(dirname "$0")/../.."
+export NCCL_NVLS_ENABLE=0   # the test machines lend no multicast objects: keep NVLink SHARP off
+MPIRUN=${MPIRUN:-mpirun}
+LOG=build/gpu_check
+mkdir -p "$LOG"
+status=0
+
+echo "== build: make -j16 all"
+if ! make -j16 all >"$LOG/build.log" 2>&1; then
+  tail -40 "$LOG/build.log"
+  echo "BUILD FAILED (full log: $LOG/build.log)"
+  exit 1
+fi
+tail -1 "$LOG/build.log"
+if ! grep -q 'with CUDA+NCCL' "$LOG/build.log"; then
+  echo "BUILD IS HOST-ONLY: no CUDA+NCCL found (set CUDA_HOME / NCCL_HOME)"
+  exit 1
+fi
+command -v nvidia-smi >/dev/null && { nvidia-smi -L; nvidia-smi topo -m 2>/dev/null | head -5; }
+
+# run NAME NP FILTER [VAR=VALUE...]: gpu_tests (tests matching FILTER) under mpirun with the
+# given environment.
+run() {
+  local name=$1 np=$2 filter=$3
+  shift 3
+  local exports=() kv
+  for kv in "$@"; do exports+=(-x "$kv"); done
+  echo "== $name: $np rank(s) $*"
+  env "$@" $MPIRUN --allow-run-as-root -np "$np" --bind-to none -x NCCL_NVLS_ENABLE \
+    "${exports[@]}" build/bin/gpu_tests --gtest_color=no --gtest_filter="$filter" >"$LOG/$name.log" 2>&1
+  local rc=$?
+  grep -E '^\[ (transport|gemm|engine) \]' "$LOG/$name.log" | sort -u
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) |^\[==========\] .* ran' "$LOG/$name.log" | grep -v '^\[  SKIPPED \] ' || true
+  grep -E 'Failure|error:' "$LOG/$name.log" | head -20
+  if grep -q 'no GPU visible' "$LOG/$name.log"; then
+    echo "   -> no GPU visible: nothing was tested"
+    status=1
+  fi
+  if [ $rc -ne 0 ]; then echo "   -> FAILED (rc $rc, log $LOG/$name.log)"; status=1; else echo "   -> ok"; fi
+}
+
+run np1 1 '*'
+run np2_nvlink 2 '*' COLLREPLAY_EXPECT_TRANSPORT=nvlink
+run np2_socket 2 'NcclOps.*' COLLREPLAY_EXPECT_TRANSPORT=socket NCCL_P2P_DISABLE=1 \
+  NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo
+
+echo "== summary: $([ $status -eq 0 ] && echo ALL OK || echo SOME FAILED) (logs in $LOG/)"
+exit $status

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Collective bus bandwidth on this machine's GPUs, NCCL backend, over NVLink and over NCCL's
+# socket transport, as recorded in bench/RESULTS.md. Ranks are combined with --report avg, the
+# way nccl-tests averages them, so the figures compare with FACTS.md's.
+#   sweeps/gpu/gpu_collectives.sh OUT_DIR [MIN_BYTES MAX_BYTES]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${1:?usage: gpu_collectives.sh OUT_DIR [MIN MAX]}
+min=${2:-1M}; max=${3:-4G}
+mkdir -p "$out"
+export NCCL_NVLS_ENABLE=0
+np=$(nvidia-smi -L | wc -l)
+launch=(mpirun --allow-run-as-root -np "$np" --bind-to none -x NCCL_NVLS_ENABLE)
+socket_env=(-x NCCL_P2P_DISABLE=1 -x NCCL_SHM_DISABLE=1 -x NCCL_IB_DISABLE=1 -x NCCL_SOCKET_IFNAME=lo)
+status=0
+for op in all_gather reduce_scatter alltoall; do
+  "${launch[@]}" build/bin/${op}_perf -b "$min" -e "$max" -f 4 -n 20 -w 5 -c 1 --report avg \
+    --transport nvlink --out "$out/${op}_nvlink.jsonl" 2>&1 | tee -a "$out/perf_nvlink.txt" || status=1
+  "${launch[@]}" "${socket_env[@]}" build/bin/${op}_perf -b "$min" -e "$max" -f 4 -n 5 -w 2 -c 1 \
+    --report avg --transport socket --out "$out/${op}_socket.jsonl" 2>&1 | tee -a "$out/perf_socket.txt" || status=1
+done
+cat "$out"/*_nvlink.jsonl "$out"/*_socket.jsonl > "$out/perf.jsonl" 2>/dev/null
+rm -f "$out"/*_nvlink.jsonl "$out"/*_socket.jsonl
+exit $status

@@ -1,0 +1,63 @@
+// The model as PyTorch sees it: a tree of nn.Modules with their direct parameters in
+// registration order (what named_parameters() and FSDP1's FlatParameter follow) and, separately,
+// the order in which forward runs the children (input_layernorm runs before self_attn although it
+// is registered after mlp). Leaves that run GEMMs say which ones, so compute slices and FSDP units
+// come out of one walk.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "workloads/model/model.hpp"
+
+namespace collreplay {
+
+struct ParamTensor {
+  std::string name;                 // "layers.3.self_attn.q_proj.weight"
+  std::vector<std::int64_t> shape;  // dim 0 first (the dim FSDP2 shards)
+  std::uint64_t numel() const;
+};
+
+enum class ComputeKind {
+  none,             // containers, norms, embedding lookup: no GEMM
+  linear,           // y = x W^T over `tokens` rows, or over the rows routed to `expert`
+  attention_core,   // softmax(Q K^T) V over micro_batch x heads (synthetic child of self_attn)
+  stacked_experts,  // transformers 5.x MixtralExperts: one GEMM pair per expert in `experts_here`
+};
+
+struct ModuleNode {
+  std::string path;                 // "" for the root (the CausalLM), "layers.3.mlp", ...
+  int parent = -1;
+  std::vector<int> children;        // registration order
+  std::vector<int> exec_children;   // forward execution order
+  std::vector<ParamTensor> params;  // direct parameters only
+  bool module_list = false;         // nn.ModuleList: size_based_auto_wrap_policy never wraps it
+  int layer = -1;                   // decoder layer index, -1 outside the decoder layers
+  bool decoder_layer = false, attention = false, mlp = false, experts_container = false;
+  bool router = false;
+  ComputeKind compute = ComputeKind::none;
+  std::int64_t in_features = 0, out_features = 0;
+  int expert = -1;                  // linear of expert `expert` (rows routed to it)
+  std::vector<int> experts_here;    // stacked_experts: experts whose GEMMs run here
+};
+
+struct ModuleTree {
+  std::vector<ModuleNode> nodes;  // nodes[0] is the root
+  int add(int parent, std::string name);  // appends a child in registration and execution order
+};
+
+struct TreeOptions {
+  int layers = -1;               // -1: all
+  bool stacked_experts = false;  // transformers 5.x layout instead of one Linear per expert
+  int ep = 1;                    // expert-parallel degree
+  int ep_index = 0;              // this rank's index in its expert group: which experts it holds
+  // Per decoder layer: experts replicated onto every rank (their rows are computed locally).
+  std::vector<std::vector<int>> replicated;
+};
+
+ModuleTree build_module_tree(const ModelConfig& model, const TreeOptions& options);
+
+// Parameters in the subtree of `node` (all of them, nested units included).
+std::uint64_t subtree_numel(const ModuleTree& tree, int node);
+
+}  // namespace collreplay

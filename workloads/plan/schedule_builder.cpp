@@ -1,0 +1,369 @@
+#include "workloads/plan/schedule_builder.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "common/sizes.hpp"
+#include "workloads/plan/moe_routing.hpp"
+#include "workloads/plan/resolved_request.hpp"
+#include "workloads/plan/step_structure.hpp"
+
+namespace collreplay {
+namespace {
+
+// Ops of one phase before they get global indices. Indices in `after`, `needed_by` and `hides`
+// are positions in the phase's compute list (-1: none / phase start).
+struct CommItem {
+  std::string name, unit;
+  int layer = -1;
+  Phase phase = Phase::forward;
+  CollectiveOp op;
+  int after = -1;      // issued once this compute item is done
+  int needed_by = -1;  // this compute item waits for it
+  int hides = -1;      // the compute item it is meant to overlap
+  int priority = 0;    // at one issue point: MoE (critical path) 0, all-gather 1, reduce-scatter 2
+};
+
+struct ComputeItem {
+  std::string name, unit;
+  int layer = -1;
+  Phase phase = Phase::forward;
+  std::vector<GemmShape> gemms;
+};
+
+struct PhaseOps {
+  std::vector<ComputeItem> compute;
+  std::vector<CommItem> comm;
+};
+
+std::uint64_t times(std::uint64_t a, std::uint64_t b) { return checked_mul(a, b, "collective bytes"); }
+
+class Builder {
+ public:
+  Builder(const ResolvedRequest& r, const StepStructure& s, const std::vector<MoeLayerTraffic>& traffic,
+          Schedule& out)
+      : r_(r), s_(s), traffic_(traffic), out_(out) {}
+
+  void micro_batch(int m) {
+    prefix_ = r_.request.micro_batches > 1 ? "mb" + std::to_string(m) + "." : "";
+    PhaseOps fwd = forward();
+    emit(fwd);
+    PhaseOps bwd = backward();
+    emit(bwd);
+  }
+
+ private:
+  int n_segments() const { return static_cast<int>(s_.segments.size()); }
+
+  ComputeItem compute_item(int seg, Phase phase) const {
+    const Segment& g = s_.segments[seg];
+    const char* tag = phase == Phase::forward ? "fwd" : phase == Phase::recompute ? "recompute" : "bwd";
+    ComputeItem c;
+    c.name = prefix_ + "compute." + tag + ".s" + std::to_string(seg) + "." + g.label;
+    c.unit = s_.units[g.unit].name;
+    c.layer = g.layer;
+    c.phase = phase;
+    c.gemms = phase == Phase::backward ? g.gemms.bwd : g.gemms.fwd;
+    return c;
+  }
+
+  CommItem gather(const Unit& u, Phase phase) const {
+    CommItem c;
+    c.name = prefix_ + (phase == Phase::forward ? "ag.fwd." : "ag.bwd.") + u.name;
+    c.unit = u.name;
+    c.layer = u.layer;
+    c.phase = phase;
+    c.op.kind = CollectiveKind::all_gather;
+    c.op.dtype = r_.param_dtype;
+    c.op.group = u.group;
+    c.op.bytes = times(u.gathered_numel, dtype_size_bytes(r_.param_dtype));
+    c.priority = 1;
+    return c;
+  }
+
+  // Prefetch rule (README): the all-gather needed by compute item first_use[j] is issued after
+  // the item before first_use[j - prefetch] (so at most `prefetch` gathered buffers wait ahead
+  // of the compute), and hides behind the item just before its first use.
+  void add_gathers(std::vector<std::pair<const Unit*, int>> events, Phase phase, int n_items,
+                   PhaseOps& ops) const {
+    const int p = r_.request.prefetch;
+    for (std::size_t j = 0; j < events.size(); ++j) {
+      const int use = events[j].second;
+      CommItem c = gather(*events[j].first, phase);
+      c.after = static_cast<int>(j) >= p ? events[j - p].second - 1 : -1;
+      c.after = std::min(c.after, use - 1);
+      c.needed_by = use < n_items ? use : -1;
+      c.hides = c.after < use - 1 ? std::min(use - 1, n_items - 1) : -1;
+      ops.comm.push_back(c);
+    }
+  }
+
+  void add_moe(int seg_item_before, int layer, MoeMarker marker, Phase phase, const std::string& unit,
+               PhaseOps& ops) const {
+    const MoeLayerTraffic& t = traffic_.at(layer);
+    const std::string l = ".layers." + std::to_string(layer);
+    const char* tag = phase == Phase::forward ? "fwd" : phase == Phase::recompute ? "recompute" : "bwd";
+    // Backward of a dispatch sends the combine's splits and vice versa.
+    const bool dispatch_splits = (marker == MoeMarker::dispatch) == (phase != Phase::backward);
+    CommItem c;
+    c.unit = unit;
+    c.layer = layer;
+    c.phase = phase;
+    c.after = seg_item_before;
+    c.needed_by = seg_item_before + 1;
+    c.priority = 0;
+    if (marker == MoeMarker::dispatch && phase != Phase::backward) {
+      // Megatron's dispatcher all-gathers every rank's per-expert token counts (int64, carried
+      // as 2 x fp32 per count) before the dispatch.
+      CommItem counts = c;
+      counts.name = prefix_ + "ag.counts." + tag + l;
+      counts.op.kind = CollectiveKind::all_gather;
+      counts.op.dtype = DType::f32;
+      counts.op.group = GroupKind::expert;
+      counts.op.bytes = times(times(2 * static_cast<std::uint64_t>(r_.model.experts), 4),
+                              static_cast<std::uint64_t>(r_.request.ep));
+      ops.comm.push_back(counts);
+    }
+    c.name = prefix_ + (marker == MoeMarker::dispatch ? "a2a.dispatch." : "a2a.combine.") + tag + l;
+    c.op = all_to_all(dispatch_splits ? t.send_rows : t.recv_rows, dispatch_splits ? t.recv_rows : t.send_rows);
+    ops.comm.push_back(c);
+  }
+
+  CollectiveOp all_to_all(const std::vector<std::uint64_t>& send_rows,
+                          const std::vector<std::uint64_t>& recv_rows) const {
+    CollectiveOp op;
+    op.dtype = r_.param_dtype;
+    op.group = GroupKind::expert;
+    const auto h = static_cast<std::uint64_t>(r_.model.hidden);
+    std::uint64_t total = 0;
+    for (std::uint64_t rows : send_rows) total = checked_add(total, times(rows, h), "all-to-all elements");
+    op.bytes = times(total, dtype_size_bytes(r_.param_dtype));
+    const bool fixed = r_.request.pad_to_capacity &&
+                       std::adjacent_find(send_rows.begin(), send_rows.end(), std::not_equal_to<>()) == send_rows.end() &&
+                       std::adjacent_find(recv_rows.begin(), recv_rows.end(), std::not_equal_to<>()) == recv_rows.end();
+    op.kind = fixed ? CollectiveKind::all_to_all : CollectiveKind::all_to_allv;
+    if (!fixed)
+      for (std::size_t p = 0; p < send_rows.size(); ++p) {
+        op.send_counts.push_back(send_rows[p] * h);
+        op.recv_counts.push_back(times(recv_rows[p], h));
+      }
+    return op;
+  }
+
+  PhaseOps forward() const {
+    PhaseOps ops;
+    const int n = n_segments();
+    for (int k = 0; k < n; ++k) ops.compute.push_back(compute_item(k, Phase::forward));
+    std::vector<std::pair<const Unit*, int>> events;
+    for (const Unit& u : s_.units)
+      if (u.gathered_numel > 0) events.emplace_back(&u, u.entry_seg);
+    add_gathers(events, Phase::forward, n, ops);
+    for (int k = 0; k < n; ++k)
+      if (s_.segments[k].after != MoeMarker::none)
+        add_moe(k, s_.segments[k].layer, s_.segments[k].after, Phase::forward,
+                s_.units[s_.segments[k].unit].name, ops);
+    return ops;
+  }
+
+  PhaseOps backward() const {
+    PhaseOps ops;
+    const int n = n_segments();
+    std::vector<int> item_seg, bwd_item(n, -1);
+    auto push = [&](int seg, Phase phase) {
+      ops.compute.push_back(compute_item(seg, phase));
+      item_seg.push_back(seg);
+      if (phase == Phase::backward) bwd_item[seg] = static_cast<int>(item_seg.size()) - 1;
+    };
+    auto last_item = [&] { return static_cast<int>(item_seg.size()) - 1; };
+    // Activation checkpointing per decoder layer: the layer's forward runs again (all-to-alls
+    // included) right before its backward.
+    for (int i = n - 1; i >= 0;) {
+      const int layer = s_.segments[i].layer;
+      int j = i;
+      if (r_.request.activation_checkpointing && layer >= 0) {
+        while (j > 0 && s_.segments[j - 1].layer == layer) --j;
+        for (int k = j; k <= i; ++k) {
+          push(k, Phase::recompute);
+          if (s_.segments[k].after != MoeMarker::none)
+            add_moe(last_item(), layer, s_.segments[k].after, Phase::recompute,
+                    s_.units[s_.segments[k].unit].name, ops);
+        }
+      }
+      for (int k = i; k >= j; --k) {
+        if (s_.segments[k].after != MoeMarker::none)
+          add_moe(last_item(), s_.segments[k].layer, s_.segments[k].after, Phase::backward,
+                  s_.units[s_.segments[k].unit].name, ops);
+        push(k, Phase::backward);
+      }
+      i = j - 1;
+    }
+    const int items = static_cast<int>(item_seg.size());
+    for (CommItem& c : ops.comm)
+      if (c.needed_by >= items) c.needed_by = -1;
+
+    if (r_.full_shard) {
+      // Every non-root unit was freed after forward: gather it again before its first backward
+      // use (the recompute of its layer when checkpointing).
+      std::vector<std::pair<const Unit*, int>> events;
+      for (const Unit& u : s_.units) {
+        if (u.root || u.gathered_numel == 0) continue;
+        int first = items;
+        for (int it = 0; it < items; ++it)
+          if (item_seg[it] >= u.entry_seg && item_seg[it] <= u.exit_seg) {
+            first = it;
+            break;
+          }
+        if (u.entry_seg > u.exit_seg) first = bwd_item[std::min(u.entry_seg, n - 1)] + 1;
+        events.emplace_back(&u, first);
+      }
+      std::stable_sort(events.begin(), events.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
+      add_gathers(events, Phase::backward, items, ops);
+    }
+    for (const Unit& u : s_.units) {
+      if (u.gathered_numel == 0) continue;
+      CommItem c;
+      c.name = prefix_ + "rs." + u.name;
+      c.unit = u.name;
+      c.layer = u.layer;
+      c.phase = Phase::backward;
+      c.op.kind = CollectiveKind::reduce_scatter;
+      c.op.dtype = r_.reduce_dtype;
+      c.op.group = u.group;
+      c.op.bytes = times(u.gathered_numel, dtype_size_bytes(r_.reduce_dtype));
+      c.after = bwd_item[u.grad_seg];
+      c.hides = c.after + 1 < items ? c.after + 1 : -1;
+      c.priority = 2;
+      ops.comm.push_back(c);
+    }
+    return ops;
+  }
+
+  // Orders a phase: each compute item, then the comm ops issued once it is done; comm ops
+  // queue on the comm stream in that order (the stream is FIFO).
+  void emit(PhaseOps& ops) {
+    std::stable_sort(ops.comm.begin(), ops.comm.end(), [](const CommItem& a, const CommItem& b) {
+      return a.after != b.after ? a.after < b.after : a.priority < b.priority;
+    });
+    const int n = static_cast<int>(ops.compute.size());
+    std::vector<std::pair<bool, int>> order;  // (is_compute, index)
+    std::size_t next = 0;
+    for (int i = -1; i < n; ++i) {
+      if (i >= 0) order.emplace_back(true, i);
+      while (next < ops.comm.size() && ops.comm[next].after == i) order.emplace_back(false, static_cast<int>(next++));
+    }
+    const int base = static_cast<int>(out_.ops.size());
+    std::vector<int> compute_index(n), comm_index(ops.comm.size());
+    for (std::size_t pos = 0; pos < order.size(); ++pos)
+      (order[pos].first ? compute_index[order[pos].second] : comm_index[order[pos].second]) =
+          base + static_cast<int>(pos);
+    // Compute and comm items carry the same labels under the same names.
+    auto label = [](ScheduleOp& op, const auto& item, StreamKind stream) {
+      op.name = item.name;
+      op.stream = stream;
+      op.phase = item.phase;
+      op.unit = item.unit;
+      op.layer = item.layer;
+    };
+    for (const auto& [is_compute, idx] : order) {
+      ScheduleOp op;
+      if (is_compute) {
+        const ComputeItem& c = ops.compute[idx];
+        label(op, c, StreamKind::compute);
+        for (std::size_t k = 0; k < ops.comm.size(); ++k)
+          if (ops.comm[k].needed_by == idx) op.deps.push_back(comm_index[k]);
+        std::sort(op.deps.begin(), op.deps.end());
+        op.body = ComputeOp{r_.param_dtype, c.gemms};
+      } else {
+        const CommItem& c = ops.comm[idx];
+        label(op, c, StreamKind::comm);
+        if (c.after >= 0) op.deps.push_back(compute_index[c.after]);
+        op.hides_behind = c.hides >= 0 ? compute_index[c.hides] : -1;
+        op.body = c.op;
+      }
+      out_.ops.push_back(std::move(op));
+    }
+  }
+
+  const ResolvedRequest& r_;
+  const StepStructure& s_;
+  const std::vector<MoeLayerTraffic>& traffic_;
+  Schedule& out_;
+  std::string prefix_;
+};
+
+std::vector<MoeLayerTraffic> route_all_layers(const ResolvedRequest& r) {
+  std::vector<MoeLayerTraffic> traffic;
+  if (!r.model.is_moe()) return traffic;
+  const WorkloadRequest& q = r.request;
+  for (int l = 0; l < r.layers; ++l) {
+    RoutingInput in{r.routing, q.seed, l, static_cast<int>(r.model.experts),
+                    static_cast<int>(r.model.top_k), r.tokens};
+    traffic.push_back(moe_layer_traffic(
+        in, MoeTrafficOptions{q.ep, q.rank, q.capacity_factor, q.pad_to_capacity, q.replicate_hot}));
+  }
+  return traffic;
+}
+
+void summarize(const ResolvedRequest& r, const StepStructure& s,
+               const std::vector<MoeLayerTraffic>& traffic, Schedule& out) {
+  const double mbs = r.request.micro_batches;
+  for (const Unit& u : s.units) {
+    UnitSummary sum;
+    sum.name = u.name;
+    sum.params = u.params;
+    sum.shard_bytes = times(u.gathered_numel / static_cast<std::uint64_t>(u.group_size),
+                            dtype_size_bytes(r.param_dtype));
+    sum.allgather_bytes = times(u.gathered_numel, dtype_size_bytes(r.param_dtype));
+    sum.reduce_scatter_bytes = times(u.gathered_numel, dtype_size_bytes(r.reduce_dtype));
+    sum.fwd_flops = u.fwd_flops * mbs;
+    sum.bwd_flops = (u.bwd_flops + u.recompute_flops) * mbs;
+    out.units.push_back(sum);
+  }
+  const std::uint64_t row_bytes = times(static_cast<std::uint64_t>(r.model.hidden), dtype_size_bytes(r.param_dtype));
+  const int me = r.request.rank % r.request.ep;
+  for (std::size_t l = 0; l < traffic.size(); ++l) {
+    MoeLayerSummary m;
+    m.layer = static_cast<int>(l);
+    if (r.request.ep > 1) {
+      const MoeLayerTraffic& t = traffic[l];
+      const std::uint64_t sent = std::accumulate(t.send_rows.begin(), t.send_rows.end(), std::uint64_t{0});
+      const std::uint64_t recv = std::accumulate(t.recv_rows.begin(), t.recv_rows.end(), std::uint64_t{0});
+      m.dispatch_send_bytes = times(sent, row_bytes);
+      m.dispatch_cross_rank_bytes = times(sent - t.send_rows[me], row_bytes);
+      m.combine_send_bytes = times(recv, row_bytes);
+      m.combine_cross_rank_bytes = times(recv - t.recv_rows[me], row_bytes);
+    }
+    out.moe.push_back(m);
+  }
+}
+
+}  // namespace
+
+Schedule build_schedule(const WorkloadRequest& request) {
+  const ResolvedRequest r = resolve_request(request);
+  const std::vector<MoeLayerTraffic> traffic = route_all_layers(r);
+  const StepStructure s = build_step_structure(r, traffic);
+  Schedule out;
+  out.model = r.model.name;
+  out.plan = request.plan;
+  out.wrap = request.wrap;
+  out.world = request.world;
+  out.gpus_per_node = request.gpus_per_node;
+  out.ep = request.ep;
+  out.rank = request.rank;
+  out.micro_batch = request.micro_batch;
+  out.seq = request.seq;
+  out.micro_batches = request.micro_batches;
+  out.tokens_per_step = times(r.tokens, static_cast<std::uint64_t>(request.micro_batches));
+  const ModelTotals totals = model_totals(r.model, r.layers);
+  out.model_params = totals.params;
+  out.active_params = totals.active_params;
+  Builder b(r, s, traffic, out);
+  for (int m = 0; m < request.micro_batches; ++m) b.micro_batch(m);
+  summarize(r, s, traffic, out);
+  return out;
+}
+
+}  // namespace collreplay

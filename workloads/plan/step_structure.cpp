@@ -1,0 +1,205 @@
+#include "workloads/plan/step_structure.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "common/sizes.hpp"
+#include "workloads/plan/fsdp_padding.hpp"
+
+namespace collreplay {
+namespace {
+
+std::string common_path(const std::string& a, const std::string& b) {
+  std::size_t i = 0, last_dot = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) {
+    if (a[i] == '.') last_dot = i;
+    ++i;
+  }
+  if (i == a.size() && (i == b.size() || b[i] == '.')) return a;
+  if (i == b.size() && a[i] == '.') return b;
+  return a.substr(0, last_dot);
+}
+
+// Walks the tree in forward execution order, cutting segments and recording unit positions.
+class Walker {
+ public:
+  Walker(const ResolvedRequest& r, const std::vector<MoeLayerTraffic>& traffic, StepStructure& s,
+         const std::vector<int>& unit_of_node, const std::vector<int>& owner)
+      : r_(r), traffic_(traffic), s_(s), unit_of_node_(unit_of_node), owner_(owner) {}
+
+  void walk(int id) {
+    const ModuleNode& n = s_.tree.nodes[id];
+    const int unit = unit_of_node_[id];
+    const bool boundary = (unit >= 0 && s_.units[unit].params > 0) || n.decoder_layer;
+    if (boundary) close();
+    if (unit >= 0) s_.units[unit].entry_seg = static_cast<int>(s_.segments.size());
+    if (!n.params.empty() && n.compute == ComputeKind::none) pending_grad_.push_back(owner_[id]);
+    if (n.compute != ComputeKind::none) leaf(id);
+    const bool ep_moe = n.mlp && r_.model.is_moe() && r_.request.ep > 1;
+    for (int c : n.exec_children) {
+      if (ep_moe && s_.tree.nodes[c].experts_container) {
+        close();
+        if (!s_.segments.empty()) s_.segments.back().after = MoeMarker::dispatch;
+        walk(c);
+        close();
+        s_.segments.back().after = MoeMarker::combine;
+      } else {
+        walk(c);
+      }
+    }
+    if (boundary) close();
+    if (unit >= 0) s_.units[unit].exit_seg = static_cast<int>(s_.segments.size()) - 1;
+  }
+
+  void finish() {
+    close();
+    const int last = static_cast<int>(s_.segments.size()) - 1;
+    for (int u : pending_grad_) note_grad(u, std::max(last, 0));
+    for (Unit& u : s_.units)
+      if (u.grad_seg < 0) u.grad_seg = std::max(std::min(u.entry_seg, last), 0);
+  }
+
+ private:
+  void note_grad(int unit, int seg) {
+    int& g = s_.units[unit].grad_seg;
+    g = g < 0 ? seg : std::min(g, seg);
+  }
+
+  void leaf(int id) {
+    const ModuleNode& n = s_.tree.nodes[id];
+    const ModelConfig& m = r_.model;
+    const auto tokens = static_cast<std::int64_t>(r_.tokens);
+    GemmSet g;
+    auto expert_rows = [&](int e) {
+      return static_cast<std::int64_t>(traffic_.at(n.layer).expert_rows.at(e));
+    };
+    switch (n.compute) {
+      case ComputeKind::linear:
+        add_linear_gemms(n.expert < 0 ? tokens : expert_rows(n.expert), n.in_features,
+                         n.out_features, n.path, g);
+        break;
+      case ComputeKind::attention_core:
+        add_attention_gemms(r_.request.micro_batch, r_.request.seq, m.heads, m.head_dim, n.path, g);
+        break;
+      case ComputeKind::stacked_experts:
+        for (int e : n.experts_here) {
+          const std::string label = n.path + "[" + std::to_string(e) + "]";
+          add_linear_gemms(expert_rows(e), m.hidden, 2 * m.intermediate, label + ".gate_up_proj", g);
+          add_linear_gemms(expert_rows(e), m.intermediate, m.hidden, label + ".down_proj", g);
+        }
+        break;
+      case ComputeKind::none: break;
+    }
+    if (open_.empty()) {
+      open_seg_.label = n.path;
+      open_seg_.unit = owner_[id];
+      open_seg_.layer = n.layer;
+      open_seg_.gemms = {};
+    } else {
+      open_seg_.label = common_path(open_seg_.label, n.path);
+    }
+    open_.push_back(id);
+    const int seg = static_cast<int>(s_.segments.size());
+    for (int u : pending_grad_) note_grad(u, seg);
+    pending_grad_.clear();
+    if (!n.params.empty()) note_grad(owner_[id], seg);
+    Unit& u = s_.units[owner_[id]];
+    u.fwd_flops += gemm_flops(g.fwd);
+    u.bwd_flops += gemm_flops(g.bwd);
+    if (n.layer >= 0 && r_.request.activation_checkpointing) u.recompute_flops += gemm_flops(g.fwd);
+    open_seg_.gemms.fwd.insert(open_seg_.gemms.fwd.end(), g.fwd.begin(), g.fwd.end());
+    // Backward runs the leaves in reverse: prepend.
+    open_seg_.gemms.bwd.insert(open_seg_.gemms.bwd.begin(), g.bwd.begin(), g.bwd.end());
+  }
+
+  void close() {
+    if (open_.empty()) return;
+    s_.segments.push_back(open_seg_);
+    open_.clear();
+  }
+
+  const ResolvedRequest& r_;
+  const std::vector<MoeLayerTraffic>& traffic_;
+  StepStructure& s_;
+  const std::vector<int>& unit_of_node_;
+  const std::vector<int>& owner_;
+  std::vector<int> open_;
+  Segment open_seg_;
+  std::vector<int> pending_grad_;  // units with norm/embedding weights waiting for the next leaf
+};
+
+// Parameters of a unit in named_parameters() order, without those of units nested in it.
+void collect_params(const ModuleTree& t, int id, int unit, const std::vector<int>& unit_of_node,
+                    std::vector<const ParamTensor*>& out) {
+  for (const ParamTensor& p : t.nodes[id].params) out.push_back(&p);
+  for (int c : t.nodes[id].children)
+    if (unit_of_node[c] < 0 || unit_of_node[c] == unit) collect_params(t, c, unit, unit_of_node, out);
+}
+
+void set_owner(const ModuleTree& t, int id, int current, const std::vector<int>& unit_of_node,
+               std::vector<int>& owner) {
+  if (unit_of_node[id] >= 0) current = unit_of_node[id];
+  owner[id] = current;
+  for (int c : t.nodes[id].children) set_owner(t, c, current, unit_of_node, owner);
+}
+
+}  // namespace
+
+StepStructure build_step_structure(const ResolvedRequest& r, const std::vector<MoeLayerTraffic>& traffic) {
+  StepStructure s;
+  const WorkloadRequest& q = r.request;
+  TreeOptions opt;
+  opt.layers = r.layers;
+  opt.stacked_experts = r.stacked_experts;
+  opt.ep = q.ep;
+  opt.ep_index = q.rank % q.ep;
+  for (const MoeLayerTraffic& t : traffic) opt.replicated.push_back(t.replicated);
+  s.tree = build_module_tree(r.model, opt);
+  const ModuleTree& t = s.tree;
+
+  std::vector<int> prewrapped;
+  if (q.ep > 1)
+    for (int id = 0; id < static_cast<int>(t.nodes.size()); ++id)
+      if (t.nodes[id].experts_container) prewrapped.push_back(id);
+  std::vector<int> nodes = choose_units(t, r.wrap, prewrapped);
+  nodes.insert(nodes.begin(), 0);
+
+  std::vector<int> unit_of_node(t.nodes.size(), -1);
+  for (std::size_t u = 0; u < nodes.size(); ++u) unit_of_node[nodes[u]] = static_cast<int>(u);
+  std::vector<int> owner(t.nodes.size(), 0);
+  set_owner(t, 0, 0, unit_of_node, owner);
+
+  for (std::size_t u = 0; u < nodes.size(); ++u) {
+    const ModuleNode& n = t.nodes[nodes[u]];
+    Unit unit;
+    unit.node = nodes[u];
+    unit.root = u == 0;
+    unit.name = unit.root ? "root" : n.path;
+    unit.layer = n.layer;
+    const bool dp = std::find(prewrapped.begin(), prewrapped.end(), nodes[u]) != prewrapped.end();
+    unit.group = dp ? GroupKind::data_parallel : GroupKind::world;
+    unit.group_size = dp ? q.world / q.ep : q.world;
+    std::vector<const ParamTensor*> params;
+    collect_params(t, nodes[u], static_cast<int>(u), unit_of_node, params);
+    for (const ParamTensor* p : params) unit.params = checked_add(unit.params, p->numel(), "unit parameters");
+    unit.gathered_numel = r.plan == PlanKind::fsdp1
+                              ? fsdp1_flat_numel(params, unit.group_size, q.use_orig_params, r.param_dtype)
+                              : fsdp2_unit_numel(params, unit.group_size);
+    s.units.push_back(unit);
+  }
+
+  Walker w(r, traffic, s, unit_of_node, owner);
+  w.walk(0);
+  w.finish();
+
+  // Root first, then the others in forward entry order (ties: outer unit first = tree order).
+  std::stable_sort(s.units.begin() + 1, s.units.end(),
+                   [](const Unit& a, const Unit& b) { return a.entry_seg < b.entry_seg; });
+  // Unit indices moved with the sort: map segments back through node ids.
+  std::map<int, int> index_of_node;
+  for (std::size_t u = 0; u < s.units.size(); ++u) index_of_node[s.units[u].node] = static_cast<int>(u);
+  for (Segment& seg : s.segments) seg.unit = index_of_node[nodes[seg.unit]];
+  return s;
+}
+
+}  // namespace collreplay
