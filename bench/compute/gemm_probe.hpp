@@ -8,7 +8,7 @@ namespace collreplay {
 
 struct GemmProbe {
   int n = 0;               // n x n x n
-  double median_ms = 0;    // over the timed repetitions
+  double median_ms = 0;    // per GEMM, median over the timed repetitions (device: bursts of 20)
   double tflops = 0;       // 2 n^3 / median
 };
 
