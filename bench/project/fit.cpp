@@ -79,7 +79,9 @@ TierFitResult fit_tier(const std::vector<MeasuredPoint>& points, const std::vect
       }
     }
     const LeastSquares s = fit_nonnegative(t, known, x, {true, fit_base, true});
-    if (s.ok && s.sse < best_sse) {
+    // A curve must earn its place: ties (gamma = 1 is the same as extra latency per step) keep the
+    // simpler, earlier grid point.
+    if (s.ok && s.sse < best_sse - 1e-12 * static_cast<double>(n)) {
       best_sse = s.sse;
       best.params = TierParams{s.coef[0], 1.0 / (s.coef[2] * 1e3), curve.half_bytes, curve.gamma};
       best.base_us = fit_base ? s.coef[1] : fixed.base_us;
@@ -117,6 +119,8 @@ FitReport fit_fabric(const std::vector<MeasuredPoint>& all, const std::optional<
                      int links) {
   FitReport report;
   report.node_counts = node_counts(all);
+  if (std::none_of(all.begin(), all.end(), [](const MeasuredPoint& p) { return p.span.nodes > 1; }))
+    throw UsageError("no multi-node points to fit the inter-node tier");
   if (report.node_counts.size() < 2)
     throw UsageError("fitting needs measurements at 2 or more node counts; found " +
                      std::to_string(report.node_counts.size()) +
@@ -135,7 +139,6 @@ FitReport fit_fabric(const std::vector<MeasuredPoint>& all, const std::optional<
     if (p.span.nodes > 1 && p.span.ranks_per_node() > 1) multi_gpu_inter = true;
     report.points.push_back(f);
   }
-  if (inter.empty()) throw UsageError("no multi-node points to fit the inter-node tier");
   report.model.links = links;
   report.model.pat_allowed = any_pat;
   report.model.tree_allowed = any_tree;

@@ -54,17 +54,28 @@ LeastSquares fit_nonnegative(const std::vector<double>& t, const std::vector<dou
       }
     if (!allowed) continue;
     const std::size_t k = cols.size();
+    // Normal equations on columns scaled to unit norm (latency steps and bytes differ by 1e9).
+    std::vector<double> norm(k, 0);
+    for (std::size_t i = 0; i < t.size(); ++i)
+      for (std::size_t p = 0; p < k; ++p) norm[p] += (x[i][cols[p]] / t[i]) * (x[i][cols[p]] / t[i]);
+    bool empty_column = false;
+    for (double& v : norm) {
+      v = std::sqrt(v);
+      empty_column |= v == 0;
+    }
+    if (empty_column) continue;
     std::vector<std::vector<double>> a(k, std::vector<double>(k, 0));
     std::vector<double> b(k, 0), c;
     for (std::size_t i = 0; i < t.size(); ++i) {
       const double r = (t[i] - known[i]) / t[i];
       for (std::size_t p = 0; p < k; ++p) {
-        const double up = x[i][cols[p]] / t[i];
+        const double up = x[i][cols[p]] / t[i] / norm[p];
         b[p] += up * r;
-        for (std::size_t q = 0; q < k; ++q) a[p][q] += up * x[i][cols[q]] / t[i];
+        for (std::size_t q = 0; q < k; ++q) a[p][q] += up * x[i][cols[q]] / t[i] / norm[q];
       }
     }
     if (!solve_linear(a, b, c)) continue;
+    for (std::size_t p = 0; p < k; ++p) c[p] /= norm[p];
     bool feasible = c.back() > 0;
     for (double v : c) feasible &= v >= 0;
     if (!feasible) continue;
