@@ -79,7 +79,10 @@ void print_fit(const FitReport& fit, const std::string& source, std::ostream& ou
   for (int c : fit.node_counts) counts += (counts.empty() ? "" : ",") + std::to_string(c);
   out << "# fit of " << source << ": " << fit.intra_points << " intra-node and " << fit.inter_points
       << " inter-node points at node counts " << counts << "\n";
-  out << "#   intra " << (fit.intra_fitted ? "(fitted)" : "(given)") << ": " << tier_text(fit.model.intra) << "\n";
+  if (fit.intra_fitted || fit.model.intra.bw_gbyte_s > 0)
+    out << "#   intra " << (fit.intra_fitted ? "(fitted)" : "(given)") << ": " << tier_text(fit.model.intra) << "\n";
+  else
+    out << "#   intra: none (one rank per node)\n";
   out << "#   base latency per collective: " << fmt("%.3g", fit.model.base_us) << " us\n";
   out << "#   inter " << (fit.inter_points > 0 ? "(fitted)" : "(profile)") << ": " << tier_text(fit.model.inter) << "\n";
   out << "#   measured/predicted 10th-90th percentile: " << fmt("%.3f", fit.ratio_lo) << " - "
