@@ -178,6 +178,29 @@ TEST_F(ProjectValidate, PredictsTheHeldOutNodeCountOfASyntheticSweep) {
   EXPECT_EQ(steps, 1);
 }
 
+TEST_F(ProjectValidate, ComputeFromAMeasuredReplayMatchesOpsByName) {
+  WorkloadRequest replay;
+  replay.model = "qwen2.5-0.5b";
+  replay.layers = 2;
+  replay.seq = 256;
+  synthetic::write_sweep(dir_, {1}, 2, 0, &replay);
+  const ComputeSource source = parse_compute(dir_.string(), replay);
+  ASSERT_TRUE(source.peak_tflops.has_value());
+  EXPECT_EQ(*source.peak_tflops, 100.0);
+  replay.world = 64;  // another world size: same compute op names, same per-rank shapes
+  const Schedule s = build_schedule(replay);
+  int matched = 0;
+  for (const ScheduleOp& op : s.ops)
+    if (!op.is_collective()) {
+      EXPECT_NEAR(source.op_ms(op), gemm_flops(op.compute()) / 50e12 * 1e3, 1e-12) << op.name;
+      ++matched;
+    }
+  EXPECT_GT(matched, 3);
+  WorkloadRequest other = replay;
+  other.seq = 512;
+  EXPECT_THROW(parse_compute(dir_.string(), other), UsageError);
+}
+
 TEST_F(ProjectValidate, RefusesFewerThanThreeNodeCounts) {
   synthetic::write_sweep(dir_, {1, 2}, 2, 0);
   EXPECT_THROW(validate_results(load_results(dir_.string()), std::nullopt, 1), UsageError);
