@@ -1,0 +1,24 @@
+// project: a fitted collective cost model that predicts per-layer overlap headroom, exposed comm,
+// tokens/s and MFU at node counts nobody measured (bench/project/), and checks itself against a
+// held-out node count (--validate). No MPI, no GPU.
+#include <CLI/CLI.hpp>
+
+#include "bench/guarded_main.hpp"
+#include "bench/project/project_cli.hpp"
+#include "common/errors.hpp"
+
+int main(int argc, char** argv) {
+  return collreplay::guarded_main(argc, argv, [](int n, char** args) {
+    CLI::App app{"collreplay project: headroom, exposed comm and tokens/s projected over node counts"};
+    collreplay::project::ProjectOptions options;
+    collreplay::project::add_project_options(app, options);
+    try {
+      app.parse(n, args);
+    } catch (const CLI::Success& e) {
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      throw collreplay::UsageError(e.what());
+    }
+    return collreplay::project::run_project(options, app);
+  });
+}

@@ -1,0 +1,74 @@
+#include "bench/project/compute_source.hpp"
+
+#include <filesystem>
+
+#include "bench/compute/gpu_peaks.hpp"
+#include "bench/headroom.hpp"
+#include "bench/project/measured_points.hpp"
+#include "common/errors.hpp"
+
+namespace collreplay::project {
+namespace {
+
+double parse_mfu(const std::string& text, const std::string& spec) {
+  std::size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const bool percent = used + 1 == text.size() && text.back() == '%';
+  if (used == 0 || (used != text.size() && !percent))
+    throw UsageError("--compute " + spec + ": MFU '" + text + "' is not a number");
+  if (percent) value /= 100;
+  if (!(value > 0 && value <= 1)) throw UsageError("--compute " + spec + ": MFU must be in (0, 1]");
+  return value;
+}
+
+ComputeSource modelled(const std::string& spec) {
+  const std::string body = spec.substr(6);
+  const std::size_t at = body.find('@');
+  if (at == std::string::npos)
+    throw UsageError("--compute " + spec + ": give the MFU, e.g. model:h100@0.45");
+  const std::string gpu = body.substr(0, at);
+  const auto peak = find_gpu_peak(gpu);
+  if (!peak) throw UsageError("--compute " + spec + ": unknown GPU '" + gpu + "' (a100, h100, h200, b200)");
+  ComputeSource source;
+  source.label = spec;
+  source.peak_tflops = peak->bf16_dense_tflops;
+  source.mfu = parse_mfu(body.substr(at + 1), spec);
+  return source;
+}
+
+}  // namespace
+
+double ComputeSource::op_ms(const ScheduleOp& op) const {
+  if (measured_ms.empty()) return gemm_flops(op.compute()) / (*peak_tflops * 1e12 * mfu) * 1e3;
+  auto it = measured_ms.find(op.name);
+  if (it == measured_ms.end())
+    throw UsageError("--compute " + label + ": the measured replay has no compute op '" + op.name + "'");
+  return it->second;
+}
+
+ComputeSource parse_compute(const std::string& spec, const WorkloadRequest& request) {
+  if (spec.rfind("model:", 0) == 0) return modelled(spec);
+  std::error_code ec;
+  if (!std::filesystem::exists(spec, ec))
+    throw UsageError("--compute '" + spec + "' is neither model:GPU@MFU nor a results folder");
+  for (const ReplayRun& run : load_results(spec).replays) {
+    if (run.compute_ms.empty() || run.model != request.model || run.micro_batch != request.micro_batch ||
+        run.seq != request.seq)
+      continue;
+    ComputeSource source;
+    source.label = spec;
+    source.peak_tflops = run.peak_tflops;
+    source.measured_ms = run.compute_ms;
+    return source;
+  }
+  throw UsageError("--compute " + spec + ": no replay of " + request.model + " at micro-batch " +
+                   std::to_string(request.micro_batch) + " x seq " + std::to_string(request.seq) +
+                   " with compute times");
+}
+
+}  // namespace collreplay::project

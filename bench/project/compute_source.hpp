@@ -1,0 +1,29 @@
+// Where projected compute times come from: a GPU's bf16 peak at a given MFU
+// (`model:h100@0.45`), or a measured replay's compute-only pass (a results folder), matched to the
+// schedule's compute ops by name. Per-rank compute does not change with node count (FSDP keeps
+// each rank's tokens), so one measurement serves every projected world size.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+
+#include "workloads/request.hpp"
+#include "workloads/schedule.hpp"
+
+namespace collreplay::project {
+
+struct ComputeSource {
+  std::string label;                  // what --compute said
+  std::optional<double> peak_tflops;  // per GPU: sets MFU
+  double mfu = 0;                     // modelled: achieved fraction of the peak
+  std::map<std::string, double> measured_ms;  // measured: compute op name -> ms
+
+  // Time of one compute op; UsageError when a measured source lacks it.
+  double op_ms(const ScheduleOp& op) const;
+};
+
+// `model:GPU@MFU` (MFU as 0.45 or 45%) or a results folder holding a replay of request's model,
+// micro-batch and sequence length. UsageError with one line otherwise.
+ComputeSource parse_compute(const std::string& spec, const WorkloadRequest& request);
+
+}  // namespace collreplay::project

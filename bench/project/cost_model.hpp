@@ -1,0 +1,80 @@
+// A collective cost model with NCCL's tuner structure: time = latency + bytes / bandwidth, per
+// algorithm, over two tiers (intra-node: NVLink or shared memory; inter-node: the fabric). Every
+// algorithm reduces to the same CostTerms (latency steps and bytes per tier), so fitting and
+// prediction share one evaluation. Pure arithmetic: no MPI, no CUDA.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace collreplay::project {
+
+// One tier's parameters. Bandwidth is what one transfer stream of the tier sustains at large
+// sizes: intra = per GPU (ring bus bandwidth inside a node), inter = per node, all NICs together.
+// Small messages do not reach it: efficiency(m) = 1 / (1 + (half_bytes / m)^gamma) of the chunk a
+// step moves; half_bytes = 0 means no curve (the tuner's plain alpha-beta form; gamma = 1 with
+// half_bytes > 0 is the same form with extra latency).
+struct TierParams {
+  double alpha_us = 0;       // latency per step
+  double bw_gbyte_s = 0;     // large-message bandwidth, GB/s (1e9 bytes/s)
+  double half_bytes = 0;     // chunk size at which efficiency is one half
+  double gamma = 1;          // steepness of the efficiency curve
+};
+
+double efficiency(const TierParams& tier, double chunk_bytes);
+
+struct FabricModel {
+  double base_us = 0;        // fixed cost of any collective on 2+ ranks (launch, protocol setup)
+  TierParams intra;
+  TierParams inter;
+  int links = 1;             // NICs per node: a node with fewer GPUs than NICs in a group uses fewer
+  bool pat_allowed = true;   // NCCL's PAT at one GPU per node (false: the fit saw no PAT points)
+  bool tree_allowed = true;  // tree all-reduce across nodes
+};
+
+enum class CollKind { all_gather, reduce_scatter, all_reduce, all_to_all };
+enum class Algo { ring, pat, tree, pairwise };
+
+// "all_gather" ... ; all_to_allv maps to all_to_all. Throws UsageError on anything else.
+CollKind coll_kind_from_name(std::string_view name);
+std::string_view coll_kind_name(CollKind kind);
+std::string_view algo_name(Algo algo);
+// "ring", "PAT", "Tree", "RING_LL128" ... (NCCL's names, any case, protocol suffix ignored).
+// Returns false when the name is not one of the modelled algorithms.
+bool algo_from_name(std::string_view name, Algo& algo);
+
+// Where a collective's group sits: ranks in the group and the nodes they span (equal ranks per node).
+struct GroupSpan {
+  int ranks = 1;
+  int nodes = 1;
+  int ranks_per_node() const { return nodes > 0 ? ranks / nodes : 0; }
+};
+
+// What an algorithm costs, before parameters: latency steps per tier and bytes per tier.
+// time = base + intra_steps * alpha_intra + inter_steps * alpha_inter
+//        + max(intra_bytes / (B_intra * e(intra_chunk)), inter_bytes / (B_inter * share * e(inter_chunk)))
+struct CostTerms {
+  double intra_steps = 0, inter_steps = 0;
+  double intra_bytes = 0, inter_bytes = 0;   // through one GPU's intra link; through one node's NICs
+  double intra_chunk = 0, inter_chunk = 0;   // bytes moved per step (sets the efficiency)
+  double inter_share = 1;                    // fraction of the node's NICs the group can use
+};
+
+// nccl-tests' S: the whole buffer (all-gather output, reduce-scatter input, all-to-all send
+// buffer, all-reduce buffer). Returns false when the algorithm does not apply to kind/span.
+bool cost_terms(CollKind kind, Algo algo, double bytes, const GroupSpan& span, int links,
+                CostTerms& terms);
+
+double evaluate_us(const CostTerms& terms, const FabricModel& model);
+
+struct Prediction {
+  double time_us = 0;
+  Algo algo = Algo::ring;
+};
+
+// The fastest applicable algorithm, as NCCL's tuner picks (all-to-all: pairwise only).
+Prediction predict(CollKind kind, double bytes, const GroupSpan& span, const FabricModel& model);
+// The given algorithm, or the tuner's pick when it does not apply.
+Prediction predict_with(CollKind kind, Algo algo, double bytes, const GroupSpan& span,
+                        const FabricModel& model);
+
+}  // namespace collreplay::project

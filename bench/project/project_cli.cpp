@@ -1,0 +1,154 @@
+#include "bench/project/project_cli.hpp"
+
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "bench/project/compute_source.hpp"
+#include "bench/project/fabric_profiles.hpp"
+#include "bench/project/fit.hpp"
+#include "bench/project/measured_points.hpp"
+#include "bench/project/project_report.hpp"
+#include "bench/project/projection.hpp"
+#include "bench/project/validate.hpp"
+#include "bench/results.hpp"
+#include "bench/workload_cli.hpp"
+#include "common/errors.hpp"
+
+namespace collreplay::project {
+namespace {
+
+// Where the repository's data lies as seen from build/bin (or an installed bin/).
+std::string beside(const std::string& relative) {
+  return find_beside_executable({"../../" + relative, "../" + relative});
+}
+
+std::string intra_results(const ProjectOptions& o) {
+  if (!o.intra.empty()) return o.intra;
+  for (const char* candidate : {"bench/measured/2026-11-23", "sweeps/measured/2026-11-23"}) {
+    const std::string found = beside(candidate);
+    if (!found.empty()) return found;
+  }
+  throw UsageError("no intra-node measurements found beside the executable: give --intra RESULTS_DIR");
+}
+
+FitReport intra_fit(const ProjectOptions& o, const FabricModel& model) {
+  const std::string dir = intra_results(o);
+  return fit_intra(load_results(dir, o.intra_transport).points, model);
+}
+
+void write(const std::string& path, const std::vector<nlohmann::json>& records, ResultsFile& file) {
+  if (path.empty()) return;
+  for (const nlohmann::json& r : records) file.add(r);
+  file.commit();
+  std::cout << "# wrote " << records.size() << " records to " << path << "\n";
+}
+
+int run_validate(const ProjectOptions& o, ResultsFile& file) {
+  std::optional<FabricModel> intra;
+  if (!o.intra.empty()) intra = intra_fit(o, FabricModel{}).model;
+  const ResultsSet results = load_results(o.validate, o.transport);
+  const ValidationReport report = validate_results(results, intra, 1);
+  print_fit(report.fit, o.validate, std::cout);
+  print_validation(report, std::cout);
+  write(o.out, validation_json(report, o.validate), file);
+  return 0;
+}
+
+}  // namespace
+
+void add_project_options(CLI::App& app, ProjectOptions& o) {
+  add_workload_options(app, o.request);
+  app.add_option("--fabric", o.fabric, "fabric profile (sweeps/fabrics.tsv) or a results folder to fit");
+  app.add_option("--compute", o.compute, "model:GPU@MFU (a100 h100 h200 b200) or a results folder with a replay");
+  app.add_option("--nodes", o.nodes, "node counts to project, comma-separated")->capture_default_str();
+  app.add_option("--out", o.out, "write JSON Lines records here");
+  app.add_option("--fabrics-file", o.fabrics_file, "fabric profiles (default: sweeps/fabrics.tsv of this checkout)");
+  app.add_option("--intra", o.intra, "results folder to fit the intra-node tier from (default: the measured 2x H200 sweep)");
+  app.add_option("--intra-transport", o.intra_transport, "transport of the intra-node points")->capture_default_str();
+  app.add_option("--transport", o.transport, "use only results whose verified transport is this");
+  app.add_option("--validate", o.validate, "fit all node counts of this results folder but the largest; predict the largest");
+}
+
+std::vector<int> parse_node_counts(const std::string& text) {
+  std::vector<int> counts;
+  std::stringstream list(text);
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    std::size_t used = 0;
+    long value = 0;
+    try {
+      value = std::stol(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || value < 1 || value > 1 << 20)
+      throw UsageError("--nodes '" + text + "': '" + item + "' is not a positive node count");
+    counts.push_back(static_cast<int>(value));
+  }
+  if (counts.empty()) throw UsageError("--nodes is empty");
+  return counts;
+}
+
+int run_project(const ProjectOptions& o, const CLI::App& app) {
+  ResultsFile file(o.out, true);
+  if (!o.validate.empty()) return run_validate(o, file);
+  if (app.count("--world")) throw UsageError("--world is set by project: --nodes x --gpus-per-node");
+  if (o.fabric.empty()) throw UsageError("--fabric PROFILE|RESULTS_DIR is required");
+  if (o.compute.empty()) throw UsageError("--compute model:GPU@MFU|RESULTS_DIR is required");
+  if (o.request.gpus_per_node < 1) throw UsageError("--gpus-per-node must be at least 1");
+  const std::vector<int> counts = parse_node_counts(o.nodes);
+
+  ProjectionInputs in;
+  in.request = o.request;
+  ProjectionLabels labels;
+  labels.model = o.request.model;
+  labels.gpus_per_node = o.request.gpus_per_node;
+  labels.compute = o.compute;
+  std::vector<nlohmann::json> records;
+  std::error_code ec;
+  if (std::filesystem::exists(o.fabric, ec)) {
+    const ResultsSet results = load_results(o.fabric, o.transport);
+    std::optional<FabricModel> intra;
+    bool single_node = false;
+    for (const MeasuredPoint& p : results.points) single_node |= p.span.nodes == 1 && p.span.ranks > 1;
+    if (!single_node && o.request.gpus_per_node > 1) intra = intra_fit(o, FabricModel{}).model;
+    const FitReport fit = fit_fabric(results.points, intra, 1);
+    print_fit(fit, o.fabric, std::cout);
+    records.push_back(fit_json(fit, o.fabric));
+    in.model = fit.model;
+    in.ratio_lo = fit.ratio_lo;
+    in.ratio_hi = fit.ratio_hi;
+    labels.fabric = "fit:" + o.fabric;
+    labels.intra = fit.intra_fitted ? "fit:" + o.fabric : "fit:" + intra_results(o);
+  } else {
+    const std::string table = !o.fabrics_file.empty() ? o.fabrics_file : beside("sweeps/fabrics.tsv");
+    if (table.empty()) throw UsageError("no sweeps/fabrics.tsv beside the executable: give --fabrics-file");
+    const FabricProfile profile = find_fabric_profile(load_fabric_profiles(table), o.fabric);
+    in.model.inter = inter_tier_of(profile);
+    in.model.links = profile.links;
+    labels.fabric = profile.name;
+    labels.intra = "none (1 GPU per node)";
+    if (o.request.gpus_per_node > 1) {
+      const FitReport fit = intra_fit(o, in.model);
+      print_fit(fit, intra_results(o) + " (" + o.intra_transport + ")", std::cout);
+      records.push_back(fit_json(fit, intra_results(o)));
+      in.model.intra = fit.model.intra;
+      in.model.base_us = fit.model.base_us;
+      in.ratio_lo = fit.ratio_lo;
+      in.ratio_hi = fit.ratio_hi;
+      labels.intra = "fit:" + intra_results(o) + " (" + o.intra_transport + ")";
+    }
+  }
+  in.compute = parse_compute(o.compute, o.request);
+
+  std::vector<ProjectionRow> rows;
+  for (int nodes : counts) rows.push_back(project_nodes(in, nodes));
+  const std::optional<int> tip = tipping_point(rows);
+  print_projection(rows, labels, tip, std::cout);
+  for (const ProjectionRow& row : rows) records.push_back(projection_json(row, labels, tip));
+  write(o.out, records, file);
+  return 0;
+}
+
+}  // namespace collreplay::project

@@ -1,0 +1,33 @@
+// The `project` command line: replay's workload flags plus the fabric, compute and node counts
+// to project, or --validate RESULTS_DIR.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "workloads/request.hpp"
+
+namespace collreplay::project {
+
+struct ProjectOptions {
+  WorkloadRequest request;
+  std::string fabric;        // profile name, or a results folder to fit
+  std::string compute;       // model:GPU@MFU, or a results folder with a compute-only replay
+  std::string nodes = "1,2,4,8,16,32,64,128,256,512,1024";
+  std::string out;           // JSON Lines file
+  std::string fabrics_file;  // default: sweeps/fabrics.tsv beside the executable's checkout
+  std::string intra;         // results for the intra-node tier; default: the measured 2x H200 NVLink sweep
+  std::string intra_transport = "nvlink";
+  std::string transport;     // keep only results with this verified transport
+  std::string validate;      // results folder: fit all node counts but the largest, predict it
+  std::vector<std::string> command_line;
+};
+
+void add_project_options(CLI::App& app, ProjectOptions& options);
+
+// "1,2,4" -> {1, 2, 4}; UsageError on anything but positive integers.
+std::vector<int> parse_node_counts(const std::string& text);
+
+int run_project(const ProjectOptions& options, const CLI::App& app);
+
+}  // namespace collreplay::project

@@ -1,0 +1,35 @@
+// What `project` prints and writes: the fit, the projection per node count, the validation.
+// Tables go to a stream; records are JSON objects for the results file (record "fit",
+// "projection", "validation", "validation_summary").
+#pragma once
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/project/fit.hpp"
+#include "bench/project/projection.hpp"
+#include "bench/project/validate.hpp"
+
+namespace collreplay::project {
+
+struct ProjectionLabels {
+  std::string model, fabric, compute, intra;  // what the user asked for, in words
+  int gpus_per_node = 8;
+};
+
+nlohmann::json tier_json(const TierParams& tier);
+nlohmann::json fit_json(const FitReport& fit, const std::string& source);
+void print_fit(const FitReport& fit, const std::string& source, std::ostream& out);
+
+nlohmann::json projection_json(const ProjectionRow& row, const ProjectionLabels& labels,
+                               const std::optional<int>& tipping_point_nodes);
+void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLabels& labels,
+                      const std::optional<int>& tipping_point_nodes, std::ostream& out);
+
+std::vector<nlohmann::json> validation_json(const ValidationReport& report, const std::string& source);
+void print_validation(const ValidationReport& report, std::ostream& out);
+
+}  // namespace collreplay::project

@@ -1,0 +1,106 @@
+#include "bench/project/projection.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "bench/headroom.hpp"
+#include "bench/project/measured_points.hpp"
+#include "bench/project/step_sim.hpp"
+#include "common/errors.hpp"
+#include "workloads/schedule_builder.hpp"
+#include "workloads/schedule_summary.hpp"
+
+namespace collreplay::project {
+namespace {
+
+std::vector<double> scaled_comm(const Schedule& s, std::vector<double> op_ms, double factor) {
+  for (std::size_t i = 0; i < s.ops.size(); ++i)
+    if (s.ops[i].is_collective()) op_ms[i] *= factor;
+  return op_ms;
+}
+
+}  // namespace
+
+ProjectionRow project_nodes(const ProjectionInputs& in, int nodes) {
+  const int g = in.request.gpus_per_node;
+  if (nodes < 1 || g < 1) throw UsageError("node counts and GPUs per node must be positive");
+  WorkloadRequest request = in.request;
+  request.world = nodes * g;
+  const Schedule s = build_schedule(request);
+
+  ProjectionRow row;
+  row.nodes = nodes;
+  row.world = request.world;
+  OpTimes times;
+  times.compute_only_ms.assign(s.ops.size(), 0.0);
+  times.comm_only_ms.assign(s.ops.size(), 0.0);
+  std::vector<double> op_ms(s.ops.size(), 0.0);
+  std::map<std::string, double> largest;
+  std::map<std::string, int> layer_of_unit;
+  for (std::size_t i = 0; i < s.ops.size(); ++i) {
+    const ScheduleOp& op = s.ops[i];
+    layer_of_unit.emplace(op.unit, op.layer);
+    if (!op.is_collective()) {
+      op_ms[i] = times.compute_only_ms[i] = in.compute.op_ms(op);
+      row.compute_step_ms += op_ms[i];
+      continue;
+    }
+    const CollectiveOp& c = op.collective();
+    const CollKind kind = coll_kind_from_name(collective_kind_name(c.kind));
+    const GroupSpan span = replay_group_span(std::string(group_kind_name(c.group)),
+                                             group_size(s, c.group), nodes, g);
+    const Prediction p = predict(kind, static_cast<double>(c.bytes), span, in.model);
+    op_ms[i] = times.comm_only_ms[i] = p.time_us / 1e3;
+    row.comm_step_ms += op_ms[i];
+    const std::string name(coll_kind_name(kind));
+    if (!largest.count(name) || static_cast<double>(c.bytes) > largest[name]) {
+      largest[name] = static_cast<double>(c.bytes);
+      row.algorithms[name] = std::string(algo_name(p.algo));
+    }
+  }
+
+  // Per unit, then per decoder layer (a layer may hold several units: submodule wrapping).
+  std::map<int, UnitProjection> layers;
+  for (const UnitHeadroom& u : unit_headroom(s, times)) {
+    const int layer = layer_of_unit.count(u.unit) ? layer_of_unit[u.unit] : -1;
+    row.units.push_back({u.unit, layer, u.comm_ms, u.compute_ms, u.headroom_ms});
+    if (layer < 0) continue;
+    UnitProjection& l = layers[layer];
+    l.layer = layer;
+    l.comm_ms += u.comm_ms;
+    l.compute_ms += u.compute_ms;
+    l.headroom_ms += u.headroom_ms;
+  }
+  if (!layers.empty()) {
+    std::vector<UnitProjection> sorted;
+    for (const auto& [index, l] : layers) sorted.push_back(l);
+    std::sort(sorted.begin(), sorted.end(),
+              [](const UnitProjection& a, const UnitProjection& b) { return a.headroom_ms < b.headroom_ms; });
+    const UnitProjection& median = sorted[(sorted.size() - 1) / 2];
+    row.median_layer = median.layer;
+    row.layer_comm_ms = median.comm_ms;
+    row.layer_compute_ms = median.compute_ms;
+    row.headroom_ms = median.headroom_ms;
+    row.headroom_lo_ms = median.compute_ms - median.comm_ms * in.ratio_hi;
+    row.headroom_hi_ms = median.compute_ms - median.comm_ms * in.ratio_lo;
+  }
+
+  row.step_ms = simulate_step_ms(s, op_ms);
+  row.exposed_comm_ms = row.step_ms - row.compute_step_ms;
+  row.exposed_lo_ms = simulate_step_ms(s, scaled_comm(s, op_ms, in.ratio_lo)) - row.compute_step_ms;
+  row.exposed_hi_ms = simulate_step_ms(s, scaled_comm(s, op_ms, in.ratio_hi)) - row.compute_step_ms;
+  if (row.step_ms > 0) {
+    row.tokens_per_s = static_cast<double>(s.tokens_per_step) * row.world / (row.step_ms / 1e3);
+    if (in.compute.peak_tflops)
+      row.mfu = schedule_flops(s) / (row.step_ms / 1e3) / (*in.compute.peak_tflops * 1e12);
+  }
+  return row;
+}
+
+std::optional<int> tipping_point(const std::vector<ProjectionRow>& rows) {
+  for (const ProjectionRow& r : rows)
+    if (r.median_layer >= 0 && r.headroom_ms < 0) return r.nodes;
+  return std::nullopt;
+}
+
+}  // namespace collreplay::project

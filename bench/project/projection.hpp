@@ -1,0 +1,48 @@
+// Projects one training step at a node count: the workloads' schedule at that world size (its
+// real per-unit bytes and GEMM FLOPs), each collective timed by the cost model, each compute op by
+// the compute source; then per-unit headroom (bench/headroom.hpp), the median decoder layer with a
+// band from the fit's residuals, the overlapped step, tokens/s and MFU.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/project/compute_source.hpp"
+#include "bench/project/cost_model.hpp"
+#include "workloads/request.hpp"
+
+namespace collreplay::project {
+
+struct ProjectionInputs {
+  WorkloadRequest request;     // world is set per node count
+  FabricModel model;
+  double ratio_lo = 1, ratio_hi = 1;  // comm-time band (fit residuals)
+  ComputeSource compute;
+};
+
+struct UnitProjection {
+  std::string unit;
+  int layer = -1;
+  double comm_ms = 0, compute_ms = 0, headroom_ms = 0;
+};
+
+struct ProjectionRow {
+  int nodes = 1, world = 1;
+  std::vector<UnitProjection> units;
+  int median_layer = -1;
+  double layer_comm_ms = 0, layer_compute_ms = 0;
+  double headroom_ms = 0, headroom_lo_ms = 0, headroom_hi_ms = 0;
+  double compute_step_ms = 0, comm_step_ms = 0;
+  double step_ms = 0, exposed_comm_ms = 0, exposed_lo_ms = 0, exposed_hi_ms = 0;
+  double tokens_per_s = 0;
+  std::optional<double> mfu;
+  std::map<std::string, std::string> algorithms;  // collective kind -> algorithm of its largest op
+};
+
+ProjectionRow project_nodes(const ProjectionInputs& inputs, int nodes);
+
+// The first row whose median layer's headroom is negative.
+std::optional<int> tipping_point(const std::vector<ProjectionRow>& rows);
+
+}  // namespace collreplay::project
