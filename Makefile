@@ -57,7 +57,7 @@ LIB_SRCS  := $(call pick,common/*.cpp workloads/*.cpp collectives/*.cpp collecti
 PLOT_SRCS := $(call pick,plots/*.cpp)
 BENCH_BINS := $(patsubst bench/bin/%.cpp,$(BIN)/%,$(wildcard bench/bin/*.cpp))
 PLOT_BINS  := $(if $(HAVE_PLOT),$(patsubst plots/bin/%.cpp,$(BIN)/%,$(wildcard plots/bin/*.cpp)))
-TEST_SUITES := unit mpi cli gpu $(if $(HAVE_PLOT),plots)
+TEST_SUITES := unit mpi cli gpu emulated $(if $(HAVE_PLOT),plots)
 TEST_BINS := $(foreach s,$(TEST_SUITES),$(if $(wildcard tests/$(s)/*.cpp),$(BIN)/$(s)_tests))
 
 .SECONDEXPANSION:
