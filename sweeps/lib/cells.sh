@@ -30,13 +30,17 @@ parse_hostfile() {
 }
 
 # The default dilation: the smallest whole factor that brings every shaped fabric of the sweep to
-# 2 Gbit/s per node or less (half the host's ~4 Gbit/s, so the shaping and not the host decides).
+# 2 Gbit/s summed over the largest node count (so at most that per node): well below what two
+# cores move between namespaces, so the shaping and not the host decides the bandwidth.
+SUM_CAP_GBIT_S=2
 default_dilation() {
-  local fabric gbit d=1
+  local fabric gbit d=1 max_nodes
+  max_nodes=$(max_of "$NODE_LIST")
   for fabric in $(split_list "$FABRICS"); do
     [ "$fabric" = real ] && continue
     read -r gbit _ _ <<<"$(fabric_fields "$fabric")"
-    d=$(awk -v g="$gbit" -v d="$d" 'BEGIN { x = g / 2; x = (x == int(x)) ? x : int(x) + 1; print (x > d) ? x : d }')
+    d=$(awk -v g="$gbit" -v n="$max_nodes" -v cap="$SUM_CAP_GBIT_S" -v d="$d" \
+      'BEGIN { x = g * n / cap; x = (x == int(x)) ? x : int(x) + 1; print (x > d) ? x : d }')
   done
   echo "$d"
 }
@@ -72,7 +76,10 @@ validate_inputs() {
     slurm) [ "$max_nodes" -le "${SLURM_JOB_NUM_NODES:-1}" ] ||
       usage_error "--nodes $max_nodes: the allocation has ${SLURM_JOB_NUM_NODES:-1} nodes" ;;
   esac
-  if [ -z "$DILATE" ]; then DILATE=$(default_dilation); fi
+  # Real fabrics are not dilated; a --fabric label there only names them.
+  if [ -z "$DILATE" ]; then
+    if [ "$LAUNCHER" = emulate ]; then DILATE=$(default_dilation); else DILATE=1; fi
+  fi
   is_positive_number "$DILATE" || usage_error "--dilate must be a positive number"
   if [[ $EXE != */* ]]; then EXE=$BIN_DIR/$EXE; fi
   [ -x "$EXE" ] || usage_error "executable '$EXE' not found (build it: make build/bin/$(basename "$EXE"))"
