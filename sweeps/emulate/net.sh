@@ -1,22 +1,22 @@
 # The emulated fabric: one network namespace per node (PREFIX0..), each with eth0 (a veth) whose
-# peer pI sits on bridge br0 in the namespace PREFIX-fabric; the root namespace is never touched.
-# Every node also gets a persistent UTS namespace ($STATE/uts/NAME) holding its hostname.
-# Sourced by `cluster` after common.sh; uses STATE, PREFIX, NODES.
+# peer pI sits on bridge br0 in the namespace CL_PREFIX-fabric; the root namespace is never touched.
+# Every node also gets a persistent UTS namespace ($CL_STATE/uts/NAME) holding its hostname.
+# Sourced by `cluster` after common.sh; uses CL_STATE, CL_PREFIX, CL_NODES.
 
-node_name() { echo "$PREFIX$1"; }
+node_name() { echo "$CL_PREFIX$1"; }
 node_addr() { echo "$NET_PREFIX.$(($1 + 1))"; }
-fabric_ns() { echo "$PREFIX-fabric"; }
+fabric_ns() { echo "$CL_PREFIX-fabric"; }
 
 net_up() {
   local br i name
   br=$(fabric_ns)
-  mkdir -p "$STATE/uts"
+  mkdir -p "$CL_STATE/uts"
   ip netns add "$br"
   ip -n "$br" link set lo up
   ip -n "$br" link add br0 type bridge
   ip -n "$br" link set br0 up
-  : >"$STATE/nodes"
-  for ((i = 0; i < NODES; i++)); do
+  : >"$CL_STATE/nodes"
+  for ((i = 0; i < CL_NODES; i++)); do
     name=$(node_name "$i")
     ip netns add "$name"
     ip -n "$br" link add "p$i" type veth peer name eth0 netns "$name"
@@ -24,9 +24,9 @@ net_up() {
     ip -n "$name" link set lo up
     ip -n "$name" addr add "$(node_addr "$i")/24" dev eth0
     ip -n "$name" link set eth0 up
-    touch "$STATE/uts/$name"
-    unshare --uts="$STATE/uts/$name" hostname "$name"
-    echo "$name $(node_addr "$i")" >>"$STATE/nodes"
+    touch "$CL_STATE/uts/$name"
+    unshare --uts="$CL_STATE/uts/$name" hostname "$name"
+    echo "$name $(node_addr "$i")" >>"$CL_STATE/nodes"
   done
 }
 
@@ -38,7 +38,7 @@ net_shape() {
   [ "$rate_mbit" = 0 ] && [ "$latency_us" = 0 ] && return 0
   # A burst of 10 ms at the rate, at least 128 KiB so one GSO segment always fits.
   burst_bytes=$(awk -v r="$rate_mbit" 'BEGIN { b = r * 1e6 / 8 / 100; if (b < 131072) b = 131072; printf "%d", b }')
-  for ((i = 0; i < NODES; i++)); do
+  for ((i = 0; i < CL_NODES; i++)); do
     shape_device "$(node_name "$i")" eth0 "$rate_mbit" "$latency_us" "$burst_bytes"
     shape_device "$br" "p$i" "$rate_mbit" "$latency_us" "$burst_bytes"
   done
@@ -68,9 +68,9 @@ netem_available() {
   return 1
 }
 
-# Namespaces of ours: PREFIX<digits> and PREFIX-fabric.
+# Namespaces of ours: CL_PREFIX<digits> and CL_PREFIX-fabric.
 our_namespaces() {
-  ip netns list 2>/dev/null | awk '{ print $1 }' | grep -E "^${PREFIX}([0-9]+|-fabric)\$" || true
+  ip netns list 2>/dev/null | awk '{ print $1 }' | grep -E "^${CL_PREFIX}([0-9]+|-fabric)\$" || true
 }
 
 net_down() {
@@ -87,8 +87,8 @@ net_down() {
     [ -n "$pids" ] && kill -KILL $pids 2>/dev/null || true
     ip netns del "$ns" 2>/dev/null || true
   done
-  if [ -d "$STATE/uts" ]; then
-    for name in "$STATE"/uts/*; do
+  if [ -d "$CL_STATE/uts" ]; then
+    for name in "$CL_STATE"/uts/*; do
       [ -e "$name" ] || continue
       umount "$name" 2>/dev/null || true
       rm -f "$name"

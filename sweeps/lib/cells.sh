@@ -60,6 +60,20 @@ validate_inputs() {
   [[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] || usage_error "--name may hold letters, digits, '.', '_', '-'"
   local max_nodes fabric
   max_nodes=$(max_of "$NODE_LIST")
+  # Inside an emulated cluster (`cluster run`, e.g. its Slurm) the fabric is the cluster's.
+  IN_EMULATED=0
+  local cluster_env=${COLLREPLAY_CLUSTER_STATE:-}/cluster.env
+  if [ "$LAUNCHER" != emulate ] && [ -n "${COLLREPLAY_CLUSTER_STATE:-}" ] && [ -r "$cluster_env" ]; then
+    IN_EMULATED=1
+    local shaped_as shaped_dilation
+    shaped_as=$(sed -n 's/^CL_FABRIC=//p' "$cluster_env")
+    shaped_dilation=$(sed -n 's/^CL_DILATE=//p' "$cluster_env")
+    [ -z "$FABRICS" ] || [ "$FABRICS" = "$shaped_as" ] ||
+      usage_error "--fabric $FABRICS: this emulated cluster is shaped as $shaped_as"
+    [ -z "$DILATE" ] || [ "$DILATE" = "$shaped_dilation" ] ||
+      usage_error "--dilate $DILATE: this emulated cluster is dilated $shaped_dilation"
+    FABRICS=$shaped_as DILATE=$shaped_dilation
+  fi
   if [ -z "$FABRICS" ]; then
     if [ "$LAUNCHER" = emulate ]; then FABRICS=unshaped; else FABRICS=real; fi
   fi

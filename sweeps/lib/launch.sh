@@ -22,7 +22,7 @@ exe_args() {
   [ -n "$transport" ] && EXE_ARGS+=(--transport "$transport")
   if [ "$FABRIC_FLAGS" = 1 ]; then
     EXE_ARGS+=(--fabric "$fabric")
-    [ "$LAUNCHER" = emulate ] && EXE_ARGS+=(--emulated)
+    if [ "$LAUNCHER" = emulate ] || [ "$IN_EMULATED" = 1 ]; then EXE_ARGS+=(--emulated); fi
     EXE_ARGS+=(--dilate "$DILATE")
   fi
   EXE_ARGS+=(--out "$out_file" "${EXTRA[@]}")
