@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test suite that was built, stopping at the first failure:
 #   tests/run_all.sh BIN_DIR MPIRUN
-# unit_tests, mpi_tests under MPIRUN with 1, 2 and 4 ranks, cli_tests, and gpu_tests where built.
+# unit_tests, mpi_tests under MPIRUN with 1, 2 and 4 ranks, cli_tests, emulated_tests, and
+# gpu_tests where built.
 # MPIRUN's flags for this kind of machine live in tests/mpirun_flags (one place, also read by
 # cli_tests through COLLREPLAY_MPIRUN).
 set -euo pipefail
@@ -35,6 +36,8 @@ for np in 1 2 4; do
   step $COLLREPLAY_MPIRUN -np "$np" "$bin/mpi_tests" --gtest_brief=1
 done
 step "$bin/cli_tests" --gtest_brief=1
+# Root-only (network namespaces); it skips with a reason elsewhere.
+if [ -x "$bin/emulated_tests" ]; then step "$bin/emulated_tests" --gtest_brief=1; fi
 if [ -x "$bin/gpu_tests" ]; then step "$bin/gpu_tests" --gtest_brief=1; fi
 if [ -x "$bin/plots_tests" ]; then step "$bin/plots_tests" --gtest_brief=1; fi
 echo "== all tests passed"

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <ctime>
 #include <set>
 #include <string_view>
@@ -53,6 +54,25 @@ std::map<std::string, std::string> relevant_environment() {
       knobs.emplace(name, text.substr(eq + 1));
   }
   return knobs;
+}
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value ? value : fallback;
+}
+
+// What started the ranks (mpirun's daemons leave orte_hnp_uri), and inside a Slurm allocation
+// the job, step and nodes, so a result can be traced to its batch job.
+nlohmann::json launcher_description() {
+  nlohmann::json launcher = {{"kind", std::getenv("OMPI_MCA_orte_hnp_uri")  ? "mpirun"
+                                      : std::getenv("SLURM_STEP_ID")        ? "srun"
+                                                                            : "other"}};
+  if (std::getenv("SLURM_JOB_ID")) {
+    launcher["slurm_job_id"] = env_or("SLURM_JOB_ID", "");
+    launcher["slurm_step_id"] = env_or("SLURM_STEP_ID", "");
+    launcher["nodelist"] = env_or("SLURM_STEP_NODELIST", env_or("SLURM_JOB_NODELIST", "").c_str());
+  }
+  return launcher;
 }
 
 std::string now_utc() {
@@ -115,6 +135,7 @@ RunMetadata collect_run_metadata(const Communicator& comm, MPI_Comm world,
   meta.git_revision = COLLREPLAY_GIT_REVISION;
   meta.command_line = command_line;
   meta.timestamp_utc = now_utc();
+  meta.launcher = launcher_description();
   return meta;
 }
 
@@ -132,7 +153,8 @@ nlohmann::json RunMetadata::to_json() const {
           {"transport_verified", transport_verified},
           {"environment", environment},
           {"git_revision", git_revision},
-          {"command_line", command_line}};
+          {"command_line", command_line},
+          {"launcher", launcher}};
 }
 
 }  // namespace collreplay

@@ -1,0 +1,98 @@
+// sweeps/sweep on the emulated cluster: a manifest per sweep, resume (done cells skipped, failed
+// ones retried once), a failing cell never stops the others, bad input exits 2 before anything.
+#include <nlohmann/json.hpp>
+
+#include "tests/emulated/emulated.hpp"
+
+namespace collreplay::emulated_test {
+namespace {
+
+using nlohmann::json;
+
+class SweepTest : public EmulatedTest {
+ protected:
+  json manifest() const { return json::parse(cli_test::slurp(dir_ / "out/manifest.json")); }
+  json cell(const std::string& id) const {
+    for (const json& c : manifest()["cells"])
+      if (c["id"] == id) return c;
+    return nullptr;
+  }
+  static int count(const std::string& text, const std::string& what) {
+    int n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  }
+};
+
+TEST_F(SweepTest, TwoCellsRunThenResumeSkipsThem) {
+  const std::string args = "--emulate --nodes 1,2 --fabric unshaped --exe " + bin("all_gather_perf") +
+                           " --backend mpi --timeout 120 --out " + quoted(dir_ / "out") +
+                           " -- -b 64K -e 64K -n 2 -w 1";
+  const Outcome first = run(sweep(args));
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  EXPECT_NE(first.out.find("cell 1/2"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("remaining"), std::string::npos) << first.out;
+  for (const char* id : {"unshaped_n1_r1", "unshaped_n2_r1"}) {
+    EXPECT_EQ(cell(id)["status"], "done") << id;
+    EXPECT_EQ(cell(id)["attempts"], 1) << id;
+    EXPECT_TRUE(fs::exists(cell(id)["log"].get<std::string>())) << id;
+    EXPECT_GT(fs::file_size(dir_ / "out" / (std::string(id) + ".jsonl")), 0u) << id;
+  }
+  EXPECT_EQ(manifest()["matrix"]["nodes"], json({1, 2}));
+  const auto written = fs::last_write_time(dir_ / "out/unshaped_n2_r1.jsonl");
+
+  const Outcome second = run(sweep(args));
+  ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
+  EXPECT_EQ(count(second.out, "done before, skipped"), 2) << second.out;
+  EXPECT_EQ(fs::last_write_time(dir_ / "out/unshaped_n2_r1.jsonl"), written);
+  EXPECT_EQ(cell("unshaped_n2_r1")["attempts"], 1);
+  EXPECT_EQ(leftover_namespaces("crsw"), "");
+}
+
+TEST_F(SweepTest, FailingCellIsRetriedOnceAndNeverStopsTheOthers) {
+  // A stand-in executable that fails on one node and writes a record on two.
+  const fs::path exe = dir_ / "fails-on-one-node";
+  std::ofstream(exe) << "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
+                        "[ \"$OMPI_COMM_WORLD_SIZE\" = 2 ] || exit 3\n"
+                        "[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] && echo '{\"ok\": 1}' > \"$out\"\nexit 0\n";
+  fs::permissions(exe, fs::perms::owner_all);
+  const std::string args = "--emulate --nodes 1,2 --exe " + quoted(exe) + " --timeout 60 --out " +
+                           quoted(dir_ / "out");
+  const Outcome first = run(sweep(args));
+  EXPECT_EQ(first.exit_code, 1) << first.out << first.err;
+  EXPECT_EQ(cell("unshaped_n1_r1")["status"], "failed");
+  EXPECT_EQ(cell("unshaped_n1_r1")["exit_code"], 3);
+  EXPECT_EQ(cell("unshaped_n2_r1")["status"], "done");
+
+  const Outcome second = run(sweep(args));
+  EXPECT_EQ(second.exit_code, 1);
+  EXPECT_EQ(cell("unshaped_n1_r1")["attempts"], 2);
+  EXPECT_EQ(count(second.out, "done before, skipped"), 1) << second.out;
+
+  const Outcome third = run(sweep(args));
+  EXPECT_EQ(third.exit_code, 1);
+  EXPECT_EQ(cell("unshaped_n1_r1")["attempts"], 2) << "retried only once";
+  EXPECT_NE(third.out.find("not retried"), std::string::npos) << third.out;
+  EXPECT_NE(third.out.find("failed"), std::string::npos) << "the summary table names it";
+}
+
+TEST_F(SweepTest, BadInputExitsTwoWithOneLineAndWritesNothing) {
+  std::ofstream(dir_ / "bad-hosts") << "node1 slots=2\nnode2 slots=two\n";
+  const std::string perf = " --exe " + bin("all_gather_perf");
+  const std::string out = " --out " + quoted(dir_ / "out");
+  for (const std::string args :
+       {"--emulate --fabric no-such-fabric" + perf + out, "--emulate --nodes 1,32" + perf + out,
+        "--hostfile " + quoted(dir_ / "bad-hosts") + perf + out,
+        "--hostfile " + quoted(dir_ / "missing-hosts") + perf + out,
+        "--emulate --nodes 1" + perf + " --out /proc/collreplay-unwritable",
+        "--emulate --nodes one" + perf + out, "--nodes 1" + perf + out}) {
+    const Outcome bad = run("env -u SLURM_JOB_ID " + sweep(args));
+    EXPECT_EQ(bad.exit_code, 2) << args << "\n" << bad.out << bad.err;
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << args << ": " << bad.err;
+    EXPECT_FALSE(fs::exists(dir_ / "out/manifest.json")) << args;
+  }
+  EXPECT_EQ(leftover_namespaces("crsw"), "");
+}
+
+}  // namespace
+}  // namespace collreplay::emulated_test
