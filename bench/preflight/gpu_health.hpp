@@ -11,6 +11,7 @@ struct GpuHealth {
   std::string name, bus_id;
   unsigned sm_clock_mhz = 0, max_sm_clock_mhz = 0, mem_clock_mhz = 0;
   unsigned temperature_c = 0;
+  unsigned util_pct = 0;  // share of the last sample period a kernel was running
   double power_w = 0, power_limit_w = 0;
   std::vector<std::string> throttle_reasons;  // empty when running unthrottled
 };

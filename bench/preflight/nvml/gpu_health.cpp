@@ -31,6 +31,9 @@ GpuHealth read_one(unsigned index, nvmlDevice_t device) {
   nvmlDeviceGetMaxClockInfo(device, NVML_CLOCK_SM, &gpu.max_sm_clock_mhz);
   nvmlDeviceGetClockInfo(device, NVML_CLOCK_MEM, &gpu.mem_clock_mhz);
   nvmlDeviceGetTemperature(device, NVML_TEMPERATURE_GPU, &gpu.temperature_c);
+  nvmlUtilization_t utilization{};
+  if (nvmlDeviceGetUtilizationRates(device, &utilization) == NVML_SUCCESS)
+    gpu.util_pct = utilization.gpu;
   unsigned milliwatts = 0;
   if (nvmlDeviceGetPowerUsage(device, &milliwatts) == NVML_SUCCESS) gpu.power_w = milliwatts / 1000.0;
   if (nvmlDeviceGetEnforcedPowerLimit(device, &milliwatts) == NVML_SUCCESS)
