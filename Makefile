@@ -120,7 +120,7 @@ $(BUILD)/libcollreplay.a: $(MODEL_CATALOG_OBJ)
 DEB_PACKAGES := g++ make openmpi-bin libopenmpi-dev libucx0 libgtest-dev libbenchmark-dev \
   libcli11-dev nlohmann-json3-dev libopenblas-dev gnuplot-nox libgnuplot-iostream-dev \
   libboost-iostreams-dev libboost-filesystem-dev libboost-system-dev iproute2 \
-  jq util-linux slurm-wlm slurm-wlm-basic-plugins munge
+  jq util-linux slurm-wlm slurm-wlm-basic-plugins munge prometheus
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
