@@ -3,7 +3,7 @@
 // held-out node count (--validate). No MPI, no GPU.
 #include <CLI/CLI.hpp>
 
-#include "bench/guarded_main.hpp"
+#include "bench/app/guarded_main.hpp"
 #include "bench/project/project_cli.hpp"
 #include "common/errors.hpp"
 

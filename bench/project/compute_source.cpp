@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "bench/compute/gpu_peaks.hpp"
-#include "bench/headroom.hpp"
+#include "bench/replay/headroom.hpp"
 #include "bench/project/measured_points.hpp"
 #include "common/errors.hpp"
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "workloads/request.hpp"
+#include "workloads/plan/request.hpp"
 #include "workloads/schedule.hpp"
 
 namespace collreplay::project {

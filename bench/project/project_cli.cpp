@@ -11,8 +11,8 @@
 #include "bench/project/project_report.hpp"
 #include "bench/project/projection.hpp"
 #include "bench/project/validate.hpp"
-#include "bench/results.hpp"
-#include "bench/workload_cli.hpp"
+#include "bench/app/results.hpp"
+#include "bench/replay/workload_cli.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay::project {

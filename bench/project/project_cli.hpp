@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "workloads/request.hpp"
+#include "workloads/plan/request.hpp"
 
 namespace collreplay::project {
 

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <map>
 
-#include "bench/headroom.hpp"
+#include "bench/replay/headroom.hpp"
 #include "bench/project/measured_points.hpp"
 #include "bench/project/step_sim.hpp"
 #include "common/errors.hpp"
-#include "workloads/schedule_builder.hpp"
+#include "workloads/plan/schedule_builder.hpp"
 #include "workloads/schedule_summary.hpp"
 
 namespace collreplay::project {

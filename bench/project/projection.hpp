@@ -10,7 +10,7 @@
 
 #include "bench/project/compute_source.hpp"
 #include "bench/project/cost_model.hpp"
-#include "workloads/request.hpp"
+#include "workloads/plan/request.hpp"
 
 namespace collreplay::project {
 

@@ -14,7 +14,7 @@
 
 #include "bench/project/cost_model.hpp"
 #include "bench/project/measured_points.hpp"
-#include "workloads/schedule_builder.hpp"
+#include "workloads/plan/schedule_builder.hpp"
 #include "workloads/schedule_summary.hpp"
 
 namespace collreplay::project::synthetic {

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "bench/headroom.hpp"
+#include "bench/replay/headroom.hpp"
 #include "bench/project/compute_source.hpp"
 #include "bench/project/fabric_profiles.hpp"
 #include "bench/project/project_cli.hpp"
