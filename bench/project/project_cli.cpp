@@ -25,7 +25,7 @@ std::string beside(const std::string& relative) {
 
 std::string intra_results(const ProjectOptions& o) {
   if (!o.intra.empty()) return o.intra;
-  for (const char* candidate : {"bench/measured/2026-11-23", "sweeps/measured/2026-11-23"}) {
+  for (const char* candidate : {"sweeps/measured/2026-11-23", "sweeps/measured/2026-11-23"}) {
     const std::string found = beside(candidate);
     if (!found.empty()) return found;
   }

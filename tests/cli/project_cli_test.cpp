@@ -92,7 +92,7 @@ TEST_F(ProjectCli, BadInputExitsTwoWithOneLine) {
   synthetic::write_jsonl(dir_ / "one_node" / "perf.jsonl", synthetic::perf_records(synthetic::truth(), 1, 2, noise));
   synthetic::write_sweep(dir_ / "sweep", {1, 2}, 2, 0);
   const std::string base = project() + kSmall + " --compute model:h100@0.5";
-  const fs::path gpu_results = bin_dir() / "../../bench/measured/2026-11-23";
+  const fs::path gpu_results = bin_dir() / "../../sweeps/measured/2026-11-23";
   const std::string bad[] = {
       base + " --fabric no-such-fabric",
       base + " --fabric " + (dir_ / "two_nodes").string(),  // fewer than 2 node counts
@@ -121,7 +121,7 @@ TEST_F(ProjectCli, BadInputExitsTwoWithOneLine) {
 }
 
 TEST_F(ProjectCli, RealGpuResultsRefuseValidationNamingTheNodeCount) {
-  const Outcome r = run(project() + " --validate " + (bin_dir() / "../../bench/measured/2026-11-23").string());
+  const Outcome r = run(project() + " --validate " + (bin_dir() / "../../sweeps/measured/2026-11-23").string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("found 1 (1 nodes)"), std::string::npos) << r.err;
 }
