@@ -203,6 +203,20 @@ ResultsSet load_results(const std::string& path, const std::string& transport) {
   return reader.set;
 }
 
+void require_one_transport_per_tier(const std::vector<MeasuredPoint>& points, const std::string& where) {
+  for (bool multi : {false, true}) {
+    std::set<std::string> seen;
+    for (const MeasuredPoint& p : points)
+      if ((p.span.nodes > 1) == multi && p.span.ranks > 1 && !p.transport.empty()) seen.insert(p.transport);
+    if (seen.size() > 1) {
+      std::string list;
+      for (const std::string& t : seen) list += (list.empty() ? "" : ", ") + t;
+      throw UsageError(where + ": " + (multi ? "multi" : "single") + "-node results mix transports " + list +
+                       ": pick one with --transport");
+    }
+  }
+}
+
 std::vector<int> node_counts(const std::vector<MeasuredPoint>& points) {
   std::set<int> counts;
   for (const MeasuredPoint& p : points) counts.insert(p.run_nodes);

@@ -57,6 +57,10 @@ struct ResultsSet {
 // only runs whose verified transport is that. UsageError with file:line on malformed input.
 ResultsSet load_results(const std::string& path, const std::string& transport = "");
 
+// UsageError when the single-node points, or the multi-node points, mix verified transports
+// (fitting NVLink and socket times into one tier would describe neither).
+void require_one_transport_per_tier(const std::vector<MeasuredPoint>& points, const std::string& where);
+
 // The distinct node counts of the runs the points come from, ascending.
 std::vector<int> node_counts(const std::vector<MeasuredPoint>& points);
 

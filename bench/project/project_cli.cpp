@@ -34,7 +34,9 @@ std::string intra_results(const ProjectOptions& o) {
 
 FitReport intra_fit(const ProjectOptions& o, const FabricModel& model) {
   const std::string dir = intra_results(o);
-  return fit_intra(load_results(dir, o.intra_transport).points, model);
+  const ResultsSet results = load_results(dir, o.intra_transport);
+  require_one_transport_per_tier(results.points, dir);
+  return fit_intra(results.points, model);
 }
 
 void write(const std::string& path, const std::vector<nlohmann::json>& records, ResultsFile& file) {
@@ -48,6 +50,7 @@ int run_validate(const ProjectOptions& o, ResultsFile& file) {
   std::optional<FabricModel> intra;
   if (!o.intra.empty()) intra = intra_fit(o, FabricModel{}).model;
   const ResultsSet results = load_results(o.validate, o.transport);
+  require_one_transport_per_tier(results.points, o.validate);
   const ValidationReport report = validate_results(results, intra, 1);
   print_fit(report.fit, o.validate, std::cout);
   print_validation(report, std::cout);
@@ -109,6 +112,7 @@ int run_project(const ProjectOptions& o, const CLI::App& app) {
   std::error_code ec;
   if (std::filesystem::exists(o.fabric, ec)) {
     const ResultsSet results = load_results(o.fabric, o.transport);
+    require_one_transport_per_tier(results.points, o.fabric);
     std::optional<FabricModel> intra;
     bool single_node = false;
     for (const MeasuredPoint& p : results.points) single_node |= p.span.nodes == 1 && p.span.ranks > 1;
