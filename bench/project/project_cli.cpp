@@ -50,7 +50,6 @@ int run_validate(const ProjectOptions& o, ResultsFile& file) {
   std::optional<FabricModel> intra;
   if (!o.intra.empty()) intra = intra_fit(o, FabricModel{}).model;
   const ResultsSet results = load_results(o.validate, o.transport);
-  require_one_transport_per_tier(results.points, o.validate);
   const ValidationReport report = validate_results(results, intra, 1);
   print_fit(report.fit, o.validate, std::cout);
   print_validation(report, std::cout);
