@@ -49,7 +49,7 @@ void write(const std::string& path, const std::vector<nlohmann::json>& records, 
 int run_validate(const ProjectOptions& o, ResultsFile& file) {
   std::optional<FabricModel> intra;
   if (!o.intra.empty()) intra = intra_fit(o, FabricModel{}).model;
-  const ResultsSet results = load_results(o.validate, o.transport);
+  const ResultsSet results = load_results(o.validate, o.transport, o.results_fabric);
   const ValidationReport report = validate_results(results, intra, 1);
   print_fit(report.fit, o.validate, std::cout);
   print_validation(report, std::cout);
@@ -69,6 +69,7 @@ void add_project_options(CLI::App& app, ProjectOptions& o) {
   app.add_option("--intra", o.intra, "results folder to fit the intra-node tier from (default: the measured 2x H200 sweep)");
   app.add_option("--intra-transport", o.intra_transport, "transport of the intra-node points")->capture_default_str();
   app.add_option("--transport", o.transport, "use only results whose verified transport is this");
+  app.add_option("--results-fabric", o.results_fabric, "use only results whose run.fabric is this");
   app.add_option("--validate", o.validate, "fit all node counts of this results folder but the largest; predict the largest");
 }
 
@@ -110,7 +111,8 @@ int run_project(const ProjectOptions& o, const CLI::App& app) {
   std::vector<nlohmann::json> records;
   std::error_code ec;
   if (std::filesystem::exists(o.fabric, ec)) {
-    const ResultsSet results = load_results(o.fabric, o.transport);
+    const ResultsSet results = load_results(o.fabric, o.transport, o.results_fabric);
+    require_one_fabric(results.points, o.fabric);
     require_one_transport_per_tier(results.points, o.fabric);
     std::optional<FabricModel> intra;
     bool single_node = false;
