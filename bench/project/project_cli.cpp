@@ -61,6 +61,7 @@ int run_validate(const ProjectOptions& o, ResultsFile& file) {
 
 void add_project_options(CLI::App& app, ProjectOptions& o) {
   add_workload_options(app, o.request);
+  app.remove_option(app.get_option("--world"));  // the world is --nodes x --gpus-per-node
   app.add_option("--fabric", o.fabric, "fabric profile (sweeps/fabrics.tsv) or a results folder to fit");
   app.add_option("--compute", o.compute, "model:GPU@MFU (a100 h100 h200 b200) or a results folder with a replay");
   app.add_option("--nodes", o.nodes, "node counts to project, comma-separated")->capture_default_str();
@@ -93,10 +94,9 @@ std::vector<int> parse_node_counts(const std::string& text) {
   return counts;
 }
 
-int run_project(const ProjectOptions& o, const CLI::App& app) {
+int run_project(const ProjectOptions& o) {
   ResultsFile file(o.out, true);
   if (!o.validate.empty()) return run_validate(o, file);
-  if (app.count("--world")) throw UsageError("--world is set by project: --nodes x --gpus-per-node");
   if (o.fabric.empty()) throw UsageError("--fabric PROFILE|RESULTS_DIR is required");
   if (o.compute.empty()) throw UsageError("--compute model:GPU@MFU|RESULTS_DIR is required");
   if (o.request.gpus_per_node < 1) throw UsageError("--gpus-per-node must be at least 1");

@@ -29,6 +29,6 @@ void add_project_options(CLI::App& app, ProjectOptions& options);
 // "1,2,4" -> {1, 2, 4}; UsageError on anything but positive integers.
 std::vector<int> parse_node_counts(const std::string& text);
 
-int run_project(const ProjectOptions& options, const CLI::App& app);
+int run_project(const ProjectOptions& options);
 
 }  // namespace collreplay::project
