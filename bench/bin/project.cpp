@@ -19,6 +19,6 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       throw collreplay::UsageError(e.what());
     }
-    return collreplay::project::run_project(options, app);
+    return collreplay::project::run_project(options);
   });
 }

@@ -59,7 +59,7 @@ std::vector<fs::path> jsonl_files(const std::string& path) {
 }
 
 struct Reader {
-  std::string transport_filter;
+  std::string transport_filter, fabric_filter;
   ResultsSet set;
   // Replay comm points before aggregation: same (file, kind, bytes, ranks, nodes) -> times.
   std::map<std::tuple<std::string, int, double, int, int>, std::vector<double>> replay_times;
@@ -79,6 +79,7 @@ struct Reader {
     p.run_nodes = p.span.nodes;
     p.algo_reported = reported_algo(run, r.at("op").get<std::string>());
     p.transport = transport_of(r, run);
+    p.fabric = string_or(run, "fabric");
     p.source = "perf";
     p.file = file;
     if (p.bytes > 0 && p.time_us > 0) set.points.push_back(p);
@@ -129,6 +130,7 @@ struct Reader {
     p.run_nodes = rr.nodes;
     p.algo_reported = reported_algo(run, kind);
     p.transport = transport_of(r, run);
+    p.fabric = string_or(run, "fabric");
     p.source = "replay";
     p.file = file;
     replay_point[key] = p;
@@ -156,6 +158,7 @@ struct Reader {
     if (!r.is_object()) throw UsageError(file + ":" + std::to_string(number) + ": not a JSON object");
     const json run = r.contains("run") && r["run"].is_object() ? r["run"] : json::object();
     if (!transport_filter.empty() && transport_of(r, run) != transport_filter) return;
+    if (!fabric_filter.empty() && string_or(run, "fabric") != fabric_filter) return;
     const std::string record = string_or(r, "record");
     try {
       if (record.empty() && r.contains("op") && r.contains("time_us")) perf(r, run, file);
@@ -184,9 +187,10 @@ GroupSpan replay_group_span(const std::string& group, int size, int nodes, int r
   return {size, std::min(nodes, size)};  // world
 }
 
-ResultsSet load_results(const std::string& path, const std::string& transport) {
+ResultsSet load_results(const std::string& path, const std::string& transport, const std::string& fabric) {
   Reader reader;
   reader.transport_filter = transport;
+  reader.fabric_filter = fabric;
   for (const fs::path& file : jsonl_files(path)) {
     std::ifstream in(file);
     std::string text;
@@ -201,6 +205,30 @@ ResultsSet load_results(const std::string& path, const std::string& transport) {
     reader.set.points.push_back(p);
   }
   return reader.set;
+}
+
+void require_one_fabric(const std::vector<MeasuredPoint>& points, const std::string& where) {
+  std::set<std::string> seen;
+  for (const MeasuredPoint& p : points)
+    if (!p.fabric.empty()) seen.insert(p.fabric);
+  if (seen.size() <= 1) return;
+  std::string list;
+  for (const std::string& f : seen) list += (list.empty() ? "" : ", ") + f;
+  throw UsageError(where + ": results from several fabrics (" + list + "): pick one with --results-fabric");
+}
+
+void require_one_transport_per_tier(const std::vector<MeasuredPoint>& points, const std::string& where) {
+  for (bool multi : {false, true}) {
+    std::set<std::string> seen;
+    for (const MeasuredPoint& p : points)
+      if ((p.span.nodes > 1) == multi && p.span.ranks > 1 && !p.transport.empty()) seen.insert(p.transport);
+    if (seen.size() > 1) {
+      std::string list;
+      for (const std::string& t : seen) list += (list.empty() ? "" : ", ") + t;
+      throw UsageError(where + ": " + (multi ? "multi" : "single") + "-node results mix transports " + list +
+                       ": pick one with --transport");
+    }
+  }
 }
 
 std::vector<int> node_counts(const std::vector<MeasuredPoint>& points) {

@@ -20,6 +20,7 @@ struct MeasuredPoint {
   double time_us = 0;        // perf: time_us; replay: median over same-size ops of comm_only_ms.max
   std::optional<Algo> algo_reported;  // run.nccl_algo where the run recorded it
   std::string transport;     // run.transport_verified (or the record's transport)
+  std::string fabric;        // run.fabric where recorded (profile name or "real")
   std::string source;        // "perf" | "replay"
   std::string file;
 };
@@ -53,9 +54,17 @@ struct ResultsSet {
   int files = 0;
 };
 
-// Every *.jsonl under `path` (recursively) or `path` itself. `transport`, when not empty, keeps
-// only runs whose verified transport is that. UsageError with file:line on malformed input.
-ResultsSet load_results(const std::string& path, const std::string& transport = "");
+// Every *.jsonl under `path` (recursively) or `path` itself. `transport` / `fabric`, when not
+// empty, keep only runs whose verified transport / run.fabric is that. UsageError with file:line
+// on malformed input.
+ResultsSet load_results(const std::string& path, const std::string& transport = "", const std::string& fabric = "");
+
+// UsageError when the points come from runs on different fabrics (a sweep over several profiles).
+void require_one_fabric(const std::vector<MeasuredPoint>& points, const std::string& where);
+
+// UsageError when the single-node points, or the multi-node points, mix verified transports
+// (fitting NVLink and socket times into one tier would describe neither).
+void require_one_transport_per_tier(const std::vector<MeasuredPoint>& points, const std::string& where);
 
 // The distinct node counts of the runs the points come from, ascending.
 std::vector<int> node_counts(const std::vector<MeasuredPoint>& points);

@@ -34,7 +34,9 @@ std::string intra_results(const ProjectOptions& o) {
 
 FitReport intra_fit(const ProjectOptions& o, const FabricModel& model) {
   const std::string dir = intra_results(o);
-  return fit_intra(load_results(dir, o.intra_transport).points, model);
+  const ResultsSet results = load_results(dir, o.intra_transport);
+  require_one_transport_per_tier(results.points, dir);
+  return fit_intra(results.points, model);
 }
 
 void write(const std::string& path, const std::vector<nlohmann::json>& records, ResultsFile& file) {
@@ -47,7 +49,7 @@ void write(const std::string& path, const std::vector<nlohmann::json>& records, 
 int run_validate(const ProjectOptions& o, ResultsFile& file) {
   std::optional<FabricModel> intra;
   if (!o.intra.empty()) intra = intra_fit(o, FabricModel{}).model;
-  const ResultsSet results = load_results(o.validate, o.transport);
+  const ResultsSet results = load_results(o.validate, o.transport, o.results_fabric);
   const ValidationReport report = validate_results(results, intra, 1);
   print_fit(report.fit, o.validate, std::cout);
   print_validation(report, std::cout);
@@ -59,6 +61,7 @@ int run_validate(const ProjectOptions& o, ResultsFile& file) {
 
 void add_project_options(CLI::App& app, ProjectOptions& o) {
   add_workload_options(app, o.request);
+  app.remove_option(app.get_option("--world"));  // the world is --nodes x --gpus-per-node
   app.add_option("--fabric", o.fabric, "fabric profile (sweeps/fabrics.tsv) or a results folder to fit");
   app.add_option("--compute", o.compute, "model:GPU@MFU (a100 h100 h200 b200) or a results folder with a replay");
   app.add_option("--nodes", o.nodes, "node counts to project, comma-separated")->capture_default_str();
@@ -67,6 +70,7 @@ void add_project_options(CLI::App& app, ProjectOptions& o) {
   app.add_option("--intra", o.intra, "results folder to fit the intra-node tier from (default: the measured 2x H200 sweep)");
   app.add_option("--intra-transport", o.intra_transport, "transport of the intra-node points")->capture_default_str();
   app.add_option("--transport", o.transport, "use only results whose verified transport is this");
+  app.add_option("--results-fabric", o.results_fabric, "use only results whose run.fabric is this");
   app.add_option("--validate", o.validate, "fit all node counts of this results folder but the largest; predict the largest");
 }
 
@@ -90,10 +94,9 @@ std::vector<int> parse_node_counts(const std::string& text) {
   return counts;
 }
 
-int run_project(const ProjectOptions& o, const CLI::App& app) {
+int run_project(const ProjectOptions& o) {
   ResultsFile file(o.out, true);
   if (!o.validate.empty()) return run_validate(o, file);
-  if (app.count("--world")) throw UsageError("--world is set by project: --nodes x --gpus-per-node");
   if (o.fabric.empty()) throw UsageError("--fabric PROFILE|RESULTS_DIR is required");
   if (o.compute.empty()) throw UsageError("--compute model:GPU@MFU|RESULTS_DIR is required");
   if (o.request.gpus_per_node < 1) throw UsageError("--gpus-per-node must be at least 1");
@@ -108,7 +111,9 @@ int run_project(const ProjectOptions& o, const CLI::App& app) {
   std::vector<nlohmann::json> records;
   std::error_code ec;
   if (std::filesystem::exists(o.fabric, ec)) {
-    const ResultsSet results = load_results(o.fabric, o.transport);
+    const ResultsSet results = load_results(o.fabric, o.transport, o.results_fabric);
+    require_one_fabric(results.points, o.fabric);
+    require_one_transport_per_tier(results.points, o.fabric);
     std::optional<FabricModel> intra;
     bool single_node = false;
     for (const MeasuredPoint& p : results.points) single_node |= p.span.nodes == 1 && p.span.ranks > 1;

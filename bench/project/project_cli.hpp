@@ -19,6 +19,7 @@ struct ProjectOptions {
   std::string intra;         // results for the intra-node tier; default: the measured 2x H200 NVLink sweep
   std::string intra_transport = "nvlink";
   std::string transport;     // keep only results with this verified transport
+  std::string results_fabric;  // keep only results whose run.fabric is this (a sweep over several)
   std::string validate;      // results folder: fit all node counts but the largest, predict it
   std::vector<std::string> command_line;
 };
@@ -28,6 +29,6 @@ void add_project_options(CLI::App& app, ProjectOptions& options);
 // "1,2,4" -> {1, 2, 4}; UsageError on anything but positive integers.
 std::vector<int> parse_node_counts(const std::string& text);
 
-int run_project(const ProjectOptions& options, const CLI::App& app);
+int run_project(const ProjectOptions& options);
 
 }  // namespace collreplay::project

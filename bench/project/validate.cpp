@@ -38,6 +38,8 @@ ValidationReport validate_results(const ResultsSet& results, const std::optional
     throw UsageError("--validate needs measurements at 3 or more node counts (2 to fit, the largest to "
                      "predict); found " + std::to_string(counts.size()) +
                      (counts.empty() ? "" : " (" + count_list(counts) + " nodes)"));
+  require_one_fabric(results.points, "--validate results");
+  require_one_transport_per_tier(results.points, "--validate results");
   ValidationReport report;
   report.held_out_nodes = counts.back();
   std::vector<MeasuredPoint> fit_points, held_out;

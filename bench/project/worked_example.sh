@@ -63,6 +63,17 @@ echo "qwen2.5-72b: 28,584 tok/s with compute from 2 nodes: $(solve 1 4000 28584 
 echo "qwen2.5-7b:  424,296 tok/s (within 1% of IB's 414,339: read as 99% of IB's projection): $(
   solve 1 4000 "$(awk -v t="$(tokens qwen2.5-7b 2 ib-ndr-8x400 "$mfu7" 8)" 'BEGIN { print t * 0.99 }')" \
     bw_tokens qwen2.5-7b 2 "$mfu7" 8) Gbit/s"
+# The second reading for the plot: both models over the bandwidth the 72B numbers imply.
+implied=$(solve 1 4000 28584 bw_tokens qwen2.5-72b 1 "$mfu72_8" 8)
+printf 'name node_gbit_s latency_us links description\nimplied %s 10 1 implied by 72B at 8 nodes\n' "$implied" \
+  >"$fabric_file"
+for spec in "qwen2.5-7b 2 $mfu7" "qwen2.5-72b 1 $mfu72"; do
+  set -- $spec
+  echo "== $1 over the implied $implied Gbit/s per node"
+  "$project" --model "$1" --micro-batch "$2" --seq 2048 --gpus-per-node 8 --fabric implied \
+    --fabrics-file "$fabric_file" --compute "model:h100@$3" --nodes 1,2,4,8,16,32,64,128,256,512,1024 \
+    --out "$out/$1_implied.jsonl" | grep -v '^# fit\|^#   \|^# wrote'
+done
 for g in 50 100 320; do
   echo "72b at 8 nodes over $g Gbit/s: $(bw_tokens qwen2.5-72b 1 "$mfu72_8" 8 "$g") tok/s;" \
        "7b: $(bw_tokens qwen2.5-7b 2 "$mfu7" 8 "$g") tok/s"

@@ -86,6 +86,26 @@ TEST_F(ProjectCli, FittedSweepProjectsAndValidates) {
   EXPECT_EQ(fitted[3]["nodes"], 64);
 }
 
+TEST_F(ProjectCli, ASweepOverTwoFabricsNeedsOnePicked) {
+  synthetic::write_sweep(dir_ / "sweep" / "a", {1, 2, 4}, 2, 0.01);
+  synthetic::write_sweep(dir_ / "sweep" / "b", {1, 2, 4}, 2, 0.01);
+  for (const auto& entry : fs::directory_iterator(dir_ / "sweep" / "b")) {
+    std::string text = slurp(entry.path());
+    for (std::size_t at; (at = text.find("\"synthetic\"")) != std::string::npos;) text.replace(at, 11, "\"other\"");
+    std::ofstream(entry.path()) << text;
+  }
+  const std::string base = project() + kSmall + " --compute model:h100@0.5 --nodes 1,16 --fabric " +
+                           (dir_ / "sweep").string();
+  Outcome r = run(base);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--results-fabric"), std::string::npos) << r.err;
+  EXPECT_EQ(lines(r.err), 1);
+  r = run(base + " --results-fabric other");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = run(project() + " --validate " + (dir_ / "sweep").string() + " --results-fabric synthetic");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST_F(ProjectCli, BadInputExitsTwoWithOneLine) {
   synthetic::Noise noise(0);
   synthetic::write_jsonl(dir_ / "two_nodes" / "perf.jsonl", synthetic::perf_records(synthetic::truth(), 2, 2, noise));

@@ -213,6 +213,13 @@ TEST_F(ProjectValidate, MalformedResultsAreUsageErrors) {
   std::ofstream(dir_ / "bad.jsonl") << "not json\n";
   EXPECT_THROW(load_results(dir_.string()), UsageError);
   EXPECT_THROW(load_results((dir_ / "missing").string()), UsageError);
+  MeasuredPoint a, b;
+  a.span = b.span = GroupSpan{2, 1};
+  a.transport = "nvlink";
+  b.transport = "socket";
+  EXPECT_THROW(require_one_transport_per_tier({a, b}, "dir"), UsageError);
+  b.span = GroupSpan{4, 2};
+  EXPECT_NO_THROW(require_one_transport_per_tier({a, b}, "dir"));
 }
 
 }  // namespace
