@@ -96,7 +96,7 @@ struct Schedule {
   std::int64_t micro_batch = 1, seq = 1;
   int micro_batches = 1;      // gradient-accumulation micro-batches per step
   std::uint64_t tokens_per_step = 0;  // tokens this rank processes per step
-  // Added by issue 3 (dry-run totals): parameters of the modelled model (all experts; with
+  // For the dry-run totals: parameters of the modelled model (all experts; with
   // --layers N the first N decoder layers plus the root) and those active per token.
   std::uint64_t model_params = 0;
   std::uint64_t active_params = 0;

@@ -1,5 +1,5 @@
 // Cross-rank gathering: every rank's times and identity to rank 0, where the slowest rank sets
-// the step (ARCHITECTURE.md, Measurement).
+// the step (training waits for its slowest rank).
 #pragma once
 #include <mpi.h>
 

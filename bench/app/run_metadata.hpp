@@ -1,4 +1,4 @@
-// The metadata every result record carries (ARCHITECTURE.md, Results): who ran where, on what,
+// The metadata every result record carries: who ran where, on what,
 // with which libraries, transport, environment knobs and code revision. Collected once per run,
 // collectively, then attached to each record as record["run"] = metadata.to_json().
 //

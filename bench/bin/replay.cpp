@@ -1,5 +1,5 @@
 // replay: runs one training step's schedule (model + plan + world) on the fabric beside its GEMM
-// slices and reports the overlap headroom (bench/replay_run.hpp); --dry-run only prints the
+// slices and reports the overlap headroom (bench/replay/replay_run.hpp); --dry-run only prints the
 // schedule, without MPI or a GPU.
 #include <CLI/CLI.hpp>
 
