@@ -4,7 +4,7 @@
 # Sources are found recursively. Optional libraries are chosen by folder, never by #if: a folder
 # holding a no_cuda.cpp needs CUDA+NCCL for its other sources (no_cuda.cpp holds their host
 # stubs and is built only without CUDA); no_nvml.cpp does the same for NVML; *.cu needs CUDA.
-# bench/bin/X.cpp and plots/bin/X.cpp become build/bin/X; tests/S/*.cpp become build/bin/S_tests.
+# bench/bin/X.cpp and plots/bin/X.cpp become build/bin/X; tests/S/**/*.cpp become build/bin/S_tests.
 
 CUDA_HOME ?= /usr/local/cuda
 # NCCL from the CUDA tree or from the distribution's libnccl-dev (/usr/include/nccl.h).
@@ -99,7 +99,7 @@ $(BIN)/%: $(OBJ)/plots/bin/%.cpp.o $(call to_obj,$(PLOT_SRCS))
 $(BIN)/plots_tests: $(call to_obj,$(wildcard tests/plots/*.cpp) $(PLOT_SRCS))
 	@mkdir -p $(@D)
 	$(CXX) $^ -o $@ -lgtest_main -lgtest -lboost_iostreams -lboost_filesystem -lboost_system -lpthread
-$(BIN)/%_tests: $$(call to_obj,$$(wildcard tests/$$*/*.cpp)) $(BUILD)/libcollreplay.a
+$(BIN)/%_tests: $$(call to_obj,$$(call rwildcard,tests/$$*,%.cpp)) $(BUILD)/libcollreplay.a
 	@mkdir -p $(@D)
 	$(CXX) $^ -o $@ $(if $(filter mpi gpu,$*),-lgtest,-lgtest_main -lgtest) $(LDLIBS)
 

@@ -43,7 +43,4 @@ RunMetadata collect_run_metadata(const Communicator& comm, MPI_Comm world,
                                  const std::vector<std::string>& command_line,
                                  const std::string& transport_asked);
 
-// Every rank's `mine`, in rank order (collective over `comm`).
-std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine);
-
 }  // namespace collreplay

@@ -3,11 +3,11 @@
 // schedule, without MPI or a GPU.
 #include <CLI/CLI.hpp>
 
-#include "bench/replay/dry_run.hpp"
+#include "bench/replay/cli/dry_run.hpp"
 #include "bench/app/guarded_main.hpp"
-#include "bench/replay/replay_cli.hpp"
+#include "bench/replay/cli/replay_cli.hpp"
 #include "bench/replay/replay_run.hpp"
-#include "bench/replay/workload_cli.hpp"
+#include "bench/replay/cli/workload_cli.hpp"
 #include "common/errors.hpp"
 
 int main(int argc, char** argv) {

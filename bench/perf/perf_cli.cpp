@@ -92,6 +92,8 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   app.add_option("--seed", seed_text, "seed of the fill pattern and the skew");
   if (op_name == "all_to_allv")
     app.add_option("--skew", skew_text, "per-peer counts: uniform|zipf:S|hotspot:K");
+  app.add_flag("--progress", options.progress,
+               "progress on stderr (default: only when stderr is a terminal)");
   app.footer("Google Benchmark flags (--benchmark_repetitions=N, --benchmark_format=json, ...) "
              "are passed through.");
 

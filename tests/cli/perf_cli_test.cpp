@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/backend.hpp"
-#include "tests/cli/subprocess.hpp"
+#include "tests/support/subprocess.hpp"
 
 namespace collreplay {
 namespace {
