@@ -165,7 +165,8 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   const double total_steps = options.warmup + 3.0 * pass_steps;
   const Progress progress("replay", total_steps, progress_wanted(options.progress, rank));
   progress.announce(describe_run(schedule, world, pass_steps, engine->description()),
-                    peak.tflops ? flops / (*peak.tflops * 1e12) * total_steps : 0);
+                    peak.tflops ? flops * options.compute_scale / (*peak.tflops * 1e12) * total_steps
+                                : 0);
 
   const GroupComms groups(*comm, schedule, placement.node_color);
   ExecutorOptions executor_options;

@@ -80,7 +80,7 @@ TEST_P(PerfRun, TwoRanksCheckCleanAndWriteRecords) {
   const fs::path out = dir_ / (exe + ".jsonl");
   const std::string extra = exe == "alltoallv" ? " --skew hotspot:1 --seed 5" : "";
   const Outcome o = run(mpirun_command() + " -np 2 " + (bin_dir() / (exe + "_perf")).string() +
-                        " --backend mpi -b 1K -e 64K -f 4 -n 3 -w 1 -d bf16 --timeout 60 --out " +
+                        " --backend mpi -b 1K -e 64K -f 4 -n 3 -w 1 -d bf16 --timeout 60 --progress --out " +
                         out.string() + extra);
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("# Avg bus bandwidth"), std::string::npos) << o.out;
@@ -103,6 +103,10 @@ TEST_P(PerfRun, TwoRanksCheckCleanAndWriteRecords) {
     ++records;
   }
   EXPECT_EQ(records, 4 * (in_place ? 2 : 1));  // 1K, 4K, 16K, 64K
+  // --progress: the plan, then every case up to the last, on stderr.
+  const std::string cases = std::to_string(records);
+  EXPECT_NE(o.err.find(cases + " cases (1 KiB to 64 KiB"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("case " + cases + "/" + cases + " "), std::string::npos) << o.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Executables, PerfRun,
