@@ -10,12 +10,22 @@
 namespace collreplay {
 namespace {
 
-std::string written(std::FILE* f) {
-  std::rewind(f);
-  std::string text;
-  for (int c; (c = std::fgetc(f)) != EOF;) text.push_back(static_cast<char>(c));
-  return text;
-}
+// A scratch stream standing in for stderr.
+class Captured {
+ public:
+  Captured() : file_(std::tmpfile()) {}
+  ~Captured() { std::fclose(file_); }
+  std::FILE* file() const { return file_; }
+  std::string text() const {
+    std::rewind(file_);
+    std::string text;
+    for (int c; (c = std::fgetc(file_)) != EOF;) text.push_back(static_cast<char>(c));
+    return text;
+  }
+
+ private:
+  std::FILE* file_;
+};
 
 TEST(Progress, DurationsReadAtAGlance) {
   EXPECT_EQ(format_duration(4.6), "5 s");
@@ -25,14 +35,13 @@ TEST(Progress, DurationsReadAtAGlance) {
 }
 
 TEST(Progress, AnnouncesThenCountsDownToTheEnd) {
-  std::FILE* f = std::tmpfile();
-  ASSERT_NE(f, nullptr);
-  const Progress p("replay", 4, true, f);
+  const Captured out;
+  ASSERT_NE(out.file(), nullptr);
+  const Progress p("replay", 4, true, out.file());
   p.announce("qwen2.5-7b fsdp1 on 2 ranks", 90);
   p.advance(1, "pass 1/4 (compute_only)");
   p.advance(4, "pass 4/4 (overlapped)");
-  const std::string text = written(f);
-  std::fclose(f);
+  const std::string text = out.text();
   EXPECT_NE(text.find("replay: qwen2.5-7b fsdp1 on 2 ranks (about 1 min 30 s)\n"),
             std::string::npos) << text;
   const std::size_t first = text.find("replay: pass 1/4 (compute_only), ");
@@ -44,13 +53,12 @@ TEST(Progress, AnnouncesThenCountsDownToTheEnd) {
 }
 
 TEST(Progress, SilentUnlessWanted) {
-  std::FILE* f = std::tmpfile();
-  ASSERT_NE(f, nullptr);
-  const Progress p("all_gather_perf", 2, false, f);
+  const Captured out;
+  ASSERT_NE(out.file(), nullptr);
+  const Progress p("all_gather_perf", 2, false, out.file());
   p.announce("2 cases", 5);
   p.advance(1, "case 1/2");
-  EXPECT_EQ(written(f), "");
-  std::fclose(f);
+  EXPECT_EQ(out.text(), "");
   EXPECT_TRUE(progress_wanted(true, 0));
   EXPECT_FALSE(progress_wanted(true, 1));  // only rank 0 reports
 }
