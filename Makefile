@@ -4,7 +4,7 @@
 # Sources are found recursively. Optional libraries are chosen by folder, never by #if: a folder
 # holding a no_cuda.cpp needs CUDA+NCCL for its other sources (no_cuda.cpp holds their host
 # stubs and is built only without CUDA); no_nvml.cpp does the same for NVML; *.cu needs CUDA.
-# bench/bin/X.cpp and plots/bin/X.cpp become build/bin/X; tests/S/*.cpp become build/bin/S_tests.
+# bench/bin/X.cpp and plots/bin/X.cpp become build/bin/X; tests/S/**/*.cpp become build/bin/S_tests.
 
 CUDA_HOME ?= /usr/local/cuda
 # NCCL from the CUDA tree or from the distribution's libnccl-dev (/usr/include/nccl.h).
@@ -56,6 +56,9 @@ NVML_ONLY = $(filter-out %/no_nvml.cpp,$(call in_dirs,$(call stub_dirs,no_nvml.c
 buildable = $(filter-out $(if $(HAVE_CUDA),%/no_cuda.cpp,$(call CUDA_ONLY,$(1))) \
                          $(if $(HAVE_NVML),%/no_nvml.cpp,$(call NVML_ONLY,$(1))),$(1))
 to_obj = $(patsubst %,$(OBJ)/%.o,$(1))
+# A test suite's sources, subfolders included (a variable, so that a pattern rule's stem does not
+# replace its %).
+suite_srcs = $(call rwildcard,tests/$(1),%.cpp)
 
 ALL_LIB_SRCS := $(call rwildcard,common collectives workloads bench,%.cpp %.cu)
 LIB_SRCS  := $(call buildable,$(filter-out bench/bin/%,$(ALL_LIB_SRCS)))
@@ -99,7 +102,7 @@ $(BIN)/%: $(OBJ)/plots/bin/%.cpp.o $(call to_obj,$(PLOT_SRCS))
 $(BIN)/plots_tests: $(call to_obj,$(wildcard tests/plots/*.cpp) $(PLOT_SRCS))
 	@mkdir -p $(@D)
 	$(CXX) $^ -o $@ -lgtest_main -lgtest -lboost_iostreams -lboost_filesystem -lboost_system -lpthread
-$(BIN)/%_tests: $$(call to_obj,$$(wildcard tests/$$*/*.cpp)) $(BUILD)/libcollreplay.a
+$(BIN)/%_tests: $$(call to_obj,$$(call suite_srcs,$$*)) $(BUILD)/libcollreplay.a
 	@mkdir -p $(@D)
 	$(CXX) $^ -o $@ $(if $(filter mpi gpu,$*),-lgtest,-lgtest_main -lgtest) $(LDLIBS)
 
@@ -139,4 +142,7 @@ demo: all
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+# Dependency files of sources that still exist (generated ones live under $(BUILD)): a moved
+# source's stale file would otherwise send make's search for the new object astray.
+DEP_FILES := $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+-include $(foreach d,$(DEP_FILES),$(if $(wildcard $(patsubst $(OBJ)/%.d,%,$d) $(patsubst $(OBJ)/%.d,$(BUILD)/%,$d)),$d))

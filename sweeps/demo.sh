@@ -24,6 +24,14 @@ else
   workload=(--backend mpi --model "$here/models/replay-tiny.json" --micro-batch 1 --seq 256 --steps 3)
   sweep=(--backend mpi -b 64K -e 16M -f 4)
 fi
-"${launch[@]}" "$bin/replay" "${workload[@]}" -c --out "$out/replay.jsonl"
-"${launch[@]}" "$bin/all_gather_perf" "${sweep[@]}" --out "$out/all_gather.jsonl"
+# Cell k of n with the time so far; the executables add their own progress on a terminal.
+start=$SECONDS
+cell() {
+  local k=$1 n=$2 what=$3; shift 3
+  echo "== [$k/$n] $what ($((SECONDS - start)) s elapsed)"
+  "$@"
+}
+cell 1 2 "replay" "${launch[@]}" "$bin/replay" "${workload[@]}" -c --out "$out/replay.jsonl"
+cell 2 2 "all_gather sweep" "${launch[@]}" "$bin/all_gather_perf" "${sweep[@]}" --out "$out/all_gather.jsonl"
+echo "== done in $((SECONDS - start)) s"
 echo "== results in $out/ (JSON Lines: replay.jsonl, all_gather.jsonl)"

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "collectives/ops/collective_kind.hpp"
 #include "common/dtype.hpp"
 
 namespace collreplay {
@@ -16,7 +17,6 @@ namespace collreplay {
 inline constexpr int kScheduleSchemaVersion = 1;
 
 enum class StreamKind { comm, compute };
-enum class CollectiveKind { all_gather, reduce_scatter, all_to_all, all_to_allv, all_reduce };
 // Which ranks take part: all of them; the ranks of one node; one expert-parallel group
 // (ep consecutive ranks); one data-parallel group (ranks with the same index in their expert group).
 enum class GroupKind { world, node, expert, data_parallel };
@@ -82,9 +82,10 @@ struct MoeLayerSummary {
   std::uint64_t combine_cross_rank_bytes = 0;
 };
 
-// Names used in schedule JSON, tables and results ("all_gather", "data_parallel").
-std::string_view collective_kind_name(CollectiveKind kind);
+// Names used in schedule JSON, tables and results ("data_parallel"); collective kinds are named
+// by their op specs (collective_kind_name in collectives/ops/collective_kind.hpp).
 std::string_view group_kind_name(GroupKind group);
+std::string_view phase_name(Phase phase);
 
 struct Schedule {
   int schema_version = kScheduleSchemaVersion;
@@ -96,7 +97,7 @@ struct Schedule {
   std::int64_t micro_batch = 1, seq = 1;
   int micro_batches = 1;      // gradient-accumulation micro-batches per step
   std::uint64_t tokens_per_step = 0;  // tokens this rank processes per step
-  // Added by issue 3 (dry-run totals): parameters of the modelled model (all experts; with
+  // For the dry-run totals: parameters of the modelled model (all experts; with
   // --layers N the first N decoder layers plus the root) and those active per token.
   std::uint64_t model_params = 0;
   std::uint64_t active_params = 0;

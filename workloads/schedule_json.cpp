@@ -17,15 +17,6 @@ using nlohmann::json;
 using ordered = nlohmann::ordered_json;
 
 const char* stream_name(StreamKind s) { return s == StreamKind::comm ? "comm" : "compute"; }
-const char* phase_name(Phase p) {
-  switch (p) {
-    case Phase::forward: return "forward";
-    case Phase::backward: return "backward";
-    case Phase::recompute: return "recompute";
-    case Phase::optimizer: return "optimizer";
-  }
-  return "?";
-}
 // The unit and MoE summaries, written the same way in saved schedules and in dry-run output.
 ordered units_json(const std::vector<UnitSummary>& units) {
   ordered a = ordered::array();
@@ -90,12 +81,12 @@ class Reader {
     if (!v.is_array()) fail(where + "." + key, "is not an array");
     return v;
   }
-  template <class E, std::size_t N, class NameOf>
-  E choice(const json& j, const char* key, const std::string& where, const E (&values)[N],
-           NameOf name) const {
+  template <class Values, class NameOf>
+  auto choice(const json& j, const char* key, const std::string& where, const Values& values,
+              NameOf name) const {
     const std::string t = text(j, key, where);
     std::string known;
-    for (E e : values) {
+    for (auto e : values) {
       if (t == std::string_view(name(e))) return e;
       known += (known.empty() ? "" : ", ") + std::string(name(e));
     }
@@ -108,15 +99,12 @@ class Reader {
 
 constexpr StreamKind kStreams[] = {StreamKind::comm, StreamKind::compute};
 constexpr Phase kPhases[] = {Phase::forward, Phase::backward, Phase::recompute, Phase::optimizer};
-constexpr CollectiveKind kKinds[] = {CollectiveKind::all_gather, CollectiveKind::reduce_scatter,
-                                     CollectiveKind::all_to_all, CollectiveKind::all_to_allv,
-                                     CollectiveKind::all_reduce};
 constexpr GroupKind kGroups[] = {GroupKind::world, GroupKind::node, GroupKind::expert, GroupKind::data_parallel};
 constexpr DType kDTypes[] = {DType::bf16, DType::f16, DType::f32};
 
 CollectiveOp read_collective(const Reader& r, const json& j, const std::string& where, const Schedule& s) {
   CollectiveOp c;
-  c.kind = r.choice(j, "kind", where, kKinds, collective_kind_name);
+  c.kind = r.choice(j, "kind", where, collective_kinds(), collective_kind_name);
   c.dtype = r.choice(j, "dtype", where, kDTypes, dtype_name);
   c.group = r.choice(j, "group", where, kGroups, group_kind_name);
   c.bytes = r.count(r.get(j, "bytes", where), where + ".bytes");
@@ -141,10 +129,10 @@ CollectiveOp read_collective(const Reader& r, const json& j, const std::string& 
   if (j.contains("send_counts") || j.contains("recv_counts"))
     r.fail(where, "has per-peer counts but is not an all_to_allv");
   if (c.bytes == 0) r.fail(where + ".bytes", "must be positive");
-  const bool split = c.kind != CollectiveKind::all_reduce;
-  if (c.bytes % (split ? n * elem : elem) != 0)
-    r.fail(where + ".bytes", "does not divide into " + std::to_string(split ? n : 1) + " equal parts of whole " +
-                                 std::string(dtype_name(c.dtype)) + " elements");
+  const SizeBasis basis = size_basis(c.kind);
+  if (!size_divides(basis, c.bytes, elem, static_cast<int>(n)))
+    r.fail(where + ".bytes", "does not divide into " + std::to_string(basis == SizeBasis::per_rank ? n : 1) +
+                                 " equal parts of whole " + std::string(dtype_name(c.dtype)) + " elements");
   return c;
 }
 

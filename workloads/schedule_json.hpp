@@ -19,7 +19,7 @@ Schedule load_schedule_file(const std::string& path);
 // Written to a temporary file and renamed: a crash never leaves half a file.
 void save_schedule_file(const Schedule& schedule, const std::string& path);
 
-// {model, plan, wrap, world, units[], moe[], totals} exactly as issue 3 lists them.
+// The dry run as JSON: {model, plan, wrap, world, units[], moe[], totals} (SCHEDULE.md).
 std::string dry_run_json(const Schedule& schedule);
 
 }  // namespace collreplay

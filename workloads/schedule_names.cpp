@@ -2,13 +2,12 @@
 
 namespace collreplay {
 
-std::string_view collective_kind_name(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::all_gather: return "all_gather";
-    case CollectiveKind::reduce_scatter: return "reduce_scatter";
-    case CollectiveKind::all_to_all: return "all_to_all";
-    case CollectiveKind::all_to_allv: return "all_to_allv";
-    case CollectiveKind::all_reduce: return "all_reduce";
+std::string_view phase_name(Phase phase) {
+  switch (phase) {
+    case Phase::forward: return "forward";
+    case Phase::backward: return "backward";
+    case Phase::recompute: return "recompute";
+    case Phase::optimizer: return "optimizer";
   }
   return "?";
 }

@@ -1,5 +1,5 @@
 // Cross-rank gathering: every rank's times and identity to rank 0, where the slowest rank sets
-// the step (ARCHITECTURE.md, Measurement).
+// the step (training waits for its slowest rank).
 #pragma once
 #include <mpi.h>
 
@@ -16,6 +16,9 @@ struct RankIdentity {
   std::string device;
 };
 
+// Every rank's `mine`, any length, in rank order, on every rank (collective over `comm`).
+std::vector<std::string> all_gather_strings(MPI_Comm comm, const std::string& mine);
+
 // Every rank learns every rank's host and device (collective over `comm`).
 std::vector<RankIdentity> all_gather_identities(MPI_Comm comm, const std::string& device);
 
@@ -29,7 +32,5 @@ double max_across_ranks(MPI_Comm comm, double value);
 
 // Every rank's `mine` to rank 0, in rank order (any length); empty on other ranks.
 std::vector<std::string> gather_strings_to_root(MPI_Comm comm, const std::string& mine);
-
-std::string this_host_name();
 
 }  // namespace collreplay

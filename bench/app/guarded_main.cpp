@@ -1,7 +1,6 @@
 #include "bench/app/guarded_main.hpp"
 
 #include <mpi.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +8,7 @@
 #include <string>
 
 #include "common/errors.hpp"
+#include "common/host_identity.hpp"
 
 namespace collreplay {
 namespace {
@@ -50,11 +50,9 @@ int exit_agreed(const char* program, const char* what, int code) {
 
 // One rank failed: say which, and do not leave the others waiting on it.
 int exit_alone(const char* program, const char* what, int code) {
-  char host[256] = "?";
-  gethostname(host, sizeof host - 1);
   if (mpi_world_size() > 1)
-    std::fprintf(stderr, "%s: error: rank %d on %s: %s\n", program, mpi_rank_or_launcher(), host,
-                 what);
+    std::fprintf(stderr, "%s: error: rank %d on %s: %s\n", program, mpi_rank_or_launcher(),
+                 host_name().c_str(), what);
   else
     std::fprintf(stderr, "%s: error: %s\n", program, what);
   std::fflush(stderr);

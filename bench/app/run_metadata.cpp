@@ -1,14 +1,16 @@
 #include "bench/app/run_metadata.hpp"
 
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <ctime>
 #include <set>
 #include <string_view>
 
+#include "bench/app/cross_rank.hpp"
 #include "collectives/mpi/mpi_check.hpp"
+#include "collectives/mpi/mpi_version.hpp"
+#include "common/host_identity.hpp"
 
 extern char** environ;
 
@@ -18,12 +20,6 @@ extern char** environ;
 
 namespace collreplay {
 namespace {
-
-std::string host_name() {
-  char host[256] = "?";
-  gethostname(host, sizeof host - 1);
-  return host;
-}
 
 // UCX reports its version only when it is already loaded (MPI with pml ucx) or installed; the
 // symbol is looked up at run time so the build needs no UCX headers.
@@ -86,47 +82,19 @@ std::string now_utc() {
 
 }  // namespace
 
-std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
-  MPI_CHECK(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm));
-  int total = 0;
-  for (int r = 0; r < size; ++r) {
-    offsets[static_cast<std::size_t>(r)] = total;
-    total += lengths[static_cast<std::size_t>(r)];
-  }
-  std::string all(static_cast<std::size_t>(total), '\0');
-  MPI_CHECK(MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
-                           offsets.data(), MPI_CHAR, comm));
-  std::vector<std::string> out;
-  for (int r = 0; r < size; ++r)
-    out.push_back(all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]),
-                             static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)])));
-  return out;
-}
-
 RunMetadata collect_run_metadata(const Communicator& comm, MPI_Comm world,
                                  const std::vector<std::string>& command_line,
                                  const std::string& transport_asked) {
   RunMetadata meta;
-  meta.hosts = allgather_strings(world, host_name());
-  meta.devices = allgather_strings(world, comm.device_description());
+  meta.hosts = all_gather_strings(world, host_name());
+  meta.devices = all_gather_strings(world, comm.device_description());
   meta.ranks = static_cast<int>(meta.hosts.size());
   std::map<std::string, int> per_host;
   for (const std::string& host : meta.hosts) ++per_host[host];
   meta.nodes = static_cast<int>(per_host.size());
   for (const auto& [host, count] : per_host) meta.ranks_per_node = std::max(meta.ranks_per_node, count);
   meta.library_versions = comm.library_versions();
-  if (!meta.library_versions.contains("mpi")) {
-    char text[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    int length = 0;
-    MPI_Get_library_version(text, &length);
-    std::string library(text, static_cast<std::size_t>(length));
-    if (auto end = library.find_first_of(",\n"); end != std::string::npos) library.resize(end);
-    meta.library_versions["mpi"] = library;
-  }
+  if (!meta.library_versions.contains("mpi")) meta.library_versions["mpi"] = mpi_library_version();
   if (std::string ucx = ucx_version(); !ucx.empty()) meta.library_versions["ucx"] = ucx;
   meta.backend = comm.backend() == BackendKind::nccl ? "nccl" : "mpi";
   meta.transport_asked = transport_asked;

@@ -1,4 +1,4 @@
-// The metadata every result record carries (ARCHITECTURE.md, Results): who ran where, on what,
+// The metadata every result record carries: who ran where, on what,
 // with which libraries, transport, environment knobs and code revision. Collected once per run,
 // collectively, then attached to each record as record["run"] = metadata.to_json().
 //
@@ -43,8 +43,5 @@ struct RunMetadata {
 RunMetadata collect_run_metadata(const Communicator& comm, MPI_Comm world,
                                  const std::vector<std::string>& command_line,
                                  const std::string& transport_asked);
-
-// Every rank's `mine`, in rank order (collective over `comm`).
-std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine);
 
 }  // namespace collreplay

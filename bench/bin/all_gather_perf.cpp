@@ -1,4 +1,4 @@
-// all_gather_perf: nccl-tests-style benchmark of all_gather (see bench/perf_harness.hpp).
+// all_gather_perf: nccl-tests-style benchmark of all_gather (see bench/perf/perf_harness.hpp).
 #include "bench/app/guarded_main.hpp"
 #include "bench/perf/perf_harness.hpp"
 

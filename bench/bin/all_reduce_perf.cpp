@@ -1,4 +1,4 @@
-// all_reduce_perf: nccl-tests-style benchmark of all_reduce (see bench/perf_harness.hpp).
+// all_reduce_perf: nccl-tests-style benchmark of all_reduce (see bench/perf/perf_harness.hpp).
 #include "bench/app/guarded_main.hpp"
 #include "bench/perf/perf_harness.hpp"
 

@@ -1,4 +1,4 @@
-// alltoall_perf: nccl-tests-style benchmark of all_to_all (see bench/perf_harness.hpp).
+// alltoall_perf: nccl-tests-style benchmark of all_to_all (see bench/perf/perf_harness.hpp).
 #include "bench/app/guarded_main.hpp"
 #include "bench/perf/perf_harness.hpp"
 

@@ -1,4 +1,4 @@
-// alltoallv_perf: nccl-tests-style benchmark of all_to_allv (see bench/perf_harness.hpp).
+// alltoallv_perf: nccl-tests-style benchmark of all_to_allv (see bench/perf/perf_harness.hpp).
 #include "bench/app/guarded_main.hpp"
 #include "bench/perf/perf_harness.hpp"
 

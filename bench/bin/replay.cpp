@@ -1,13 +1,13 @@
 // replay: runs one training step's schedule (model + plan + world) on the fabric beside its GEMM
-// slices and reports the overlap headroom (bench/replay_run.hpp); --dry-run only prints the
+// slices and reports the overlap headroom (bench/replay/replay_run.hpp); --dry-run only prints the
 // schedule, without MPI or a GPU.
 #include <CLI/CLI.hpp>
 
-#include "bench/replay/dry_run.hpp"
+#include "bench/replay/cli/dry_run.hpp"
 #include "bench/app/guarded_main.hpp"
-#include "bench/replay/replay_cli.hpp"
+#include "bench/replay/cli/replay_cli.hpp"
 #include "bench/replay/replay_run.hpp"
-#include "bench/replay/workload_cli.hpp"
+#include "bench/replay/cli/workload_cli.hpp"
 #include "common/errors.hpp"
 
 int main(int argc, char** argv) {

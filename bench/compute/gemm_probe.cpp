@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "bench/app/stats.hpp"
+#include "workloads/model/gemm_slices.hpp"
 
 namespace collreplay {
 
@@ -28,8 +29,8 @@ GemmProbe probe_gemm(ComputeEngine& engine, int n, int repetitions) {
     times_ms.push_back(after->elapsed_ms_since(*before) / burst);
   }
   probe.median_ms = median(times_ms);
-  const double flops = 2.0 * probe.n * static_cast<double>(probe.n) * probe.n;
-  probe.tflops = probe.median_ms > 0 ? flops / (probe.median_ms * 1e9) : 0;
+  probe.flops = gemm_flops(op.gemms);
+  probe.tflops = probe.median_ms > 0 ? probe.flops / (probe.median_ms * 1e9) : 0;
   return probe;
 }
 

@@ -9,7 +9,8 @@ namespace collreplay {
 struct GemmProbe {
   int n = 0;               // n x n x n
   double median_ms = 0;    // per GEMM, median over the timed repetitions (device: bursts of 20)
-  double tflops = 0;       // 2 n^3 / median
+  double flops = 0;        // 2 n^3
+  double tflops = 0;       // flops / median
 };
 
 // n: 8192 on a device engine (bf16, near cuBLAS peak), 1024 on host, unless given.

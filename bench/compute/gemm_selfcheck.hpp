@@ -1,6 +1,7 @@
 // Checks the cuBLASLt GEMM path (layout mapping included) against a host reference: runs the
-// engine's GEMM code on random operands and compares with an fp64 product. For tests and
-// preflight. CUDA builds: cuda/gemm_selfcheck.cpp; elsewhere it throws UsageError.
+// engine's GEMM code on random operands and compares with an fp64 product. Used by the GPU
+// tests; it lives beside the engine because it drives the engine's own cuBLASLt code.
+// CUDA builds: cuda/gemm_selfcheck.cpp; elsewhere it throws UsageError.
 #pragma once
 #include "common/dtype.hpp"
 #include "workloads/schedule.hpp"

@@ -20,7 +20,6 @@ class WorkerEvent : public StreamEvent {
   double elapsed_ms_since(const StreamEvent& earlier) const override;
   void* native_handle() const override { return nullptr; }
 
-  Clock::time_point completed_at() const { return completed_at_; }
 
  private:
   std::atomic<bool> done_{false};

@@ -91,7 +91,9 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   app.add_option("--transport", options.transport, "transport to require (default any)");
   app.add_option("--seed", seed_text, "seed of the fill pattern and the skew");
   if (op_name == "all_to_allv")
-    app.add_option("--skew", skew_text, "per-peer counts: uniform|zipf:S|hot:K");
+    app.add_option("--skew", skew_text, "per-peer counts: uniform|zipf:S|hotspot:K");
+  app.add_flag("--progress", options.progress,
+               "progress on stderr (default: only when stderr is a terminal)");
   app.footer("Google Benchmark flags (--benchmark_repetitions=N, --benchmark_format=json, ...) "
              "are passed through.");
 

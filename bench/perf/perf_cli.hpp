@@ -36,6 +36,7 @@ struct PerfOptions {
   std::uint64_t seed = 1;
   Skew skew;
   std::vector<std::string> benchmark_args;  // the --benchmark_* flags, verbatim
+  bool progress = false;  // progress on stderr even when it is not a terminal
 };
 
 // Returns nullopt when --help was asked for (and printed on the launcher's rank 0).

@@ -10,6 +10,7 @@
 #include "bench/app/guarded_main.hpp"
 #include "bench/perf/perf_cli.hpp"
 #include "bench/perf/perf_table_reporter.hpp"
+#include "bench/app/progress.hpp"
 #include "bench/app/rank_stats.hpp"
 #include "bench/app/results.hpp"
 #include "bench/app/run_metadata.hpp"
@@ -88,7 +89,16 @@ struct PerfContext {
   std::vector<unsigned char> staging;  // host copy of a buffer, for device buffers only
   std::vector<Measurement> measurements;
   std::map<std::string, int> repetitions_seen;
+  const Progress* progress = nullptr;
+  double work_done = 0;  // in case_work() units
+  int cases = 0;
 };
+
+// Progress weighs a case by the bytes it moves plus a latency floor, so a size sweep's time left
+// follows its large sizes.
+double case_work(const PerfOptions& o, std::uint64_t bytes) {
+  return static_cast<double>(o.iterations + o.warmup_iterations) * (static_cast<double>(bytes) + 65536.0);
+}
 
 std::string case_label(const OpSpec& op, std::uint64_t bytes, Placement p) {
   return std::string(op.name()) + " of " + format_bytes(bytes) + " (" +
@@ -164,6 +174,9 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
   state.counters["wrong"] = static_cast<double>(wrong);
   const int repetition = ctx.repetitions_seen[label]++;
   ctx.measurements.push_back({bytes, layout.count, p, time_us, wrong, repetition});
+  ctx.work_done += case_work(ctx.options, bytes);
+  ctx.progress->advance(ctx.work_done, "case " + std::to_string(ctx.measurements.size()) + "/" +
+                                           std::to_string(ctx.cases) + " " + label);
 }
 
 nlohmann::json record_for(const PerfContext& ctx, const Measurement& m, const RunMetadata& meta) {
@@ -258,6 +271,17 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
                                  layout.in_place_elements});
     cases.emplace_back(op.bytes_for_count(count, options.dtype, ranks), std::move(layout));
   }
+  double total_work = 0;
+  for (const auto& c : cases) total_work += case_work(options, c.first) * placements.size();
+  const Progress progress(std::string(op.name()) + "_perf", total_work,
+                          progress_wanted(options.progress, comm->rank()));
+  ctx.progress = &progress;
+  ctx.cases = static_cast<int>(cases.size() * placements.size());
+  progress.announce(std::to_string(ctx.cases) + " cases (" + format_bytes(cases.front().first) +
+                    " to " + format_bytes(cases.back().first) + ", " +
+                    std::to_string(placements.size()) + " placement(s)) on " +
+                    std::to_string(ranks) + " ranks, -n " + std::to_string(options.iterations) +
+                    "; the time left follows the first cases");
   const std::size_t buffer_bytes = std::max<std::size_t>(largest_elements * dtype_size_bytes(options.dtype), 1);
   ctx.buffer_a = comm->allocate(buffer_bytes);
   ctx.buffer_b = comm->allocate(buffer_bytes);
@@ -279,8 +303,7 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   bool own_format = false;
   for (const std::string& flag : options.benchmark_args)
     own_format |= flag.starts_with("--benchmark_format=") && flag != "--benchmark_format=console";
-  PerfTableReporter table(stdout, table_type_name(options.dtype),
-                          op.name() == "all_gather" || op.name().starts_with("all_to_all") ? "none" : "sum",
+  PerfTableReporter table(stdout, table_type_name(options.dtype), std::string(op.reduction()),
                           op.supports_in_place());
   NullReporter null_reporter;
   if (comm->rank() == 0 && !own_format) {

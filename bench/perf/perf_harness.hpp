@@ -12,7 +12,7 @@
 
 namespace collreplay {
 
-// `op_name` is a registry name (collectives/op_registry.hpp). Returns the exit code.
+// `op_name` is a registry name (collectives/ops/op_registry.hpp). Returns the exit code.
 int run_perf_benchmark(std::string_view op_name, int argc, char** argv);
 
 }  // namespace collreplay

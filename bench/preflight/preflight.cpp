@@ -3,11 +3,12 @@
 #include <cstdio>
 
 #include "bench/app/cross_rank.hpp"
+#include "bench/app/stats.hpp"
 #include "bench/compute/gemm_probe.hpp"
 #include "bench/preflight/gpu_health.hpp"
-#include "bench/app/stats.hpp"
 #include "bench/preflight/topology.hpp"
 #include "common/errors.hpp"
+#include "common/host_identity.hpp"
 
 namespace collreplay {
 namespace {
@@ -92,7 +93,7 @@ PreflightReport run_preflight(MPI_Comm world, ComputeEngine& engine, const std::
                               const PreflightOptions& options) {
   int rank = 0;
   MPI_Comm_rank(world, &rank);
-  const std::string host = this_host_name();
+  const std::string host = host_name();
   const GpuHealthReport health = read_gpu_health();
   const GemmProbe probe = probe_gemm(engine);
 
@@ -113,7 +114,7 @@ PreflightReport run_preflight(MPI_Comm world, ComputeEngine& engine, const std::
       const nlohmann::json rank_health = nlohmann::json::parse(healths[r]);
       report.json["ranks"].push_back(
           {{"rank", r}, {"host", hosts[r]}, {"device", devices[r]}, {"gemm_ms", gemm_ms[r]},
-           {"gemm_tflops", 2.0 * probe.n * double(probe.n) * probe.n / (gemm_ms[r] * 1e9)},
+           {"gemm_tflops", probe.flops / (gemm_ms[r] * 1e9)},
            {"health", rank_health}});
       // One host's GPUs are reported by each of its ranks: name each host's problems once.
       if (r == 0 || hosts[r] != hosts[r - 1]) {

@@ -10,6 +10,7 @@
 #include "bench/preflight/preflight.hpp"
 #include "collectives/backend.hpp"
 #include "common/errors.hpp"
+#include "common/host_identity.hpp"
 
 namespace collreplay {
 
@@ -33,16 +34,10 @@ int run_preflight_command(const PreflightCommand& c) {
   // The communicator places each rank on its GPU (and checks ranks per node against GPUs).
   const std::unique_ptr<Communicator> comm =
       make_communicator(backend, MPI_COMM_WORLD, BackendOptions{300, false});
-  int local_rank = 0;
-  {
-    MPI_Comm node;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local_rank);
-    MPI_Comm_free(&node);
-  }
-  const std::unique_ptr<ComputeEngine> engine = comm->device_buffers()
-                                                    ? make_cublas_engine(local_rank)
-                                                    : make_blas_engine(c.compute_threads);
+  const std::unique_ptr<ComputeEngine> engine =
+      comm->device_buffers()
+          ? make_cublas_engine(gpu_for_local_rank(local_rank(MPI_COMM_WORLD), visible_gpu_count()))
+          : make_blas_engine(c.compute_threads);
   const PreflightReport report = run_preflight(MPI_COMM_WORLD, *engine,
                                                comm->device_description(),
                                                {c.slow_threshold, c.strict});

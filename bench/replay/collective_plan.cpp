@@ -35,10 +35,6 @@ std::vector<std::size_t> displacements(const std::vector<std::size_t>& counts) {
 
 }  // namespace
 
-double bus_factor(CollectiveKind kind, int group_size) {
-  return find_op(collective_kind_name(kind)).bus_factor(group_size);
-}
-
 PreparedCollective prepare_collective(const ScheduleOp& op, int op_index, int group_size) {
   const CollectiveOp& c = op.collective();
   PreparedCollective call;
@@ -46,68 +42,49 @@ PreparedCollective prepare_collective(const ScheduleOp& op, int op_index, int gr
   call.kind = c.kind;
   call.dtype = c.dtype;
   call.group = c.group;
-  call.group_size = group_size;
+  call.spec = &op_spec(c.kind);
   const std::uint64_t element = dtype_size_bytes(c.dtype);
   const std::uint64_t n = static_cast<std::uint64_t>(group_size);
+  OpLayout& l = call.layout;
 
   if (c.kind == CollectiveKind::all_to_allv) {
     if (c.send_counts.size() != n || c.recv_counts.size() != n)
       bad_op(op, "all_to_allv has " + std::to_string(c.send_counts.size()) + " send and " +
                      std::to_string(c.recv_counts.size()) + " receive counts for a group of " +
                      std::to_string(group_size) + " ranks");
-    call.send_counts = to_sizes(c.send_counts);
-    call.recv_counts = to_sizes(c.recv_counts);
-    call.send_displs = displacements(call.send_counts);
-    call.recv_displs = displacements(call.recv_counts);
+    l.ranks = group_size;
+    l.send_counts = to_sizes(c.send_counts);
+    l.recv_counts = to_sizes(c.recv_counts);
+    l.send_displs = displacements(l.send_counts);
+    l.recv_displs = displacements(l.recv_counts);
     const auto sum = [&](const std::vector<std::size_t>& counts) {
       std::uint64_t total = 0;
       for (std::size_t count : counts) total = checked_add(total, count, "all_to_allv counts");
-      return checked_mul(total, element, "all_to_allv bytes");
+      return total;
     };
-    call.send_bytes = sum(call.send_counts);
-    call.recv_bytes = sum(call.recv_counts);
+    l.send_elements = sum(l.send_counts);
+    l.recv_elements = sum(l.recv_counts);
+    call.send_bytes = checked_mul(l.send_elements, element, "all_to_allv bytes");
+    call.recv_bytes = checked_mul(l.recv_elements, element, "all_to_allv bytes");
     if (c.bytes != call.send_bytes)
       bad_op(op, "all_to_allv bytes " + std::to_string(c.bytes) +
                      " differ from its send counts' total " + std::to_string(call.send_bytes));
     return call;
   }
 
-  const bool whole_buffer = c.kind == CollectiveKind::all_reduce;
-  const std::uint64_t divisor = whole_buffer ? element : element * n;
-  if (c.bytes % divisor != 0)
+  if (!size_divides(call.spec->size_basis(), c.bytes, element, group_size))
     bad_op(op, std::to_string(c.bytes) + " bytes of " + std::string(dtype_name(c.dtype)) +
                    " do not divide into a group of " + std::to_string(group_size) + " ranks");
-  call.count = c.bytes / divisor;
-  switch (c.kind) {
-    case CollectiveKind::all_gather:
-      call.send_bytes = c.bytes / n;
-      call.recv_bytes = c.bytes;
-      break;
-    case CollectiveKind::reduce_scatter:
-      call.send_bytes = c.bytes;
-      call.recv_bytes = c.bytes / n;
-      break;
-    default:  // all_to_all, all_reduce
-      call.send_bytes = call.recv_bytes = c.bytes;
-  }
+  l = call.spec->layout(call.spec->count_for_bytes(c.bytes, c.dtype, group_size), group_size, 0,
+                        OpParams{});
+  call.send_bytes = l.send_elements * element;
+  call.recv_bytes = l.recv_elements * element;
   return call;
 }
 
 void issue_collective(Communicator& comm, const PreparedCollective& call, const void* send,
                       void* recv) {
-  switch (call.kind) {
-    case CollectiveKind::all_gather:
-      return comm.all_gather(send, recv, call.count, call.dtype);
-    case CollectiveKind::reduce_scatter:
-      return comm.reduce_scatter(send, recv, call.count, call.dtype);
-    case CollectiveKind::all_to_all:
-      return comm.all_to_all(send, recv, call.count, call.dtype);
-    case CollectiveKind::all_to_allv:
-      return comm.all_to_allv(send, {call.send_counts, call.send_displs}, recv,
-                              {call.recv_counts, call.recv_displs}, call.dtype);
-    case CollectiveKind::all_reduce:
-      return comm.all_reduce(send, recv, call.count, call.dtype);
-  }
+  call.spec->issue(comm, call.layout, send, recv, call.dtype);
 }
 
 CollectiveBuffers::~CollectiveBuffers() {

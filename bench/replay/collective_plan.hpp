@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "collectives/communicator.hpp"
+#include "collectives/ops/op_spec.hpp"
 #include "workloads/schedule.hpp"
 
 namespace collreplay {
@@ -17,25 +18,21 @@ struct PreparedCollective {
   CollectiveKind kind = CollectiveKind::all_gather;
   DType dtype = DType::bf16;
   GroupKind group = GroupKind::world;
-  int group_size = 1;
-  // Elements: per rank (all_gather send, reduce_scatter receive), per peer (all_to_all) or the
-  // whole buffer (all_reduce). Unused for all_to_allv.
-  std::size_t count = 0;
+  const OpSpec* spec = nullptr;
+  // The op's out-of-place layout in its group (layout.ranks is the group size): its count and,
+  // for all_to_allv, this rank's per-peer counts and displacements from the schedule. Other
+  // out-of-place layouts are the same on every rank, so layout.rank is left at 0.
+  OpLayout layout;
   std::uint64_t send_bytes = 0, recv_bytes = 0;
-  // all_to_allv only, in elements, in group order.
-  std::vector<std::size_t> send_counts, send_displs, recv_counts, recv_displs;
 };
 
 // UsageError, naming the op, when S does not divide into the group or the all_to_allv counts
 // do not match the group size or S.
 PreparedCollective prepare_collective(const ScheduleOp& op, int op_index, int group_size);
 
-// Issues the collective on `comm` (asynchronous, like every Communicator op).
+// Issues the collective on `comm` (asynchronous, like every Communicator op) through its spec.
 void issue_collective(Communicator& comm, const PreparedCollective& call, const void* send,
                       void* recv);
-
-// nccl-tests' busbw / algbw: (n-1)/n, 2(n-1)/n for all_reduce.
-double bus_factor(CollectiveKind kind, int group_size);
 
 // One send and one receive buffer per group, zero-filled, released on destruction.
 class CollectiveBuffers {

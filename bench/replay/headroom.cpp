@@ -22,21 +22,6 @@ std::string percent_text(double fraction) {
 
 }  // namespace
 
-double gemm_flops(const ComputeOp& op) {
-  double flops = 0;
-  for (const GemmShape& g : op.gemms)
-    flops += 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) *
-             static_cast<double>(g.k) * static_cast<double>(g.batch);
-  return flops;
-}
-
-double schedule_flops(const Schedule& schedule) {
-  double flops = 0;
-  for (const ScheduleOp& op : schedule.ops)
-    if (!op.is_collective()) flops += gemm_flops(op.compute());
-  return flops;
-}
-
 std::optional<double> safe_ratio(double numerator, double denominator) {
   if (denominator == 0 || !std::isfinite(numerator) || !std::isfinite(denominator))
     return std::nullopt;

@@ -63,10 +63,6 @@ struct StepHeadroom {
   std::optional<double> mfu_compute_only;     // the same for the compute-only step
 };
 
-// 2*m*n*k*batch summed over every GEMM of every compute op.
-double gemm_flops(const ComputeOp& op);
-double schedule_flops(const Schedule& schedule);
-
 std::optional<double> safe_ratio(double numerator, double denominator);
 
 std::vector<OpHeadroom> op_headroom(const Schedule& schedule, const OpTimes& times);

@@ -7,7 +7,6 @@
 
 #include "collectives/ops/fill_pattern.hpp"
 #include "collectives/ops/host_values.hpp"
-#include "collectives/ops/op_registry.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {
@@ -28,8 +27,8 @@ std::uint64_t check_with_spec(const Executor& executor, const PreparedCollective
                               std::uint64_t seed) {
   Communicator& comm = executor.groups().get(call.group);
   const CollectiveBuffers::Pair& buffers = executor.buffers().of(call.group);
-  const OpSpec& spec = find_op(collective_kind_name(call.kind));
-  const OpLayout layout = spec.layout(call.count, comm.size(), comm.rank(), OpParams{seed, {}});
+  const OpSpec& spec = *call.spec;
+  const OpLayout layout = spec.layout(call.layout.count, comm.size(), comm.rank(), OpParams{seed, {}});
   const std::size_t element = dtype_size_bytes(call.dtype);
   std::vector<char> send(layout.send_elements * element), recv(layout.recv_elements * element);
   fill_send_buffer(spec, layout, Placement::out_of_place, call.dtype, seed, send.data());
@@ -52,17 +51,17 @@ std::uint64_t check_all_to_allv(const Executor& executor, const PreparedCollecti
   const CollectiveBuffers::Pair& buffers = executor.buffers().of(call.group);
   const int me = comm.rank();
   std::vector<char> send(call.send_bytes), recv(call.recv_bytes);
-  for (std::size_t peer = 0; peer < call.send_counts.size(); ++peer)
-    for (std::size_t i = 0; i < call.send_counts[peer]; ++i)
-      store_value(call.dtype, send.data(), call.send_displs[peer] + i,
+  for (std::size_t peer = 0; peer < call.layout.send_counts.size(); ++peer)
+    for (std::size_t i = 0; i < call.layout.send_counts[peer]; ++i)
+      store_value(call.dtype, send.data(), call.layout.send_displs[peer] + i,
                   static_cast<float>(fill_value(seed + peer, me, i)));
   comm.copy_from_host(buffers.send, send.data(), send.size());
   run_once(executor, call);
   comm.copy_to_host(recv.data(), buffers.recv, recv.size());
   std::uint64_t wrong = 0, checked = 0;
-  for (std::size_t source = 0; source < call.recv_counts.size(); ++source)
-    for (std::size_t i = 0; i < call.recv_counts[source]; ++i, ++checked)
-      if (load_value(call.dtype, recv.data(), call.recv_displs[source] + i) !=
+  for (std::size_t source = 0; source < call.layout.recv_counts.size(); ++source)
+    for (std::size_t i = 0; i < call.layout.recv_counts[source]; ++i, ++checked)
+      if (load_value(call.dtype, recv.data(), call.layout.recv_displs[source] + i) !=
           static_cast<float>(fill_value(seed + me, static_cast<int>(source), i)))
         ++wrong;
   if (wrong)
@@ -81,8 +80,8 @@ CheckSummary check_replayed_collectives(const Executor& executor, std::uint64_t 
     if (!call) continue;
     // Collectives of one shape are one check: the data path does not depend on the op's name.
     // all_to_allv counts differ between ranks, so every rank checks every one (same decisions).
-    if (call->kind != CollectiveKind::all_to_allv && !seen.emplace(call->kind, call->group, call->dtype, call->count, call->send_counts,
-                      call->recv_counts).second)
+    if (call->kind != CollectiveKind::all_to_allv && !seen.emplace(call->kind, call->group, call->dtype, call->layout.count, call->layout.send_counts,
+                      call->layout.recv_counts).second)
       continue;
     summary.elements_checked += call->kind == CollectiveKind::all_to_allv
                                     ? check_all_to_allv(executor, *call, seed)

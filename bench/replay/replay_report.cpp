@@ -3,23 +3,15 @@
 #include <algorithm>
 
 #include "bench/replay/collective_plan.hpp"
+#include "collectives/ops/op_registry.hpp"
 #include "common/sizes.hpp"
+#include "workloads/model/gemm_slices.hpp"
 
 namespace collreplay {
 namespace {
 
 nlohmann::json optional_json(const std::optional<double>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
-
-std::string_view phase_name(Phase phase) {
-  switch (phase) {
-    case Phase::forward: return "forward";
-    case Phase::backward: return "backward";
-    case Phase::recompute: return "recompute";
-    case Phase::optimizer: return "optimizer";
-  }
-  return "?";
 }
 
 nlohmann::json stat_json(const CrossRankStat& s, const ReplayMeasurements& m) {
@@ -61,9 +53,9 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
       r.update({{"kind", collective_kind_name(c.kind)}, {"group", group_kind_name(c.group)},
                 {"group_size", n}, {"dtype", dtype_name(c.dtype)}, {"bytes", c.bytes},
                 {"comm_only_ms", stat_json(pass_of(m, PassKind::comm_only).op_ms[i], m)},
-                {"algbw_GBps", algbw}, {"busbw_GBps", algbw * bus_factor(c.kind, n)}});
+                {"algbw_GBps", algbw}, {"busbw_GBps", algbw * op_spec(c.kind).bus_factor(n)}});
     } else {
-      const double flops = gemm_flops(op.compute());
+      const double flops = gemm_flops(op.compute().gemms);
       const double t_ms = m.op_times.compute_only_ms[i];
       r.update({{"gemms", op.compute().gemms.size()}, {"flops", flops},
                 {"compute_only_ms", stat_json(pass_of(m, PassKind::compute_only).op_ms[i], m)},
@@ -151,7 +143,7 @@ void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
                  std::string(collective_kind_name(c.kind)).c_str(),
                  std::string(group_kind_name(c.group)).c_str(),
                  static_cast<unsigned long long>(c.bytes), t_ms * 1e3, algbw,
-                 algbw * bus_factor(c.kind, n));
+                 algbw * op_spec(c.kind).bus_factor(n));
   }
   std::fprintf(out, "#\n# headroom per unit (ms; comm = what must hide behind the unit's compute)\n");
   std::fprintf(out, "# %-20s %11s %11s %12s %8s %12s\n", "unit", "compute_ms", "comm_ms",

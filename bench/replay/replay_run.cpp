@@ -13,16 +13,19 @@
 #include "bench/executor/executor.hpp"
 #include "bench/compute/gemm_probe.hpp"
 #include "bench/app/guarded_main.hpp"
+#include "bench/app/progress.hpp"
 #include "bench/preflight/preflight.hpp"
 #include "bench/replay/replay_check.hpp"
-#include "bench/replay/replay_cli.hpp"
+#include "bench/replay/cli/replay_cli.hpp"
 #include "bench/replay/replay_report.hpp"
 #include "bench/app/results.hpp"
 #include "bench/app/run_metadata.hpp"
 #include "collectives/backend.hpp"
 #include "common/errors.hpp"
+#include "common/host_identity.hpp"
 #include "workloads/plan/schedule_builder.hpp"
 #include "workloads/schedule_json.hpp"
+#include "workloads/schedule_summary.hpp"
 
 namespace collreplay {
 namespace {
@@ -97,6 +100,17 @@ std::vector<double> slowest(const std::vector<CrossRankStat>& stats) {
   return values;
 }
 
+// The first progress line: what is about to run.
+std::string describe_run(const Schedule& s, int world, int pass_steps, const std::string& engine) {
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "%s %s on %d rank(s), %zu ops per step (%.3g TFLOP of GEMMs per rank) on %s; "
+                "warm-up, then 3 passes of ~%d steps",
+                s.model.c_str(), s.plan.c_str(), world, s.ops.size(),
+                schedule_totals(s).flops / 1e12, engine.c_str(), pass_steps);
+  return text;
+}
+
 void say(int rank, const std::string& line) {
   if (rank == 0) std::printf("# %s\n", line.c_str());
   std::fflush(stdout);
@@ -136,12 +150,23 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
                                  meta.backend + " uses " + meta.transport_verified);
 
   const std::unique_ptr<ComputeEngine> engine =
-      comm->device_buffers() ? make_cublas_engine(placement.local_rank)
-                             : make_blas_engine(options.compute_threads);
+      comm->device_buffers()
+          ? make_cublas_engine(gpu_for_local_rank(placement.local_rank, visible_gpu_count()))
+          : make_blas_engine(options.compute_threads);
   if (options.preflight)
     run_preflight(MPI_COMM_WORLD, *engine, comm->device_description(),
                   {options.slow_threshold, options.strict});
   const Peak peak = choose_peak(options, *engine);
+  const double flops = schedule_totals(schedule).flops;
+  // Steps to come: warm-up, then three passes of --steps (until stable: between 5 and
+  // --max-steps; half the cap is the guess). The estimate is the GEMMs' time at the peak, a
+  // floor: exposed communication comes on top.
+  const int pass_steps = options.steps > 0 ? options.steps : std::max(5, options.max_steps / 2);
+  const double total_steps = options.warmup + 3.0 * pass_steps;
+  const Progress progress("replay", total_steps, progress_wanted(options.progress, rank));
+  progress.announce(describe_run(schedule, world, pass_steps, engine->description()),
+                    peak.tflops ? flops * options.compute_scale / (*peak.tflops * 1e12) * total_steps
+                                : 0);
 
   const GroupComms groups(*comm, schedule, placement.node_color);
   ExecutorOptions executor_options;
@@ -161,8 +186,8 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
                   std::to_string(check.elements_checked) + " elements on rank 0)");
   }
   executor.warm_up();
+  progress.advance(options.warmup, "warm-up (" + std::to_string(options.warmup) + " steps)");
 
-  const double flops = schedule_flops(schedule);
   if (options.target_mfu > 0) {
     if (!peak.tflops) throw UsageError("--target-mfu needs --peak-tflops");
     executor.set_compute_scale(1);
@@ -177,8 +202,14 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
 
   ReplayMeasurements m;
   m.schedule = &schedule;
-  for (PassKind pass : {PassKind::compute_only, PassKind::comm_only, PassKind::overlapped})
+  int passes_done = 0;
+  for (PassKind pass : {PassKind::compute_only, PassKind::comm_only, PassKind::overlapped}) {
     m.passes[static_cast<std::size_t>(pass)] = summarize(executor.run_pass(pass));
+    ++passes_done;
+    progress.advance(options.warmup + passes_done * pass_steps,
+                     "pass " + std::to_string(passes_done) + "/3 (" +
+                         std::string(pass_name(pass)) + ")");
+  }
   const std::uint64_t collective_bytes = static_cast<std::uint64_t>(
       max_across_ranks(MPI_COMM_WORLD, static_cast<double>(executor.collective_buffer_bytes())));
   const std::uint64_t compute_bytes = static_cast<std::uint64_t>(

@@ -3,7 +3,7 @@
 // reports per-unit headroom, the step summary and the straggler view (stdout table on rank 0,
 // JSON Lines with --out).
 #pragma once
-#include "bench/replay/replay_options.hpp"
+#include "bench/replay/cli/replay_options.hpp"
 #include "workloads/plan/request.hpp"
 
 namespace collreplay {

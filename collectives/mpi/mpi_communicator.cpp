@@ -1,17 +1,17 @@
 #include "collectives/mpi/mpi_communicator.hpp"
 
-#include <unistd.h>
-
 #include <array>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
 
-#include "collectives/mpi/mpi_check.hpp"
 #include "collectives/device/mpi_device_memory.hpp"
+#include "collectives/mpi/mpi_check.hpp"
 #include "collectives/mpi/mpi_transport.hpp"
+#include "collectives/mpi/mpi_version.hpp"
 #include "common/errors.hpp"
+#include "common/host_identity.hpp"
 #include "common/sizes.hpp"
 
 namespace collreplay {
@@ -64,12 +64,6 @@ std::vector<int> to_int(std::span<const std::size_t> values) {
   return std::vector<int>(values.begin(), values.end());
 }
 
-std::string host_name() {
-  char host[256] = "?";
-  gethostname(host, sizeof host - 1);
-  return host;
-}
-
 constexpr int kAllToAllvTag = 7301;  // point-to-point fallback for > INT_MAX counts
 
 }  // namespace
@@ -85,12 +79,7 @@ MpiCommunicator::MpiCommunicator(MPI_Comm parent, const BackendOptions& options)
   if (options.mpi_device_buffers) {
     if (!mpi_is_cuda_aware())
       throw UsageError("device buffers for the MPI backend need a CUDA-aware MPI library");
-    MPI_Comm local = MPI_COMM_NULL;
-    MPI_CHECK(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local));
-    int local_rank = 0;
-    MPI_Comm_rank(local, &local_rank);
-    MPI_Comm_free(&local);
-    mpi_device_select(local_rank);
+    mpi_device_select(local_rank(comm_));
     device_buffers_ = true;
   }
   transport_ = detect_mpi_transport(comm_);
@@ -123,14 +112,7 @@ std::string MpiCommunicator::device_description() const {
 }
 
 std::map<std::string, std::string> MpiCommunicator::library_versions() const {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-  int length = 0;
-  MPI_Get_library_version(text, &length);
-  std::string library(text, static_cast<std::size_t>(length));
-  if (auto end = library.find_first_of(",\n"); end != std::string::npos) library.resize(end);
-  int major = 0, minor = 0;
-  MPI_Get_version(&major, &minor);
-  return {{"mpi", library}, {"mpi_standard", std::to_string(major) + "." + std::to_string(minor)}};
+  return {{"mpi", mpi_library_version()}, {"mpi_standard", mpi_standard_version()}};
 }
 
 void* MpiCommunicator::allocate(std::size_t bytes) {

@@ -8,7 +8,11 @@ namespace {
 
 class AllGatherSpec final : public OpSpec {
  public:
+  CollectiveKind kind() const override { return CollectiveKind::all_gather; }
   std::string_view name() const override { return "all_gather"; }
+  SizeBasis size_basis() const override { return SizeBasis::per_rank; }
+  double bus_factor(int ranks) const override { return (ranks - 1.0) / ranks; }
+  std::string_view reduction() const override { return "none"; }
   OpLayout layout(std::size_t count, int ranks, int rank, const OpParams&) const override {
     OpLayout l;
     l.ranks = ranks;

@@ -7,14 +7,11 @@ namespace {
 
 class AllReduceSpec final : public OpSpec {
  public:
+  CollectiveKind kind() const override { return CollectiveKind::all_reduce; }
   std::string_view name() const override { return "all_reduce"; }
+  SizeBasis size_basis() const override { return SizeBasis::whole_buffer; }
   double bus_factor(int ranks) const override { return 2.0 * (ranks - 1.0) / ranks; }
-  std::size_t count_for_bytes(std::uint64_t bytes, DType t, int) const override {
-    return bytes / dtype_size_bytes(t);
-  }
-  std::uint64_t bytes_for_count(std::size_t count, DType t, int) const override {
-    return count * dtype_size_bytes(t);
-  }
+  std::string_view reduction() const override { return "sum"; }
   OpLayout layout(std::size_t count, int ranks, int rank, const OpParams&) const override {
     OpLayout l;
     l.ranks = ranks;

@@ -12,7 +12,11 @@ namespace {
 
 class AllToAllvSpec final : public OpSpec {
  public:
+  CollectiveKind kind() const override { return CollectiveKind::all_to_allv; }
   std::string_view name() const override { return "all_to_allv"; }
+  SizeBasis size_basis() const override { return SizeBasis::per_rank; }
+  double bus_factor(int ranks) const override { return (ranks - 1.0) / ranks; }
+  std::string_view reduction() const override { return "none"; }
   bool supports_in_place() const override { return false; }
   OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const override {
     OpLayout l;

@@ -1,6 +1,7 @@
 #include "collectives/ops/op_registry.hpp"
 
-#include <array>
+#include <memory>
+#include <span>
 #include <string>
 
 #include "common/errors.hpp"
@@ -8,29 +9,38 @@
 namespace collreplay {
 namespace {
 
-// Built once on first use; the specs are stateless.
-const std::array<std::unique_ptr<OpSpec>, 5>& specs() {
-  static const std::array<std::unique_ptr<OpSpec>, 5> kSpecs = {
-      make_all_gather_spec(), make_reduce_scatter_spec(), make_all_to_all_spec(),
-      make_all_to_allv_spec(), make_all_reduce_spec()};
+// One line per op. Built once on first use; the specs are stateless.
+std::span<const std::unique_ptr<OpSpec>> specs() {
+  static const std::unique_ptr<OpSpec> kSpecs[] = {
+      make_all_gather_spec(),
+      make_reduce_scatter_spec(),
+      make_all_to_all_spec(),
+      make_all_to_allv_spec(),
+      make_all_reduce_spec(),
+  };
   return kSpecs;
 }
 
-std::string_view canonical(std::string_view name) {
-  if (name == "alltoall") return "all_to_all";
-  if (name == "alltoallv") return "all_to_allv";
-  if (name == "allgather") return "all_gather";
-  if (name == "reducescatter") return "reduce_scatter";
-  if (name == "allreduce") return "all_reduce";
-  return name;
+// "all_to_all" and "alltoall" (nccl-tests' executable spelling) name the same op.
+bool same_name(std::string_view op_name, std::string_view asked) {
+  std::string bare(op_name);
+  std::erase(bare, '_');
+  return asked == op_name || asked == bare;
 }
 
 }  // namespace
 
+const OpSpec& op_spec(CollectiveKind kind) {
+  for (const auto& spec : specs())
+    if (spec->kind() == kind) return *spec;
+  throw RuntimeError("no op spec for collective kind " +
+                     std::to_string(static_cast<int>(kind)));
+}
+
 const OpSpec& find_op(std::string_view name) {
   std::string known;
   for (const auto& spec : specs()) {
-    if (spec->name() == canonical(name)) return *spec;
+    if (same_name(spec->name(), name)) return *spec;
     known += (known.empty() ? "" : ", ") + std::string(spec->name());
   }
   throw UsageError("unknown collective '" + std::string(name) + "' (known: " + known + ")");
@@ -40,6 +50,15 @@ std::vector<const OpSpec*> all_ops() {
   std::vector<const OpSpec*> ops;
   for (const auto& spec : specs()) ops.push_back(spec.get());
   return ops;
+}
+
+std::string_view collective_kind_name(CollectiveKind kind) { return op_spec(kind).name(); }
+SizeBasis size_basis(CollectiveKind kind) { return op_spec(kind).size_basis(); }
+
+std::vector<CollectiveKind> collective_kinds() {
+  std::vector<CollectiveKind> kinds;
+  for (const auto& spec : specs()) kinds.push_back(spec->kind());
+  return kinds;
 }
 
 }  // namespace collreplay

@@ -1,5 +1,5 @@
-// Name -> OpSpec. Names are the ops' own ("all_gather", "all_to_allv"); the executables' short
-// forms ("alltoall") are accepted as aliases.
+// Every op's spec, by kind or by name. Names are the ops' own ("all_gather", "all_to_allv"); the
+// executables' short forms without underscores ("alltoall", "allgather") are accepted too.
 #pragma once
 #include <string_view>
 #include <vector>
@@ -8,6 +8,7 @@
 
 namespace collreplay {
 
+const OpSpec& op_spec(CollectiveKind kind);
 // UsageError listing the known names when `name` is not one of them.
 const OpSpec& find_op(std::string_view name);
 std::vector<const OpSpec*> all_ops();

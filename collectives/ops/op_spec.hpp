@@ -1,12 +1,8 @@
-// What a benchmark needs to know about one collective, in one place per op (op_*.cpp): the
-// nccl-tests size math, the bus-bandwidth factor, the buffer layout out-of-place and in-place
-// (NCCL's in-place conventions), how to issue it on a Communicator, and the exact expected output
-// for the seeded fill of fill_pattern.hpp.
-//
-// Sizes follow nccl-tests: S ("size" column, bytes) is the whole buffer -- count x type size x
-// ranks for all_gather, reduce_scatter, all_to_all(v), count x type size for all_reduce -- and
-// "count" is the per-rank count handed to the Communicator. algbw = S / t, busbw = algbw x
-// bus_factor(ranks).
+// What a benchmark needs to know about one collective, in one file per op
+// (collectives/ops/<op>.cpp): its kind and name, the nccl-tests size rule (collective_kind.hpp),
+// the bus-bandwidth factor, the reduction, the buffer layout out-of-place and in-place (NCCL's
+// in-place conventions), how to issue it on a Communicator, and the exact expected output for
+// the seeded fill of fill_pattern.hpp. algbw = S / t, busbw = algbw x bus_factor(ranks).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +11,7 @@
 #include <vector>
 
 #include "collectives/communicator.hpp"
+#include "collectives/ops/collective_kind.hpp"
 #include "collectives/ops/peer_counts.hpp"
 #include "common/dtype.hpp"
 
@@ -49,17 +46,21 @@ struct OpLayout {
 class OpSpec {
  public:
   virtual ~OpSpec() = default;
+  virtual CollectiveKind kind() const = 0;
   virtual std::string_view name() const = 0;  // "all_gather", as in results and registry
-  // busbw / algbw: (n-1)/n, or 2(n-1)/n for all_reduce (so 0 on one rank, as in nccl-tests).
-  // The defaults are the rule of every op but all_reduce, whose spec overrides them.
-  virtual double bus_factor(int ranks) const { return (ranks - 1.0) / ranks; }
-  // Per-rank count for a requested S (rounded down, as nccl-tests does) and S for a count.
-  // Default: S = count x type size x ranks.
-  virtual std::size_t count_for_bytes(std::uint64_t bytes, DType t, int ranks) const {
-    return bytes / (dtype_size_bytes(t) * static_cast<std::uint64_t>(ranks));
+  virtual SizeBasis size_basis() const = 0;
+  // busbw / algbw as nccl-tests defines it: (n-1)/n for most ops, 2(n-1)/n for all_reduce (so 0
+  // on one rank).
+  virtual double bus_factor(int ranks) const = 0;
+  // NCCL's reduction operator ("sum") or "none" for ops that only move data; the perf table's
+  // "redop" column.
+  virtual std::string_view reduction() const = 0;
+  // The count for a requested S (rounded down, as nccl-tests does) and S for a count.
+  std::size_t count_for_bytes(std::uint64_t bytes, DType t, int ranks) const {
+    return collreplay::count_for_bytes(size_basis(), bytes, dtype_size_bytes(t), ranks);
   }
-  virtual std::uint64_t bytes_for_count(std::size_t count, DType t, int ranks) const {
-    return count * dtype_size_bytes(t) * static_cast<std::uint64_t>(ranks);
+  std::uint64_t bytes_for_count(std::size_t count, DType t, int ranks) const {
+    return collreplay::bytes_for_count(size_basis(), count, dtype_size_bytes(t), ranks);
   }
   virtual OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const = 0;
   virtual bool supports_in_place() const { return true; }
@@ -91,7 +92,7 @@ std::uint64_t count_wrong(const OpSpec& op, const OpLayout& layout, Placement p,
 std::size_t send_buffer_elements(const OpLayout& layout, Placement p);
 std::size_t recv_buffer_elements(const OpLayout& layout, Placement p);
 
-// Constructors of the five specs, one per op_*.cpp (the registry owns the instances).
+// Constructors of the specs, one per collectives/ops/<op>.cpp (the registry owns the instances).
 std::unique_ptr<OpSpec> make_all_gather_spec();
 std::unique_ptr<OpSpec> make_reduce_scatter_spec();
 std::unique_ptr<OpSpec> make_all_to_all_spec();

@@ -31,7 +31,7 @@ std::vector<double> destination_weights(const Skew& skew, std::uint64_t seed, in
     for (int d = 0; d < ranks; ++d)
       weights[static_cast<std::size_t>(d)] =
           1.0 / std::pow(1.0 + popularity[static_cast<std::size_t>(d)], skew.zipf_exponent);
-  } else if (skew.kind == Skew::Kind::hot && skew.hot_peers < ranks) {
+  } else if (skew.kind == Skew::Kind::hotspot && skew.hot_peers < ranks) {
     const int hot = skew.hot_peers, cold = ranks - hot;
     for (int d = 0; d < ranks; ++d)
       weights[static_cast<std::size_t>(d)] =
@@ -71,7 +71,7 @@ Skew parse_skew(std::string_view text) {
   Skew skew;
   auto bad = [&](const char* why) {
     return UsageError("--skew '" + std::string(text) + "' " + why +
-                      " (expected uniform, zipf:S with S > 0, or hot:K with K >= 1)");
+                      " (expected uniform, zipf:S with S > 0, or hotspot:K with K >= 1)");
   };
   if (text == "uniform") return skew;
   const std::size_t colon = text.find(':');
@@ -84,7 +84,10 @@ Skew parse_skew(std::string_view text) {
     if (value.empty() || *end != '\0' || !(skew.zipf_exponent > 0) || skew.zipf_exponent > 100)
       throw bad("has a bad exponent");
   } else if (kind == "hot") {
-    skew.kind = Skew::Kind::hot;
+    throw UsageError("--skew '" + std::string(text) + "': write hotspot:" + value +
+                     " (hot:K is replay's --routing spelling for K hot experts)");
+  } else if (kind == "hotspot") {
+    skew.kind = Skew::Kind::hotspot;
     const long k = std::strtol(value.c_str(), &end, 10);
     if (value.empty() || *end != '\0' || k < 1 || k > 1'000'000) throw bad("has a bad K");
     skew.hot_peers = static_cast<int>(k);
@@ -102,7 +105,7 @@ std::string skew_name(const Skew& skew) {
       std::snprintf(text, sizeof text, "zipf:%g", skew.zipf_exponent);
       return text;
     }
-    case Skew::Kind::hot: return "hot:" + std::to_string(skew.hot_peers);
+    case Skew::Kind::hotspot: return "hotspot:" + std::to_string(skew.hot_peers);
   }
   return "?";
 }

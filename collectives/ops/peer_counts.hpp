@@ -5,7 +5,8 @@
 //   uniform  count to every peer (the all_to_all pattern);
 //   zipf:S   destination d gets weight 1/(1+popularity(d))^S, popularity a seeded permutation
 //            shared by all senders (the same experts are hot everywhere);
-//   hot:K    K seeded destinations share half of every rank's traffic, the others the rest.
+//   hotspot:K  K seeded destinations share half of every rank's traffic, the others the rest.
+//              (Not "hot:K": replay's --routing hot:K means K hot experts, a different thing.)
 // Integer rounding uses largest remainders, so every row sums exactly to the total.
 #pragma once
 #include <cstddef>
@@ -17,12 +18,13 @@
 namespace collreplay {
 
 struct Skew {
-  enum class Kind { uniform, zipf, hot } kind = Kind::uniform;
+  enum class Kind { uniform, zipf, hotspot } kind = Kind::uniform;
   double zipf_exponent = 0;  // zipf:S
-  int hot_peers = 0;         // hot:K
+  int hot_peers = 0;         // hotspot:K
 };
 
-// "uniform", "zipf:1.2", "hot:2"; UsageError otherwise.
+// "uniform", "zipf:1.2", "hotspot:2"; UsageError otherwise (the old "hot:K" spelling names the
+// new one).
 Skew parse_skew(std::string_view text);
 std::string skew_name(const Skew& skew);
 

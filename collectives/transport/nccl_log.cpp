@@ -1,4 +1,5 @@
 #include "collectives/transport/nccl_log.hpp"
+#include "common/host_identity.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -36,12 +37,6 @@ std::string kind_of_clause(std::string_view clause) {
 
 bool is_network(const std::string& kind) {
   return kind != "p2p" && kind != "shm";
-}
-
-std::string host_name() {
-  char host[256] = "";
-  gethostname(host, sizeof host - 1);
-  return host;
 }
 
 }  // namespace

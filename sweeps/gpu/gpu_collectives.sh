@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Collective bus bandwidth on this machine's GPUs, NCCL backend, over NVLink and over NCCL's
 # socket transport, as recorded in bench/RESULTS.md. Ranks are combined with --report avg, the
-# way nccl-tests averages them, so the figures compare with FACTS.md's.
+# way nccl-tests averages them, so the figures compare with nccl-tests'.
 #   sweeps/gpu/gpu_collectives.sh OUT_DIR [MIN_BYTES MAX_BYTES]
 set -uo pipefail
 cd "$(dirname "$0")/../.."

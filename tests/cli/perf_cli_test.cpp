@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/backend.hpp"
-#include "tests/cli/subprocess.hpp"
+#include "tests/support/subprocess.hpp"
 
 namespace collreplay {
 namespace {
@@ -24,16 +24,15 @@ using namespace cli_test;
 class PerfCli : public ScratchDirTest {
  protected:
   // Bad input: exit 2, one stderr line containing `names`, nothing left in the directory.
-  void expect_usage_error(const std::string& args, const std::string& names) {
+  void expect_usage_error(const std::string& args, const std::string& names,
+                          const std::string& exe = "all_gather_perf") {
     const fs::path out = dir_ / "results.jsonl";
-    const Outcome o =
-        run((bin_dir() / "all_gather_perf").string() + " --out " + out.string() + " " + args);
+    const Outcome o = run((bin_dir() / exe).string() + " --out " + out.string() + " " + args);
     EXPECT_EQ(o.exit_code, 2) << args << "\n" << o.err;
     EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << "\n" << o.err;
     EXPECT_NE(o.err.find(names), std::string::npos) << args << "\n" << o.err;
     EXPECT_TRUE(fs::is_empty(dir_)) << args << " left a file behind";
   }
-
 };
 
 TEST_F(PerfCli, UnknownFlag) { expect_usage_error("--frobnicate 3", "--frobnicate"); }
@@ -47,6 +46,10 @@ TEST_F(PerfCli, OverflowingSize) { expect_usage_error("-e 99999999999999999999",
 TEST_F(PerfCli, SizeBeyondMemory) { expect_usage_error("--backend mpi -b 1T -e 1T", "needs"); }
 TEST_F(PerfCli, BadUnit) { expect_usage_error("-e 4Q", "unknown unit"); }
 TEST_F(PerfCli, BadReport) { expect_usage_error("--report median", "--report"); }
+// hot:K is replay's routing spelling (K hot experts); the skew's old spelling names the new one.
+TEST_F(PerfCli, OldHotSkewNamesHotspot) {
+  expect_usage_error("--backend mpi -b 1K -e 1K --skew hot:2", "hotspot:2", "alltoallv_perf");
+}
 
 TEST_F(PerfCli, NcclWithoutGpu) {
   if (visible_gpu_count() > 0) GTEST_SKIP() << "a GPU is visible: --backend nccl is valid here";
@@ -75,9 +78,9 @@ class PerfRun : public PerfCli, public ::testing::WithParamInterface<const char*
 TEST_P(PerfRun, TwoRanksCheckCleanAndWriteRecords) {
   const std::string exe = GetParam();
   const fs::path out = dir_ / (exe + ".jsonl");
-  const std::string extra = exe == "alltoallv" ? " --skew zipf:1.2 --seed 5" : "";
+  const std::string extra = exe == "alltoallv" ? " --skew hotspot:1 --seed 5" : "";
   const Outcome o = run(mpirun_command() + " -np 2 " + (bin_dir() / (exe + "_perf")).string() +
-                        " --backend mpi -b 1K -e 64K -f 4 -n 3 -w 1 -d bf16 --timeout 60 --out " +
+                        " --backend mpi -b 1K -e 64K -f 4 -n 3 -w 1 -d bf16 --timeout 60 --progress --out " +
                         out.string() + extra);
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("# Avg bus bandwidth"), std::string::npos) << o.out;
@@ -100,6 +103,10 @@ TEST_P(PerfRun, TwoRanksCheckCleanAndWriteRecords) {
     ++records;
   }
   EXPECT_EQ(records, 4 * (in_place ? 2 : 1));  // 1K, 4K, 16K, 64K
+  // --progress: the plan, then every case up to the last, on stderr.
+  const std::string cases = std::to_string(records);
+  EXPECT_NE(o.err.find(cases + " cases (1 KiB to 64 KiB"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("case " + cases + "/" + cases + " "), std::string::npos) << o.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Executables, PerfRun,

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/backend.hpp"
-#include "tests/cli/subprocess.hpp"
+#include "tests/support/subprocess.hpp"
 
 namespace collreplay {
 namespace {
@@ -61,10 +61,11 @@ class ReplayRun : public ScratchDirTest {
     }
     EXPECT_FALSE(records.step.is_null()) << o.out;
     last_stdout_ = o.out;
+    last_stderr_ = o.err;
     return records;
   }
 
-  std::string last_stdout_;
+  std::string last_stdout_, last_stderr_;
 };
 
 void expect_physical(const nlohmann::json& step) {
@@ -95,8 +96,14 @@ TEST_F(ReplayRun, TwoRanksWriteAValidPhysicalFile) {
 }
 
 TEST_F(ReplayRun, FourRanksWriteAValidPhysicalFile) {
-  const Records r = replay(4, "--layers 1 --seq 32 " + kQuick);
+  const Records r = replay(4, "--layers 1 --seq 32 --progress " + kQuick);
   expect_physical(r.step);
+  // --progress: rank 0 alone says what it runs, then each pass, on stderr.
+  const std::string& err = last_stderr_;
+  EXPECT_NE(err.find(" fsdp1 on 4 rank(s), "), std::string::npos) << err;
+  const std::size_t last_pass = err.find("replay: pass 3/3 (");
+  ASSERT_NE(last_pass, std::string::npos) << err;
+  EXPECT_EQ(err.find("replay: pass 3/3 (", last_pass + 1), std::string::npos) << err;
   EXPECT_EQ(r.step["passes"]["overlapped"]["rank_step_ms"]["slowest_host"].is_string(), true);
 }
 

@@ -44,7 +44,7 @@ double tflops(const GemmShape& s, double ms) {
 
 TEST(CublasEngine, TimingIsPlausibleAndScaleStretches) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU visible";
-  // Qwen2.5-7B layer GEMMs at 4096 tokens (FACTS.md: 544-681 TFLOP/s with torch.matmul on H200)
+  // Qwen2.5-7B layer GEMMs at 4096 tokens (reference: 544-681 TFLOP/s with torch.matmul on H200)
   // and the 8192^3 reference (735 TFLOP/s).
   const std::vector<GemmShape> shapes = {
       {4096, 3584, 3584, 1, "q_proj/o_proj"}, {4096, 512, 3584, 1, "k_proj/v_proj"},

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.hpp"
+#include "workloads/model/gemm_slices.hpp"
+#include "workloads/schedule_summary.hpp"
 #include "replay_schedule_fixture.hpp"
 
 namespace collreplay {
@@ -24,8 +26,8 @@ OpTimes times_for(double compute_ms, double comm_ms) {
 TEST(Headroom, FlopsAreTwoMnkTimesBatch) {
   ComputeOp op;
   op.gemms = {{2, 3, 4, 1, "a"}, {1, 1, 1, 5, "b"}};
-  EXPECT_DOUBLE_EQ(gemm_flops(op), 2.0 * 24 + 2.0 * 5);
-  EXPECT_DOUBLE_EQ(schedule_flops(two_unit_schedule(8, 64)), 4 * 2.0 * 64 * 256 * 256);
+  EXPECT_DOUBLE_EQ(gemm_flops(op.gemms), 2.0 * 24 + 2.0 * 5);
+  EXPECT_DOUBLE_EQ(schedule_totals(two_unit_schedule(8, 64)).flops, 4 * 2.0 * 64 * 256 * 256);
 }
 
 TEST(Headroom, PerOpSumsTheCommThatHidesBehindIt) {

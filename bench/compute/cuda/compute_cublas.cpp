@@ -3,15 +3,14 @@
 // B and C of all shapes, filled with random values, and every GEMM reuses them (the replay needs
 // the GEMMs' time and power, not their results).
 //
-// Calibration (`scale`): an op runs all its GEMMs floor(scale) times, then once more with every
-// M (rows of A and C: tokens) multiplied by the fractional part and rounded, so the work grows
-// linearly in `scale`. Shapes made by the fraction are planned on first use (heuristic, untuned).
-#include <cmath>
+// Calibration (`scale`) stretches an op's GEMMs as compute_scale.hpp says; shapes made by the
+// fraction are planned on first use (heuristic, untuned).
 #include <set>
 #include <string>
 #include <vector>
 
 #include "bench/compute/compute_cublas.hpp"
+#include "bench/compute/compute_scale.hpp"
 #include "bench/compute/cuda/lt_gemm.hpp"
 #include "bench/compute/cuda/random_fill.hpp"
 #include "collectives/device/cuda_check.hpp"
@@ -76,22 +75,12 @@ class CublasEngine final : public ComputeEngine {
 
   void issue(const ComputeOp& op, double scale,
              std::span<const std::shared_ptr<StreamEvent>> after) override {
-    if (!(scale >= 0) || !std::isfinite(scale))
-      throw UsageError("compute scale must be a finite number >= 0, not " + std::to_string(scale));
+    const std::vector<GemmShape> gemms = stretch_gemms(op, scale);
     if (dtype_size_bytes(op.dtype) > dtype_size_bytes(dtype_) || a_ == nullptr)
       throw UsageError("GEMMs issued before reserve() covered their dtype and shapes");
     for (const std::shared_ptr<StreamEvent>& event : after)
       CUDA_CHECK(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(event->native_handle()), 0));
-    const double whole = std::floor(scale);
-    for (double rep = 0; rep < whole; ++rep)
-      for (const GemmShape& s : op.gemms) run(dims_of(s), op.dtype, s.label);
-    const double fraction = scale - whole;
-    if (fraction > 0)
-      for (const GemmShape& s : op.gemms) {
-        GemmDims d = dims_of(s);
-        d.m = std::llround(static_cast<double>(d.m) * fraction);
-        if (d.m > 0) run(d, op.dtype, s.label);
-      }
+    for (const GemmShape& s : gemms) run(dims_of(s), op.dtype, s.label);
   }
 
   std::shared_ptr<StreamEvent> record() override {

@@ -2,7 +2,7 @@
 // from the shapes (see workloads/README.md, "How a layer's bytes come out of its shapes").
 #include <gtest/gtest.h>
 
-#include "tests/unit/workloads_test_util.hpp"
+#include "tests/unit/workloads/workloads_test_util.hpp"
 #include "workloads/plan/fsdp_padding.hpp"
 
 namespace collreplay {

@@ -1,4 +1,4 @@
-#include "bench/replay/dry_run.hpp"
+#include "bench/replay/cli/dry_run.hpp"
 
 #include <iostream>
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
-#include "bench/replay/replay_options.hpp"
+#include "bench/replay/cli/replay_options.hpp"
 
 namespace collreplay {
 

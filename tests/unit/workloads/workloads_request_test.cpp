@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.hpp"
-#include "tests/unit/workloads_test_util.hpp"
+#include "tests/unit/workloads/workloads_test_util.hpp"
 
 namespace collreplay {
 namespace {

@@ -24,6 +24,7 @@ struct ReplayOptions {
   double slow_threshold = 0.10; // preflight: slower than the median GEMM by more than this
   std::string out;              // JSON Lines results file
   bool check = false;           // verify every replayed collective's data once, untimed
+  bool progress = false;        // progress on stderr even when it is not a terminal
   std::string transport = "any";
   std::vector<std::string> command_line;  // for run metadata; set by main
 

@@ -1,4 +1,4 @@
-#include "bench/replay/replay_cli.hpp"
+#include "bench/replay/cli/replay_cli.hpp"
 
 #include <string>
 
@@ -45,6 +45,8 @@ void add_replay_options(CLI::App& app, ReplayOptions& o) {
                                                        "fraction is named (default 0.10)");
   app.add_option("--out", o.out, "JSON Lines results file (records: step, unit, op)");
   app.add_flag("-c,--check", o.check, "verify every replayed collective's data once, untimed");
+  app.add_flag("--progress", o.progress,
+               "progress on stderr (default: only when stderr is a terminal)");
   app.add_option("--transport", o.transport, "transport to require (default any)");
   app.footer(headroom_help());
 }

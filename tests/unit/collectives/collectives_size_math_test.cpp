@@ -44,10 +44,39 @@ TEST(SizeMath, InPlaceLayoutsUseNcclConventions) {
   EXPECT_FALSE(find_op("all_to_allv").supports_in_place());
 }
 
+TEST(SizeMath, ScheduleSizesMustDivide) {
+  // 3 ranks of bf16: per-rank ops need multiples of 6 bytes, all_reduce of 2.
+  EXPECT_TRUE(size_divides(size_basis(CollectiveKind::all_gather), 12, 2, 3));
+  EXPECT_FALSE(size_divides(size_basis(CollectiveKind::reduce_scatter), 14, 2, 3));
+  EXPECT_TRUE(size_divides(size_basis(CollectiveKind::all_reduce), 14, 2, 3));
+  EXPECT_FALSE(size_divides(size_basis(CollectiveKind::all_reduce), 15, 2, 3));
+}
+
+TEST(SizeMath, ReductionsAreTheOpsOwn) {
+  EXPECT_EQ(find_op("all_gather").reduction(), "none");
+  EXPECT_EQ(find_op("all_to_all").reduction(), "none");
+  EXPECT_EQ(find_op("all_to_allv").reduction(), "none");
+  EXPECT_EQ(find_op("reduce_scatter").reduction(), "sum");
+  EXPECT_EQ(find_op("all_reduce").reduction(), "sum");
+}
+
 TEST(Registry, KnowsAliasesAndRejectsUnknown) {
   EXPECT_EQ(find_op("alltoall").name(), "all_to_all");
+  EXPECT_EQ(find_op("alltoallv").name(), "all_to_allv");
+  EXPECT_EQ(find_op("reducescatter").name(), "reduce_scatter");
   EXPECT_EQ(all_ops().size(), 5u);
   EXPECT_THROW(find_op("broadcast"), UsageError);
+  EXPECT_THROW(find_op("all_gath"), UsageError);
+}
+
+TEST(Registry, EveryKindHasItsOwnSpec) {
+  const std::vector<CollectiveKind> kinds = collective_kinds();
+  EXPECT_EQ(kinds.size(), all_ops().size());
+  for (CollectiveKind kind : kinds) {
+    EXPECT_EQ(op_spec(kind).kind(), kind);
+    EXPECT_EQ(&find_op(collective_kind_name(kind)), &op_spec(kind));
+  }
+  EXPECT_EQ(collective_kind_name(CollectiveKind::all_to_allv), "all_to_allv");
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "bench/replay/workload_cli.hpp"
+#include "bench/replay/cli/workload_cli.hpp"
 
 namespace collreplay {
 

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "common/errors.hpp"
-#include "tests/unit/workloads_test_util.hpp"
+#include "tests/unit/workloads/workloads_test_util.hpp"
 #include "workloads/model/model.hpp"
 
 namespace collreplay {

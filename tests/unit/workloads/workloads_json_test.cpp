@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
-#include "tests/unit/workloads_test_util.hpp"
+#include "tests/unit/workloads/workloads_test_util.hpp"
 #include "workloads/schedule_json.hpp"
 
 namespace collreplay {
