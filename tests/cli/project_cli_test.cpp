@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "tests/cli/subprocess.hpp"
+#include "tests/support/subprocess.hpp"
 #include "tests/support/project_synthetic.hpp"
 
 namespace collreplay::cli_test {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "tests/cli/subprocess.hpp"
+#include "tests/support/subprocess.hpp"
 
 namespace collreplay::emulated_test {
 
