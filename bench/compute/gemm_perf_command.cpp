@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "bench/app/results.hpp"
-#include "bench/replay/workload_cli.hpp"
+#include "bench/replay/cli/workload_cli.hpp"
 #include "common/errors.hpp"
 #include "workloads/plan/schedule_builder.hpp"
 

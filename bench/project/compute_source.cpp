@@ -4,6 +4,7 @@
 
 #include "bench/compute/gpu_peaks.hpp"
 #include "bench/replay/headroom.hpp"
+#include "workloads/model/gemm_slices.hpp"
 #include "bench/project/measured_points.hpp"
 #include "common/errors.hpp"
 
@@ -44,7 +45,7 @@ ComputeSource modelled(const std::string& spec) {
 }  // namespace
 
 double ComputeSource::op_ms(const ScheduleOp& op) const {
-  if (measured_ms.empty()) return gemm_flops(op.compute()) / (*peak_tflops * 1e12 * mfu) * 1e3;
+  if (measured_ms.empty()) return gemm_flops(op.compute().gemms) / (*peak_tflops * 1e12 * mfu) * 1e3;
   auto it = measured_ms.find(op.name);
   if (it == measured_ms.end())
     throw UsageError("--compute " + label + ": the measured replay has no compute op '" + op.name + "'");

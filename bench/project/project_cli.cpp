@@ -12,7 +12,7 @@
 #include "bench/project/projection.hpp"
 #include "bench/project/validate.hpp"
 #include "bench/app/results.hpp"
-#include "bench/replay/workload_cli.hpp"
+#include "bench/replay/cli/workload_cli.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay::project {

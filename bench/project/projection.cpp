@@ -92,7 +92,7 @@ ProjectionRow project_nodes(const ProjectionInputs& in, int nodes) {
   if (row.step_ms > 0) {
     row.tokens_per_s = static_cast<double>(s.tokens_per_step) * row.world / (row.step_ms / 1e3);
     if (in.compute.peak_tflops)
-      row.mfu = schedule_flops(s) / (row.step_ms / 1e3) / (*in.compute.peak_tflops * 1e12);
+      row.mfu = schedule_totals(s).flops / (row.step_ms / 1e3) / (*in.compute.peak_tflops * 1e12);
   }
   return row;
 }

@@ -7,6 +7,8 @@
 #include <fstream>
 
 #include "bench/replay/headroom.hpp"
+#include "workloads/model/gemm_slices.hpp"
+#include "workloads/schedule_summary.hpp"
 #include "bench/project/compute_source.hpp"
 #include "bench/project/fabric_profiles.hpp"
 #include "bench/project/project_cli.hpp"
@@ -87,7 +89,7 @@ TEST(ProjectProjection, BytesComeFromTheSchedule) {
   // Compute at 50% of the H100 peak.
   double flops = 0;
   for (const ScheduleOp& op : s.ops)
-    if (!op.is_collective()) flops += gemm_flops(op.compute());
+    if (!op.is_collective()) flops += gemm_flops(op.compute().gemms);
   EXPECT_NEAR(row.compute_step_ms, flops / (989.4e12 * 0.5) * 1e3, 1e-9);
   EXPECT_EQ(row.world, 8);
   EXPECT_EQ(row.algorithms.at("all_gather"), "ring");
@@ -192,7 +194,7 @@ TEST_F(ProjectValidate, ComputeFromAMeasuredReplayMatchesOpsByName) {
   int matched = 0;
   for (const ScheduleOp& op : s.ops)
     if (!op.is_collective()) {
-      EXPECT_NEAR(source.op_ms(op), gemm_flops(op.compute()) / 50e12 * 1e3, 1e-12) << op.name;
+      EXPECT_NEAR(source.op_ms(op), gemm_flops(op.compute().gemms) / 50e12 * 1e3, 1e-12) << op.name;
       ++matched;
     }
   EXPECT_GT(matched, 3);
