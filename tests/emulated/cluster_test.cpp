@@ -67,9 +67,9 @@ TEST_F(ClusterTest, ShapedProfileIsSlowerThanUnshaped) {
 }
 
 TEST_F(ClusterTest, BadInputExitsTwoWithOneLineAndBuildsNothing) {
-  for (const std::string args : {"--nodes 2 --fabric no-such-fabric", "--nodes 17", "--nodes 0",
+  for (const char* args : {"--nodes 2 --fabric no-such-fabric", "--nodes 17", "--nodes 0",
                                  "--nodes 2 --dilate -1"}) {
-    const Outcome up = run(cluster("up", args));
+    const Outcome up = run(cluster("up", std::string(args)));
     EXPECT_EQ(up.exit_code, 2) << args;
     EXPECT_EQ(std::count(up.err.begin(), up.err.end(), '\n'), 1) << args << ": " << up.err;
     EXPECT_EQ(leftover_namespaces(kPrefix), "") << args;
