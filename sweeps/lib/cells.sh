@@ -125,7 +125,8 @@ build_cells() {
   CELLS_JSON='[]'
   models=$MODELS plans=$PLANS
   [ "$IS_REPLAY" = 1 ] || { models=-; plans=-; }
-  local lines=()
+  local lines=() emulated=false
+  if [ "$LAUNCHER" = emulate ] || [ "$IN_EMULATED" = 1 ]; then emulated=true; fi
   for fabric in $(split_list "$FABRICS"); do
     for transport in $(split_list "${TRANSPORTS:--}"); do
       [ "$transport" = - ] && transport=
@@ -136,9 +137,10 @@ build_cells() {
               id=$(cell_id "$fabric" "$transport" "$nodes" "$rpn" "$model" "$plan")
               CELL_IDS+=("$id")
               lines+=("$(jq -nc --arg id "$id" --arg f "$fabric" --arg t "$transport" --argjson n "$nodes" \
-                --argjson r "$rpn" --arg m "$model" --arg p "$plan" \
+                --argjson r "$rpn" --arg m "$model" --arg p "$plan" --argjson e "$emulated" \
+                --argjson d "$DILATE" \
                 '{id: $id, fabric: $f, transport: $t, nodes: $n, ranks_per_node: $r, model: $m,
-                  plan: $p, status: "pending", attempts: 0}')")
+                  plan: $p, emulated: $e, dilation: $d, status: "pending", attempts: 0}')")
             done
           done
         done
