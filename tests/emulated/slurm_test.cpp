@@ -48,9 +48,14 @@ TEST_F(SlurmTest, NodeSeriesJobRunsEveryNodeCountAndResumes) {
     const std::string log = cell["log"];
     EXPECT_NE(log.find("." + cell["launcher"]["slurm_job_id"].get<std::string>() + "."), std::string::npos) << log;
   }
-  // The two-node cell ran on both emulated nodes.
+  // The two-node cell ran on both emulated nodes, and its records name the job and step.
   const std::string two = cli_test::slurp(dir_ / "out/unshaped_n2_r1.jsonl");
   EXPECT_NE(two.find("crtest1"), std::string::npos) << two;
+  const json record = json::parse(two.substr(0, two.find('\n')));
+  EXPECT_EQ(record["run"]["launcher"]["kind"], "srun") << record["run"].dump();
+  EXPECT_EQ(record["run"]["launcher"]["slurm_job_id"], manifest["cells"][1]["launcher"]["slurm_job_id"]);
+  EXPECT_EQ(record["run"]["launcher"]["slurm_step_id"],
+            std::to_string(manifest["cells"][1]["launcher"]["slurm_step_id"].get<int>()));
 
   const Outcome again = submit();
   ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
