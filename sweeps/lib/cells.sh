@@ -30,9 +30,9 @@ parse_hostfile() {
 }
 
 # The default dilation: the smallest whole factor that brings every shaped fabric of the sweep to
-# 2 Gbit/s summed over the largest node count (so at most that per node): well below what two
-# cores move between namespaces, so the shaping and not the host decides the bandwidth.
-SUM_CAP_GBIT_S=2
+# 4 Gbit/s summed over the largest node count (so at most that per node): about half of what two
+# cores move between 8 namespaces, so the shaping and not the host decides the bandwidth.
+SUM_CAP_GBIT_S=4
 default_dilation() {
   local fabric gbit d=1 max_nodes
   max_nodes=$(max_of "$NODE_LIST")
@@ -56,6 +56,8 @@ validate_inputs() {
   esac
   positive_int_list --nodes "$NODE_LIST"
   positive_int_list --ranks-per-node "$RPN_LIST"
+  positive_int_list --steps "$STEPS"
+  [[ $WARMUP =~ ^[0-9]+$ ]] || usage_error "--warmup must be a whole number"
   [[ $TIMEOUT_S =~ ^[0-9]+$ ]] && [ "$TIMEOUT_S" -ge 1 ] || usage_error "--timeout must be a positive number of seconds"
   [[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] || usage_error "--name may hold letters, digits, '.', '_', '-'"
   local max_nodes fabric
@@ -156,11 +158,12 @@ prepare_out() {
   settings=$(jq -nc --arg launcher "$LAUNCHER" --arg exe "$EXE" --arg dilate "$DILATE" \
     --arg fabrics "$FABRICS" --arg transports "$TRANSPORTS" --arg nodes "$NODE_LIST" \
     --arg models "$MODELS" --arg plans "$PLANS" --arg rpn "$RPN_LIST" --arg backend "$BACKEND" \
-    --arg layers "$LAYERS" --arg compute "$COMPUTE" --argjson timeout "$TIMEOUT_S" \
+    --arg layers "$LAYERS" --arg compute "$COMPUTE" --argjson steps "$STEPS" --argjson warmup "$WARMUP" --argjson timeout "$TIMEOUT_S" \
     --argjson fabric_flags "$FABRIC_FLAGS" --arg hostfile "$HOSTFILE" \
     --argjson extra "$(json_strings "${EXTRA[@]}")" '{sweep_launcher: $launcher, executable: $exe, dilation: ($dilate | tonumber),
       timeout_s: $timeout, fabric_flags_recorded: ($fabric_flags == 1), hostfile: $hostfile,
-      options: {backend: $backend, layers: $layers, compute: $compute, extra: $extra},
+      options: {backend: $backend, layers: $layers, compute: $compute, steps: $steps,
+               warmup: $warmup, extra: $extra},
       matrix: {fabrics: ($fabrics | split(",")), transports: ($transports | split(",") | map(select(. != ""))),
                nodes: ($nodes | split(",") | map(tonumber)), models: ($models | split(",")),
                plans: ($plans | split(",")), ranks_per_node: ($rpn | split(",") | map(tonumber))}}')

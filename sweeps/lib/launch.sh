@@ -14,7 +14,7 @@ exe_args() {
   local fabric=$1 transport=$2 model=$3 plan=$4 out_file=$5
   EXE_ARGS=()
   if [ "$IS_REPLAY" = 1 ]; then
-    EXE_ARGS+=(--model "$model" --plan "$plan")
+    EXE_ARGS+=(--model "$model" --plan "$plan" --steps "$STEPS" --warmup "$WARMUP")
     [ -n "$LAYERS" ] && EXE_ARGS+=(--layers "$LAYERS")
     [ -n "$COMPUTE" ] && EXE_ARGS+=(--compute "$COMPUTE")
   fi
