@@ -48,7 +48,9 @@ default_dilation() {
 validate_inputs() {
   case $LAUNCHER in
     emulate) [ "$(id -u)" = 0 ] || usage_error "--emulate needs root (network namespaces)" ;;
-    hostfile) HOSTS=($(parse_hostfile "$HOSTFILE")) || exit 2
+    hostfile) local hosts_text
+      hosts_text=$(parse_hostfile "$HOSTFILE") || exit 2
+      read -r -a HOSTS <<<"$(tr '\n' ' ' <<<"$hosts_text")"
       [ ${#HOSTS[@]} -gt 0 ] || usage_error "hostfile '$HOSTFILE' names no host" ;;
     slurm) [ -n "${SLURM_JOB_ID:-}" ] || usage_error "--slurm runs inside an allocation (no SLURM_JOB_ID)" ;;
     "") if [ -n "${SLURM_JOB_ID:-}" ]; then LAUNCHER=slurm

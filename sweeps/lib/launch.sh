@@ -77,7 +77,8 @@ run_cell() {
       fi ;;
     hostfile)
       local cell_hosts=$OUT/logs/$id.hosts
-      printf '%s slots=%s\n' $(for h in "${HOSTS[@]:0:$nodes}"; do echo "$h $rpn"; done) >"$cell_hosts"
+      local host
+      for host in "${HOSTS[@]:0:$nodes}"; do echo "$host slots=$rpn"; done >"$cell_hosts"
       # shellcheck disable=SC2086  # MPIRUN is a command with flags
       timeout --kill-after=10 "$TIMEOUT_S" ${MPIRUN:-$(default_mpirun)} --hostfile "$cell_hosts" \
         -np "$ranks" --map-by "ppr:$rpn:node" "$EXE" "${EXE_ARGS[@]}" >"$log" 2>&1 || rc=$? ;;
