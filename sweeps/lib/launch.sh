@@ -6,7 +6,8 @@
 
 CLUSTER=$SWEEPS_DIR/emulate/cluster
 CLUSTER_STATE=/run/collreplay-sweep.$$
-CLUSTER_PREFIX=crsw
+# One prefix per sweep process, so sweeps side by side never share namespaces.
+CLUSTER_PREFIX=crs$$n
 CLUSTER_KEY=
 
 # The executable's flags for one cell (into the array EXE_ARGS).

@@ -47,7 +47,7 @@ TEST_F(SweepTest, TwoCellsRunThenResumeSkipsThem) {
   EXPECT_EQ(count(second.out, "done before, skipped"), 2) << second.out;
   EXPECT_EQ(fs::last_write_time(dir_ / "out/unshaped_n2_r1.jsonl"), written);
   EXPECT_EQ(cell("unshaped_n2_r1")["attempts"], 1);
-  EXPECT_EQ(leftover_namespaces("crsw"), "");
+  EXPECT_EQ(leftover_namespaces("crs"), "");
 }
 
 TEST_F(SweepTest, FailingCellIsRetriedOnceAndNeverStopsTheOthers) {
@@ -92,7 +92,7 @@ TEST_F(SweepTest, BadInputExitsTwoWithOneLineAndWritesNothing) {
     EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << args << ": " << bad.err;
     EXPECT_FALSE(fs::exists(dir_ / "out/manifest.json")) << args;
   }
-  EXPECT_EQ(leftover_namespaces("crsw"), "");
+  EXPECT_EQ(leftover_namespaces("crs"), "");
 }
 
 }  // namespace
