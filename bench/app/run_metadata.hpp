@@ -33,7 +33,7 @@ struct RunMetadata {
   std::string git_revision;
   std::vector<std::string> command_line;
   std::string timestamp_utc;             // ISO 8601, when collected
-  nlohmann::json launcher;               // {"kind": "slurm", job/step ids, nodelist} or mpirun; rank 0
+  nlohmann::json launcher;               // {"kind": mpirun|srun|other} + Slurm job, step, nodelist
   int schema_version = kResultsSchemaVersion;
 
   nlohmann::json to_json() const;

@@ -30,9 +30,9 @@ parse_hostfile() {
 }
 
 # The default dilation: the smallest whole factor that brings every shaped fabric of the sweep to
-# 2 Gbit/s summed over the largest node count (so at most that per node): well below what two
-# cores move between namespaces, so the shaping and not the host decides the bandwidth.
-SUM_CAP_GBIT_S=2
+# 4 Gbit/s summed over the largest node count (so at most that per node): about half of what two
+# cores move between 8 namespaces, so the shaping and not the host decides the bandwidth.
+SUM_CAP_GBIT_S=4
 default_dilation() {
   local fabric gbit d=1 max_nodes
   max_nodes=$(max_of "$NODE_LIST")
@@ -48,7 +48,9 @@ default_dilation() {
 validate_inputs() {
   case $LAUNCHER in
     emulate) [ "$(id -u)" = 0 ] || usage_error "--emulate needs root (network namespaces)" ;;
-    hostfile) HOSTS=($(parse_hostfile "$HOSTFILE")) || exit 2
+    hostfile) local hosts_text
+      hosts_text=$(parse_hostfile "$HOSTFILE") || exit 2
+      read -r -a HOSTS <<<"$(tr '\n' ' ' <<<"$hosts_text")"
       [ ${#HOSTS[@]} -gt 0 ] || usage_error "hostfile '$HOSTFILE' names no host" ;;
     slurm) [ -n "${SLURM_JOB_ID:-}" ] || usage_error "--slurm runs inside an allocation (no SLURM_JOB_ID)" ;;
     "") if [ -n "${SLURM_JOB_ID:-}" ]; then LAUNCHER=slurm
@@ -56,6 +58,8 @@ validate_inputs() {
   esac
   positive_int_list --nodes "$NODE_LIST"
   positive_int_list --ranks-per-node "$RPN_LIST"
+  positive_int_list --steps "$STEPS"
+  [[ $WARMUP =~ ^[0-9]+$ ]] || usage_error "--warmup must be a whole number"
   [[ $TIMEOUT_S =~ ^[0-9]+$ ]] && [ "$TIMEOUT_S" -ge 1 ] || usage_error "--timeout must be a positive number of seconds"
   [[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] || usage_error "--name may hold letters, digits, '.', '_', '-'"
   local max_nodes fabric
@@ -125,7 +129,8 @@ build_cells() {
   CELLS_JSON='[]'
   models=$MODELS plans=$PLANS
   [ "$IS_REPLAY" = 1 ] || { models=-; plans=-; }
-  local lines=()
+  local lines=() emulated=false
+  if [ "$LAUNCHER" = emulate ] || [ "$IN_EMULATED" = 1 ]; then emulated=true; fi
   for fabric in $(split_list "$FABRICS"); do
     for transport in $(split_list "${TRANSPORTS:--}"); do
       [ "$transport" = - ] && transport=
@@ -136,9 +141,10 @@ build_cells() {
               id=$(cell_id "$fabric" "$transport" "$nodes" "$rpn" "$model" "$plan")
               CELL_IDS+=("$id")
               lines+=("$(jq -nc --arg id "$id" --arg f "$fabric" --arg t "$transport" --argjson n "$nodes" \
-                --argjson r "$rpn" --arg m "$model" --arg p "$plan" \
+                --argjson r "$rpn" --arg m "$model" --arg p "$plan" --argjson e "$emulated" \
+                --argjson d "$DILATE" \
                 '{id: $id, fabric: $f, transport: $t, nodes: $n, ranks_per_node: $r, model: $m,
-                  plan: $p, status: "pending", attempts: 0}')")
+                  plan: $p, emulated: $e, dilation: $d, status: "pending", attempts: 0}')")
             done
           done
         done
@@ -154,11 +160,12 @@ prepare_out() {
   settings=$(jq -nc --arg launcher "$LAUNCHER" --arg exe "$EXE" --arg dilate "$DILATE" \
     --arg fabrics "$FABRICS" --arg transports "$TRANSPORTS" --arg nodes "$NODE_LIST" \
     --arg models "$MODELS" --arg plans "$PLANS" --arg rpn "$RPN_LIST" --arg backend "$BACKEND" \
-    --arg layers "$LAYERS" --arg compute "$COMPUTE" --argjson timeout "$TIMEOUT_S" \
+    --arg layers "$LAYERS" --arg compute "$COMPUTE" --argjson steps "$STEPS" --argjson warmup "$WARMUP" --argjson timeout "$TIMEOUT_S" \
     --argjson fabric_flags "$FABRIC_FLAGS" --arg hostfile "$HOSTFILE" \
     --argjson extra "$(json_strings "${EXTRA[@]}")" '{sweep_launcher: $launcher, executable: $exe, dilation: ($dilate | tonumber),
       timeout_s: $timeout, fabric_flags_recorded: ($fabric_flags == 1), hostfile: $hostfile,
-      options: {backend: $backend, layers: $layers, compute: $compute, extra: $extra},
+      options: {backend: $backend, layers: $layers, compute: $compute, steps: $steps,
+               warmup: $warmup, extra: $extra},
       matrix: {fabrics: ($fabrics | split(",")), transports: ($transports | split(",") | map(select(. != ""))),
                nodes: ($nodes | split(",") | map(tonumber)), models: ($models | split(",")),
                plans: ($plans | split(",")), ranks_per_node: ($rpn | split(",") | map(tonumber))}}')

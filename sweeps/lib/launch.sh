@@ -6,7 +6,8 @@
 
 CLUSTER=$SWEEPS_DIR/emulate/cluster
 CLUSTER_STATE=/run/collreplay-sweep.$$
-CLUSTER_PREFIX=crsw
+# One prefix per sweep process, so sweeps side by side never share namespaces.
+CLUSTER_PREFIX=crs$$n
 CLUSTER_KEY=
 
 # The executable's flags for one cell (into the array EXE_ARGS).
@@ -14,7 +15,7 @@ exe_args() {
   local fabric=$1 transport=$2 model=$3 plan=$4 out_file=$5
   EXE_ARGS=()
   if [ "$IS_REPLAY" = 1 ]; then
-    EXE_ARGS+=(--model "$model" --plan "$plan")
+    EXE_ARGS+=(--model "$model" --plan "$plan" --steps "$STEPS" --warmup "$WARMUP")
     [ -n "$LAYERS" ] && EXE_ARGS+=(--layers "$LAYERS")
     [ -n "$COMPUTE" ] && EXE_ARGS+=(--compute "$COMPUTE")
   fi
@@ -77,7 +78,8 @@ run_cell() {
       fi ;;
     hostfile)
       local cell_hosts=$OUT/logs/$id.hosts
-      printf '%s slots=%s\n' $(for h in "${HOSTS[@]:0:$nodes}"; do echo "$h $rpn"; done) >"$cell_hosts"
+      local host
+      for host in "${HOSTS[@]:0:$nodes}"; do echo "$host slots=$rpn"; done >"$cell_hosts"
       # shellcheck disable=SC2086  # MPIRUN is a command with flags
       timeout --kill-after=10 "$TIMEOUT_S" ${MPIRUN:-$(default_mpirun)} --hostfile "$cell_hosts" \
         -np "$ranks" --map-by "ppr:$rpn:node" "$EXE" "${EXE_ARGS[@]}" >"$log" 2>&1 || rc=$? ;;

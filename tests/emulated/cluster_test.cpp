@@ -67,9 +67,9 @@ TEST_F(ClusterTest, ShapedProfileIsSlowerThanUnshaped) {
 }
 
 TEST_F(ClusterTest, BadInputExitsTwoWithOneLineAndBuildsNothing) {
-  for (const std::string args : {"--nodes 2 --fabric no-such-fabric", "--nodes 17", "--nodes 0",
+  for (const char* args : {"--nodes 2 --fabric no-such-fabric", "--nodes 17", "--nodes 0",
                                  "--nodes 2 --dilate -1"}) {
-    const Outcome up = run(cluster("up", args));
+    const Outcome up = run(cluster("up", std::string(args)));
     EXPECT_EQ(up.exit_code, 2) << args;
     EXPECT_EQ(std::count(up.err.begin(), up.err.end(), '\n'), 1) << args << ": " << up.err;
     EXPECT_EQ(leftover_namespaces(kPrefix), "") << args;
@@ -80,13 +80,25 @@ TEST_F(ClusterTest, BadInputExitsTwoWithOneLineAndBuildsNothing) {
 }
 
 TEST_F(ClusterTest, FailedUpTearsDownWhatItBuilt) {
-  // A folder where `up` writes its hostfile makes it fail after the namespaces exist.
-  fs::create_directories(state_ / "hostfile");
-  const Outcome up = run(cluster("up", "--nodes 3"));
+  // A profile whose rate tc refuses makes `up` fail after the namespaces exist.
+  std::ofstream(dir_ / "fabrics.tsv") << "name node_gbit_s latency_us links description\n"
+                                         "too-slow 0.0000001 0 1 below what tc takes\n";
+  const Outcome up = run("FABRICS_FILE=" + quoted(dir_ / "fabrics.tsv") + " " +
+                         cluster("up", "--nodes 3 --fabric too-slow"));
   EXPECT_EQ(up.exit_code, 1) << up.err;
   EXPECT_NE(up.err.find("tearing down"), std::string::npos) << up.err;
   EXPECT_EQ(leftover_namespaces(kPrefix), "");
   EXPECT_FALSE(fs::exists(state_));
+}
+
+TEST_F(ClusterTest, RefusesAStateFolderItDidNotMake) {
+  std::ofstream(dir_ / "keep-me") << "a user's file\n";
+  const Outcome up = run(quoted(repo_dir() / "sweeps/emulate/cluster") + " up --nodes 1 --prefix " + kPrefix +
+                         " --state " + quoted(dir_));
+  EXPECT_EQ(up.exit_code, 2) << up.err;
+  EXPECT_EQ(leftover_namespaces(kPrefix), "");
+  run(quoted(repo_dir() / "sweeps/emulate/cluster") + " down --prefix " + kPrefix + " --state " + quoted(dir_));
+  EXPECT_TRUE(fs::exists(dir_ / "keep-me")) << "down removed a folder that up did not make";
 }
 
 }  // namespace

@@ -13,7 +13,8 @@ class SweepTest : public EmulatedTest {
  protected:
   json manifest() const { return json::parse(cli_test::slurp(dir_ / "out/manifest.json")); }
   json cell(const std::string& id) const {
-    for (const json& c : manifest()["cells"])
+    const json all = manifest();
+    for (const json& c : all["cells"])
       if (c["id"] == id) return c;
     return nullptr;
   }
@@ -46,7 +47,7 @@ TEST_F(SweepTest, TwoCellsRunThenResumeSkipsThem) {
   EXPECT_EQ(count(second.out, "done before, skipped"), 2) << second.out;
   EXPECT_EQ(fs::last_write_time(dir_ / "out/unshaped_n2_r1.jsonl"), written);
   EXPECT_EQ(cell("unshaped_n2_r1")["attempts"], 1);
-  EXPECT_EQ(leftover_namespaces("crsw"), "");
+  EXPECT_EQ(leftover_namespaces("crs"), "");
 }
 
 TEST_F(SweepTest, FailingCellIsRetriedOnceAndNeverStopsTheOthers) {
@@ -80,18 +81,18 @@ TEST_F(SweepTest, BadInputExitsTwoWithOneLineAndWritesNothing) {
   std::ofstream(dir_ / "bad-hosts") << "node1 slots=2\nnode2 slots=two\n";
   const std::string perf = " --exe " + bin("all_gather_perf");
   const std::string out = " --out " + quoted(dir_ / "out");
-  for (const std::string args :
+  for (const std::string& args :
        {"--emulate --fabric no-such-fabric" + perf + out, "--emulate --nodes 1,32" + perf + out,
         "--hostfile " + quoted(dir_ / "bad-hosts") + perf + out,
         "--hostfile " + quoted(dir_ / "missing-hosts") + perf + out,
         "--emulate --nodes 1" + perf + " --out /proc/collreplay-unwritable",
         "--emulate --nodes one" + perf + out, "--nodes 1" + perf + out}) {
-    const Outcome bad = run("env -u SLURM_JOB_ID " + sweep(args));
+    const Outcome bad = run("unset SLURM_JOB_ID; " + sweep(args));
     EXPECT_EQ(bad.exit_code, 2) << args << "\n" << bad.out << bad.err;
     EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << args << ": " << bad.err;
     EXPECT_FALSE(fs::exists(dir_ / "out/manifest.json")) << args;
   }
-  EXPECT_EQ(leftover_namespaces("crsw"), "");
+  EXPECT_EQ(leftover_namespaces("crs"), "");
 }
 
 }  // namespace
