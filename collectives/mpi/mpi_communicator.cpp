@@ -94,6 +94,7 @@ MpiCommunicator::MpiCommunicator(MPI_Comm parent, const BackendOptions& options)
     device_buffers_ = true;
   }
   transport_ = detect_mpi_transport(comm_);
+  if (!device_buffers_) reductions_ = std::make_unique<HostReductions>(comm_, *types_, *queue_);
 }
 
 MpiCommunicator::MpiCommunicator(Adopt, MPI_Comm owned, double timeout_seconds,
@@ -105,6 +106,7 @@ MpiCommunicator::MpiCommunicator(Adopt, MPI_Comm owned, double timeout_seconds,
   queue_ = std::make_shared<MpiRequestQueue>(rank_);
   types_ = std::make_unique<MpiTypeCache>();
   transport_ = detect_mpi_transport(comm_);
+  if (!device_buffers_) reductions_ = std::make_unique<HostReductions>(comm_, *types_, *queue_);
 }
 
 MpiCommunicator::~MpiCommunicator() {
@@ -179,6 +181,8 @@ void MpiCommunicator::all_gather(const void* send, void* recv, std::size_t count
 }
 
 void MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count, DType t) {
+  if (reductions_)
+    return reductions_->reduce_scatter(send, recv, count, t, describe("reduce_scatter", count, t));
   const MpiSpan span = types_->span(t, count);
   const MPI_Op sum = types_->sum_op(t, span.type);
   const std::size_t slice_bytes = count * dtype_size_bytes(t);
@@ -268,6 +272,8 @@ void MpiCommunicator::all_to_allv_point_to_point(const char* send, PeerCounts se
 }
 
 void MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t count, DType t) {
+  if (reductions_)
+    return reductions_->all_reduce(send, recv, count, t, describe("all_reduce", count, t));
   const MpiSpan span = types_->span(t, count);
   const void* source = send == recv ? MPI_IN_PLACE : send;
   MPI_Request request;

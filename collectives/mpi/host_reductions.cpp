@@ -1,0 +1,167 @@
+#include "collectives/mpi/host_reductions.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "collectives/mpi/mpi_check.hpp"
+#include "collectives/ops/host_values.hpp"
+
+namespace collreplay {
+namespace {
+
+// One tag per kind of exchange: messages of one kind match in issue order (MPI's
+// non-overtaking rule), and kinds never match each other.
+constexpr int kReduceScatterTag = 7311;
+constexpr int kAllReduceReduceTag = 7312;
+constexpr int kAllReduceGatherTag = 7313;
+
+bool overlaps(const char* a, std::size_t a_bytes, const char* b, std::size_t b_bytes) {
+  return a < b + b_bytes && b < a + a_bytes;
+}
+
+// The share of `count` elements that rank k owns in the all-reduce: balanced to one element.
+struct Chunks {
+  std::size_t count;
+  int ranks;
+  std::size_t offset(int k) const {
+    const auto ku = static_cast<std::size_t>(k);
+    return ku * (count / ranks) + std::min<std::size_t>(ku, count % ranks);
+  }
+  std::size_t length(int k) const {
+    return count / ranks + (static_cast<std::size_t>(k) < count % ranks ? 1 : 0);
+  }
+};
+
+}  // namespace
+
+HostReductions::HostReductions(MPI_Comm comm, MpiTypeCache& types, MpiRequestQueue& queue)
+    : comm_(comm), types_(types), queue_(queue) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+}
+
+std::shared_ptr<HostReductions::Buffer> HostReductions::acquire(std::size_t bytes) {
+  auto buffer = std::make_shared<Buffer>();
+  if (!idle_->empty()) {
+    // The largest idle buffer: the one least likely to need growing.
+    auto largest = std::max_element(idle_->begin(), idle_->end(),
+                                    [](const Buffer& a, const Buffer& b) { return a.size() < b.size(); });
+    *buffer = std::move(*largest);
+    idle_->erase(largest);
+  }
+  if (buffer->size() < bytes) buffer->resize(bytes);
+  return buffer;
+}
+
+MPI_Request HostReductions::receive(void* buffer, std::size_t count, DType t, int peer, int tag) {
+  const MpiSpan span = types_.span(t, count);
+  MPI_Request request;
+  MPI_CHECK(MPI_Irecv(buffer, span.count, span.type, peer, tag, comm_, &request));
+  return request;
+}
+
+MPI_Request HostReductions::send(const void* buffer, std::size_t count, DType t, int peer, int tag) {
+  const MpiSpan span = types_.span(t, count);
+  MPI_Request request;
+  MPI_CHECK(MPI_Isend(buffer, span.count, span.type, peer, tag, comm_, &request));
+  return request;
+}
+
+void HostReductions::reduce_scatter(const void* send_buffer, void* recv_buffer, std::size_t count,
+                                    DType t, std::string description) {
+  const std::size_t slice_bytes = count * dtype_size_bytes(t);
+  const auto* input = static_cast<const char*>(send_buffer);
+  auto* output = static_cast<char*>(recv_buffer);
+  const char* own = input + static_cast<std::size_t>(rank_) * slice_bytes;
+  const std::size_t input_bytes = slice_bytes * static_cast<std::size_t>(size_);
+  // The sum builds up in the output unless the output overlaps slices still being sent (MPI's
+  // in-place form on ranks > 0): then in scratch, copied out once the sends are done.
+  const bool in_output = output == own || !overlaps(output, slice_bytes, input, input_bytes);
+  const int peers = size_ - 1;
+  auto scratch = acquire(slice_bytes * static_cast<std::size_t>(peers + (in_output ? 0 : 1)));
+  char* sum = in_output ? output : scratch->data() + slice_bytes * static_cast<std::size_t>(peers);
+  if (sum != own) std::memcpy(sum, own, slice_bytes);
+
+  std::vector<MPI_Request> requests;
+  if (count > 0) {
+    // Receives first (index k-1 holds the slice from rank - k), then sends (to rank + k): at each
+    // k every rank has one partner of each kind, so no rank is everyone's first target.
+    for (int k = 1; k <= peers; ++k)
+      requests.push_back(receive(scratch->data() + slice_bytes * static_cast<std::size_t>(k - 1),
+                                 count, t, (rank_ - k + size_) % size_, kReduceScatterTag));
+    for (int k = 1; k <= peers; ++k) {
+      const int peer = (rank_ + k) % size_;
+      requests.push_back(send(input + static_cast<std::size_t>(peer) * slice_bytes, count, t, peer,
+                              kReduceScatterTag));
+    }
+  }
+  MpiRequestQueue::Stages stages;
+  const auto slices = static_cast<std::size_t>(peers);
+  stages.on_request_done = [scratch, sum, slice_bytes, slices, count, t](std::size_t index) {
+    if (index < slices) add_values(t, sum, scratch->data() + index * slice_bytes, count);
+  };
+  queue_.push_staged(std::move(description), std::move(requests), std::move(stages),
+                     [idle = idle_, scratch, sum, output, in_output, slice_bytes] {
+                       if (!in_output) std::memcpy(output, sum, slice_bytes);
+                       idle->push_back(std::move(*scratch));
+                     });
+}
+
+void HostReductions::all_reduce(const void* send_buffer, void* recv_buffer, std::size_t count,
+                                DType t, std::string description) {
+  const std::size_t element_bytes = dtype_size_bytes(t);
+  const auto* input = static_cast<const char*>(send_buffer);
+  auto* output = static_cast<char*>(recv_buffer);
+  const Chunks chunks{count, size_};
+  const std::size_t own_bytes = chunks.length(rank_) * element_bytes;
+  char* sum = output + chunks.offset(rank_) * element_bytes;
+  if (input != output) std::memcpy(sum, input + chunks.offset(rank_) * element_bytes, own_bytes);
+  const int peers = size_ - 1;
+  auto scratch = acquire(own_bytes * static_cast<std::size_t>(peers));
+
+  // Stage 1, reduce-scatter: chunk `peer` of the input to its owner; this rank's chunk from
+  // every peer, summed into the output as it arrives. Empty chunks (count < ranks) send nothing.
+  std::vector<MPI_Request> requests;
+  auto slot_of_request = std::make_shared<std::vector<int>>();
+  if (own_bytes > 0)
+    for (int k = 1; k <= peers; ++k) {
+      requests.push_back(receive(scratch->data() + own_bytes * static_cast<std::size_t>(k - 1),
+                                 chunks.length(rank_), t, (rank_ - k + size_) % size_,
+                                 kAllReduceReduceTag));
+      slot_of_request->push_back(k - 1);
+    }
+  for (int k = 1; k <= peers; ++k) {
+    const int peer = (rank_ + k) % size_;
+    if (chunks.length(peer) == 0) continue;
+    requests.push_back(send(input + chunks.offset(peer) * element_bytes, chunks.length(peer), t,
+                            peer, kAllReduceReduceTag));
+    slot_of_request->push_back(-1);
+  }
+  MpiRequestQueue::Stages stages;
+  stages.on_request_done = [scratch, sum, own_bytes, slot_of_request, length = chunks.length(rank_),
+                            t](std::size_t index) {
+    if (index >= slot_of_request->size()) return;  // stage 2's requests
+    const int slot = (*slot_of_request)[index];
+    if (slot >= 0) add_values(t, sum, scratch->data() + own_bytes * static_cast<std::size_t>(slot), length);
+  };
+  // Stage 2, all-gather: this rank's reduced chunk to every peer, theirs into place.
+  stages.next_stage = [this, stage = 1, sum, output, chunks, element_bytes, t,
+                       slot_of_request]() mutable -> std::vector<MPI_Request> {
+    std::vector<MPI_Request> gather;
+    if (stage++ != 1) return gather;
+    slot_of_request->clear();
+    for (int k = 1; k < size_; ++k) {
+      const int from = (rank_ - k + size_) % size_, to = (rank_ + k) % size_;
+      if (chunks.length(from) > 0)
+        gather.push_back(receive(output + chunks.offset(from) * element_bytes, chunks.length(from),
+                                 t, from, kAllReduceGatherTag));
+      if (chunks.length(rank_) > 0)
+        gather.push_back(send(sum, chunks.length(rank_), t, to, kAllReduceGatherTag));
+    }
+    return gather;
+  };
+  queue_.push_staged(std::move(description), std::move(requests), std::move(stages),
+                     [idle = idle_, scratch] { idle->push_back(std::move(*scratch)); });
+}
+
+}  // namespace collreplay
