@@ -53,6 +53,11 @@ class OpSpec {
   // busbw / algbw: (n-1)/n, or 2(n-1)/n for all_reduce (so 0 on one rank, as in nccl-tests).
   // The defaults are the rule of every op but all_reduce, whose spec overrides them.
   virtual double bus_factor(int ranks) const { return (ranks - 1.0) / ranks; }
+  // The bytes busbw counts for size S: S x bus_factor, which for even ops is what the busiest
+  // rank moves across ranks. all_to_allv overrides it with its busiest rank under skew.
+  virtual double bus_bytes(std::uint64_t bytes, const OpLayout& layout, DType) const {
+    return static_cast<double>(bytes) * bus_factor(layout.ranks);
+  }
   // Per-rank count for a requested S (rounded down, as nccl-tests does) and S for a count.
   // Default: S = count x type size x ranks.
   virtual std::size_t count_for_bytes(std::uint64_t bytes, DType t, int ranks) const {
