@@ -8,6 +8,7 @@
 #include <exception>
 #include <string>
 
+#include "collectives/mpi/mpi_check.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {
@@ -77,6 +78,7 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   int provided = 0;
   if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
     throw RuntimeError("MPI_Init_thread failed");
+  require_mpi_thread_level(provided, MPI_THREAD_FUNNELED);
 }
 
 MpiSession::~MpiSession() {

@@ -12,6 +12,7 @@
 #include "bench/app/cross_rank.hpp"
 #include "bench/executor/executor.hpp"
 #include "bench/compute/gemm_probe.hpp"
+#include "bench/compute/host_threads.hpp"
 #include "bench/app/guarded_main.hpp"
 #include "bench/preflight/preflight.hpp"
 #include "bench/replay/replay_check.hpp"
@@ -22,6 +23,7 @@
 #include "collectives/backend.hpp"
 #include "common/errors.hpp"
 #include "workloads/plan/schedule_builder.hpp"
+#include "collectives/mpi/mpi_check.hpp"
 #include "workloads/schedule_json.hpp"
 
 namespace collreplay {
@@ -73,8 +75,13 @@ struct Peak {
 Peak choose_peak(const ReplayOptions& options, ComputeEngine& engine) {
   if (options.peak_tflops) return {options.peak_tflops, "--peak-tflops"};
   if (engine.enqueues_on_device()) return {kGpuPeakTflops, "H100/H200 bf16 dense default"};
-  const GemmProbe probe = probe_gemm(engine, 1024, 3);
-  return {max_across_ranks(MPI_COMM_WORLD, probe.tflops), "measured sgemm 1024^3, fastest rank"};
+  // One rank of a node at a time: ranks probing together share the cores and see a fraction.
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  const GemmProbe probe = probe_gemm_rank_by_rank(engine, node, 1024, 3);
+  MPI_Comm_free(&node);
+  return {max_across_ranks(MPI_COMM_WORLD, probe.tflops),
+          "measured sgemm 1024^3, one rank per node at a time, fastest rank"};
 }
 
 PassSummary summarize(const PassResult& result) {
@@ -138,6 +145,11 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   const std::unique_ptr<ComputeEngine> engine =
       comm->device_buffers() ? make_cublas_engine(placement.local_rank)
                              : make_blas_engine(options.compute_threads);
+  if (!comm->device_buffers() && rank == 0)
+    if (const std::string warning = oversubscription_warning(
+            placement.ranks_per_node, options.compute_threads, usable_cores());
+        !warning.empty())
+      std::fprintf(stderr, "replay: %s\n", warning.c_str());
   if (options.preflight)
     run_preflight(MPI_COMM_WORLD, *engine, comm->device_description(),
                   {options.slow_threshold, options.strict});

@@ -1,11 +1,10 @@
 #include "collectives/mpi/mpi_request_queue.hpp"
 
-#include <sched.h>
-
 #include <cstdio>
 
 #include "collectives/mpi/mpi_check.hpp"
 #include "common/errors.hpp"
+#include "common/poll_backoff.hpp"
 
 namespace collreplay {
 
@@ -67,7 +66,8 @@ std::uint64_t MpiRequestQueue::progress() {
 void MpiRequestQueue::wait_until(std::uint64_t seq, double timeout_seconds,
                                  const std::string& what_for) {
   const double start_s = MPI_Wtime();
-  while (progress() < seq) {
+  PollBackoff backoff;
+  for (std::uint64_t done = progress(); done < seq;) {
     const double now_s = MPI_Wtime();
     if (timeout_seconds > 0 && now_s - start_s > timeout_seconds) {
       const PendingOp& op = pending_.front();
@@ -79,7 +79,10 @@ void MpiRequestQueue::wait_until(std::uint64_t seq, double timeout_seconds,
       throw TimeoutError("timeout waiting for " + what_for + ": " + op.description +
                          " not complete on rank " + std::to_string(rank_) + " after " + waited + "; some rank has not arrived");
     }
-    sched_yield();  // ranks may share cores: let a peer run instead of spinning
+    backoff.pause();  // ranks and BLAS threads may share cores: let them run
+    const std::uint64_t now_done = progress();
+    if (now_done != done) backoff.reset();  // an op finished: the next one's wait starts young
+    done = now_done;
   }
 }
 
