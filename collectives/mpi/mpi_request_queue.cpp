@@ -1,10 +1,11 @@
 #include "collectives/mpi/mpi_request_queue.hpp"
 
+#include <sched.h>
+
 #include <cstdio>
 
 #include "collectives/mpi/mpi_check.hpp"
 #include "common/errors.hpp"
-#include "common/poll_backoff.hpp"
 
 namespace collreplay {
 
@@ -66,8 +67,7 @@ std::uint64_t MpiRequestQueue::progress() {
 void MpiRequestQueue::wait_until(std::uint64_t seq, double timeout_seconds,
                                  const std::string& what_for) {
   const double start_s = MPI_Wtime();
-  PollBackoff backoff;
-  for (std::uint64_t done = progress(); done < seq;) {
+  while (progress() < seq) {
     const double now_s = MPI_Wtime();
     if (timeout_seconds > 0 && now_s - start_s > timeout_seconds) {
       const PendingOp& op = pending_.front();
@@ -79,10 +79,10 @@ void MpiRequestQueue::wait_until(std::uint64_t seq, double timeout_seconds,
       throw TimeoutError("timeout waiting for " + what_for + ": " + op.description +
                          " not complete on rank " + std::to_string(rank_) + " after " + waited + "; some rank has not arrived");
     }
-    backoff.pause();  // ranks and BLAS threads may share cores: let them run
-    const std::uint64_t now_done = progress();
-    if (now_done != done) backoff.reset();  // an op finished: the next one's wait starts young
-    done = now_done;
+    // Yield, never sleep: nothing else runs on this thread, and MPI progresses only while it
+    // is polled (multi-round schedules would stall for every sleep). Threads that poll beside
+    // compute (the executor) back off instead: common/poll_backoff.hpp.
+    sched_yield();
   }
 }
 

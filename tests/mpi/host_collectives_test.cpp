@@ -37,7 +37,7 @@ float sum_over_ranks(int ranks, std::size_t i) {
   return sum;
 }
 
-TEST(HostReductions, ReduceScatterInMpiInPlaceFormLeavesTheResultAtTheStart) {
+TEST(HostCollectives, ReduceScatterInMpiInPlaceFormLeavesTheResultAtTheStart) {
   MpiCommunicator comm(MPI_COMM_WORLD, test_options());
   const int n = comm.size(), me = comm.rank();
   for (DType t : {DType::bf16, DType::f16, DType::f32}) {
@@ -52,7 +52,7 @@ TEST(HostReductions, ReduceScatterInMpiInPlaceFormLeavesTheResultAtTheStart) {
   }
 }
 
-TEST(HostReductions, SeveralOpsInFlightCompleteInOrderWithTheirOwnData) {
+TEST(HostCollectives, SeveralOpsInFlightCompleteInOrderWithTheirOwnData) {
   MpiCommunicator comm(MPI_COMM_WORLD, test_options());
   const int n = comm.size(), me = comm.rank();
   const DType t = DType::bf16;
@@ -76,7 +76,7 @@ TEST(HostReductions, SeveralOpsInFlightCompleteInOrderWithTheirOwnData) {
   EXPECT_EQ(wrong, 0u);
 }
 
-TEST(HostReductions, AllReduceOfFewerElementsThanRanks) {
+TEST(HostCollectives, AllReduceOfFewerElementsThanRanks) {
   MpiCommunicator comm(MPI_COMM_WORLD, test_options());
   const int n = comm.size(), me = comm.rank();
   for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {

@@ -1,11 +1,13 @@
-// The MPI backend's host reduce-scatter and all-reduce, built from point-to-point messages so
-// that every rank does the same work: each rank sends every peer the slice that peer owns and
+// The MPI backend's host all-gather, reduce-scatter and all-reduce, built from point-to-point
+// messages posted all at once, so that every rank does the same work and an op needs no MPI
+// progress between rounds (a waiting thread that backs off stalls multi-round schedules): each rank sends every peer the slice that peer owns and
 // receives its own slice from every peer into a scratch buffer, adding each slice as it arrives
 // (pairwise exchange; the bytes each rank moves are those of a ring, (p-1)/p of the buffer). The
 // all-reduce follows with the same exchange of the reduced slices (an all-gather). OpenMPI's
 // nonblocking reduce_scatter_block (libnbc) instead reduces everything on one rank, then
 // scatters, with a fresh allocation per call: 10-50x slower than all-gather on 4 ranks.
-// Scratch buffers are kept between calls, so steady-state calls allocate nothing.
+// Scratch buffers are kept between calls, so steady-state calls allocate nothing. The all-gather
+// is the same exchange without the sum: its own slice to every peer, theirs into place.
 #pragma once
 #include <mpi.h>
 
@@ -20,11 +22,15 @@
 
 namespace collreplay {
 
-class HostReductions {
+class HostCollectives {
  public:
-  HostReductions(MPI_Comm comm, MpiTypeCache& types, MpiRequestQueue& queue);
+  HostCollectives(MPI_Comm comm, MpiTypeCache& types, MpiRequestQueue& queue);
 
-  // Host buffers only, NCCL's conventions (communicator.hpp): `recv` may be send's slice of
+  // Host buffers only, NCCL's conventions (communicator.hpp). In-place: send is this rank's
+  // slice of recv.
+  void all_gather(const void* send, void* recv, std::size_t count, DType t,
+                  std::string description);
+  // `recv` may be send's slice of
   // this rank (in-place) or send itself (MPI's in-place form: the result at the start).
   void reduce_scatter(const void* send, void* recv, std::size_t count, DType t,
                       std::string description);

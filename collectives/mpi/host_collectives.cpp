@@ -1,4 +1,4 @@
-#include "collectives/mpi/host_reductions.hpp"
+#include "collectives/mpi/host_collectives.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -11,6 +11,7 @@ namespace {
 
 // One tag per kind of exchange: messages of one kind match in issue order (MPI's
 // non-overtaking rule), and kinds never match each other.
+constexpr int kAllGatherTag = 7310;
 constexpr int kReduceScatterTag = 7311;
 constexpr int kAllReduceReduceTag = 7312;
 constexpr int kAllReduceGatherTag = 7313;
@@ -34,13 +35,13 @@ struct Chunks {
 
 }  // namespace
 
-HostReductions::HostReductions(MPI_Comm comm, MpiTypeCache& types, MpiRequestQueue& queue)
+HostCollectives::HostCollectives(MPI_Comm comm, MpiTypeCache& types, MpiRequestQueue& queue)
     : comm_(comm), types_(types), queue_(queue) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
 }
 
-std::shared_ptr<HostReductions::Buffer> HostReductions::acquire(std::size_t bytes) {
+std::shared_ptr<HostCollectives::Buffer> HostCollectives::acquire(std::size_t bytes) {
   auto buffer = std::make_shared<Buffer>();
   if (!idle_->empty()) {
     // The largest idle buffer: the one least likely to need growing.
@@ -53,21 +54,38 @@ std::shared_ptr<HostReductions::Buffer> HostReductions::acquire(std::size_t byte
   return buffer;
 }
 
-MPI_Request HostReductions::receive(void* buffer, std::size_t count, DType t, int peer, int tag) {
+MPI_Request HostCollectives::receive(void* buffer, std::size_t count, DType t, int peer, int tag) {
   const MpiSpan span = types_.span(t, count);
   MPI_Request request;
   MPI_CHECK(MPI_Irecv(buffer, span.count, span.type, peer, tag, comm_, &request));
   return request;
 }
 
-MPI_Request HostReductions::send(const void* buffer, std::size_t count, DType t, int peer, int tag) {
+MPI_Request HostCollectives::send(const void* buffer, std::size_t count, DType t, int peer, int tag) {
   const MpiSpan span = types_.span(t, count);
   MPI_Request request;
   MPI_CHECK(MPI_Isend(buffer, span.count, span.type, peer, tag, comm_, &request));
   return request;
 }
 
-void HostReductions::reduce_scatter(const void* send_buffer, void* recv_buffer, std::size_t count,
+void HostCollectives::all_gather(const void* send_buffer, void* recv_buffer, std::size_t count,
+                                 DType t, std::string description) {
+  const std::size_t slice_bytes = count * dtype_size_bytes(t);
+  auto* output = static_cast<char*>(recv_buffer);
+  char* own = output + static_cast<std::size_t>(rank_) * slice_bytes;
+  if (send_buffer != own) std::memcpy(own, send_buffer, slice_bytes);
+  std::vector<MPI_Request> requests;
+  if (count > 0)
+    for (int k = 1; k < size_; ++k) {
+      const int from = (rank_ - k + size_) % size_, to = (rank_ + k) % size_;
+      requests.push_back(receive(output + static_cast<std::size_t>(from) * slice_bytes, count, t,
+                                 from, kAllGatherTag));
+      requests.push_back(send(own, count, t, to, kAllGatherTag));
+    }
+  queue_.push(std::move(description), std::move(requests));
+}
+
+void HostCollectives::reduce_scatter(const void* send_buffer, void* recv_buffer, std::size_t count,
                                     DType t, std::string description) {
   const std::size_t slice_bytes = count * dtype_size_bytes(t);
   const auto* input = static_cast<const char*>(send_buffer);
@@ -107,7 +125,7 @@ void HostReductions::reduce_scatter(const void* send_buffer, void* recv_buffer, 
                      });
 }
 
-void HostReductions::all_reduce(const void* send_buffer, void* recv_buffer, std::size_t count,
+void HostCollectives::all_reduce(const void* send_buffer, void* recv_buffer, std::size_t count,
                                 DType t, std::string description) {
   const std::size_t element_bytes = dtype_size_bytes(t);
   const auto* input = static_cast<const char*>(send_buffer);
