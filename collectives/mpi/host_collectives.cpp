@@ -73,15 +73,16 @@ void HostCollectives::all_gather(const void* send_buffer, void* recv_buffer, std
   const std::size_t slice_bytes = count * dtype_size_bytes(t);
   auto* output = static_cast<char*>(recv_buffer);
   char* own = output + static_cast<std::size_t>(rank_) * slice_bytes;
-  if (send_buffer != own) std::memcpy(own, send_buffer, slice_bytes);
   std::vector<MPI_Request> requests;
   if (count > 0)
     for (int k = 1; k < size_; ++k) {
       const int from = (rank_ - k + size_) % size_, to = (rank_ + k) % size_;
       requests.push_back(receive(output + static_cast<std::size_t>(from) * slice_bytes, count, t,
                                  from, kAllGatherTag));
-      requests.push_back(send(own, count, t, to, kAllGatherTag));
+      requests.push_back(send(send_buffer, count, t, to, kAllGatherTag));
     }
+  // The local copy runs while the messages are in flight: posted first, they need not wait.
+  if (send_buffer != own) std::memcpy(own, send_buffer, slice_bytes);
   queue_.push(std::move(description), std::move(requests));
 }
 
@@ -98,7 +99,6 @@ void HostCollectives::reduce_scatter(const void* send_buffer, void* recv_buffer,
   const int peers = size_ - 1;
   auto scratch = acquire(slice_bytes * static_cast<std::size_t>(peers + (in_output ? 0 : 1)));
   char* sum = in_output ? output : scratch->data() + slice_bytes * static_cast<std::size_t>(peers);
-  if (sum != own) std::memcpy(sum, own, slice_bytes);
 
   std::vector<MPI_Request> requests;
   if (count > 0) {
@@ -113,6 +113,9 @@ void HostCollectives::reduce_scatter(const void* send_buffer, void* recv_buffer,
                               kReduceScatterTag));
     }
   }
+  // The sum starts from this rank's own slice, copied while the messages are in flight (slices
+  // are added only when the queue is polled, after this returns).
+  if (sum != own) std::memcpy(sum, own, slice_bytes);
   MpiRequestQueue::Stages stages;
   const auto slices = static_cast<std::size_t>(peers);
   stages.on_request_done = [scratch, sum, slice_bytes, slices, count, t](std::size_t index) {
@@ -133,7 +136,6 @@ void HostCollectives::all_reduce(const void* send_buffer, void* recv_buffer, std
   const Chunks chunks{count, size_};
   const std::size_t own_bytes = chunks.length(rank_) * element_bytes;
   char* sum = output + chunks.offset(rank_) * element_bytes;
-  if (input != output) std::memcpy(sum, input + chunks.offset(rank_) * element_bytes, own_bytes);
   const int peers = size_ - 1;
   auto scratch = acquire(own_bytes * static_cast<std::size_t>(peers));
 
@@ -155,6 +157,7 @@ void HostCollectives::all_reduce(const void* send_buffer, void* recv_buffer, std
                             peer, kAllReduceReduceTag));
     slot_of_request->push_back(-1);
   }
+  if (input != output) std::memcpy(sum, input + chunks.offset(rank_) * element_bytes, own_bytes);
   MpiRequestQueue::Stages stages;
   stages.on_request_done = [scratch, sum, own_bytes, slot_of_request, length = chunks.length(rank_),
                             t](std::size_t index) {
