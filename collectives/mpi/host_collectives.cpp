@@ -118,8 +118,12 @@ void HostCollectives::reduce_scatter(const void* send_buffer, void* recv_buffer,
   if (sum != own) std::memcpy(sum, own, slice_bytes);
   MpiRequestQueue::Stages stages;
   const auto slices = static_cast<std::size_t>(peers);
-  stages.on_request_done = [scratch, sum, slice_bytes, slices, count, t](std::size_t index) {
-    if (index < slices) add_values(t, sum, scratch->data() + index * slice_bytes, count);
+  stages.on_requests_done = [scratch, sum, slice_bytes, slices, count, t](std::span<const int> done) {
+    std::vector<const void*> arrived;  // the slices this poll found: one pass adds them all
+    for (int index : done)
+      if (static_cast<std::size_t>(index) < slices)
+        arrived.push_back(scratch->data() + static_cast<std::size_t>(index) * slice_bytes);
+    add_values(t, sum, arrived, count);
   };
   queue_.push_staged(std::move(description), std::move(requests), std::move(stages),
                      [idle = idle_, scratch, sum, output, in_output, slice_bytes] {
@@ -159,11 +163,15 @@ void HostCollectives::all_reduce(const void* send_buffer, void* recv_buffer, std
   }
   if (input != output) std::memcpy(sum, input + chunks.offset(rank_) * element_bytes, own_bytes);
   MpiRequestQueue::Stages stages;
-  stages.on_request_done = [scratch, sum, own_bytes, slot_of_request, length = chunks.length(rank_),
-                            t](std::size_t index) {
-    if (index >= slot_of_request->size()) return;  // stage 2's requests
-    const int slot = (*slot_of_request)[index];
-    if (slot >= 0) add_values(t, sum, scratch->data() + own_bytes * static_cast<std::size_t>(slot), length);
+  stages.on_requests_done = [scratch, sum, own_bytes, slot_of_request,
+                             length = chunks.length(rank_), t](std::span<const int> done) {
+    std::vector<const void*> arrived;  // stage 1's received chunks (stage 2 needs nothing)
+    for (int index : done) {
+      const auto i = static_cast<std::size_t>(index);
+      if (i < slot_of_request->size() && (*slot_of_request)[i] >= 0)
+        arrived.push_back(scratch->data() + own_bytes * static_cast<std::size_t>((*slot_of_request)[i]));
+    }
+    add_values(t, sum, arrived, length);
   };
   // Stage 2, all-gather: this rank's reduced chunk to every peer, theirs into place.
   stages.next_stage = [this, stage = 1, sum, output, chunks, element_bytes, t,

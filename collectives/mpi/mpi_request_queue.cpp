@@ -33,7 +33,7 @@ std::uint64_t MpiRequestQueue::push_staged(std::string description,
 bool MpiRequestQueue::stage_done(PendingOp& op) {
   if (op.requests.empty()) return true;
   const int n = static_cast<int>(op.requests.size());
-  if (!op.stages.on_request_done) {
+  if (!op.stages.on_requests_done) {
     int done = 0;
     MPI_CHECK(MPI_Testall(n, op.requests.data(), &done, MPI_STATUSES_IGNORE));
     return done != 0;
@@ -42,8 +42,7 @@ bool MpiRequestQueue::stage_done(PendingOp& op) {
   int completed = 0;
   MPI_CHECK(MPI_Testsome(n, op.requests.data(), &completed, indices.data(), MPI_STATUSES_IGNORE));
   if (completed == MPI_UNDEFINED) return true;  // every request was already done
-  for (int i = 0; i < completed; ++i)
-    op.stages.on_request_done(static_cast<std::size_t>(indices[static_cast<std::size_t>(i)]));
+  op.stages.on_requests_done(std::span<const int>(indices.data(), static_cast<std::size_t>(completed)));
   for (MPI_Request request : op.requests)
     if (request != MPI_REQUEST_NULL) return false;
   return true;

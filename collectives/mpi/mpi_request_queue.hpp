@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,10 @@ class MpiRequestQueue {
                      std::function<void()> on_done = {});
   // Callbacks of an op made of stages of requests.
   struct Stages {
-    // Called with a request's index in its stage as it completes (e.g. to reduce a received
-    // slice while others are still in flight); may be empty.
-    std::function<void(std::size_t)> on_request_done;
+    // Called with the indices (in its stage) of the requests found complete by one poll, in
+    // ascending order, so that slices that arrived together are reduced in one pass while
+    // others are still in flight; may be empty.
+    std::function<void(std::span<const int>)> on_requests_done;
     // Called once all of a stage's requests are done: the next stage's requests, or none when
     // the op is complete. Runs only while the op is the oldest pending one, so stages of
     // different ops never interleave.

@@ -1,5 +1,7 @@
 #include "collectives/ops/host_values.hpp"
 
+#include <algorithm>
+
 namespace collreplay {
 namespace {
 
@@ -17,7 +19,50 @@ void add_blocks(Element* __restrict inout, const Element* __restrict in, std::si
   for (; i < elements; ++i) inout[i] = store(load(inout[i]) + load(in[i]));
 }
 
+// Several sources in one pass: a block of partial sums in float lives in registers / L1 while
+// every source's block is added to it, then is stored once.
+template <typename Element, typename Load, typename Store>
+void add_many(Element* __restrict inout, std::span<const void* const> ins, std::size_t elements,
+              Load load, Store store) {
+  float partial[kBlock];
+  for (std::size_t i = 0; i < elements; i += kBlock) {
+    const std::size_t n = std::min(kBlock, elements - i);
+    if (n == kBlock) {
+      for (std::size_t j = 0; j < kBlock; ++j) partial[j] = load(inout[i + j]);
+      for (const void* in : ins) {
+        const Element* __restrict source = static_cast<const Element*>(in) + i;
+        for (std::size_t j = 0; j < kBlock; ++j) partial[j] += load(source[j]);
+      }
+      for (std::size_t j = 0; j < kBlock; ++j) inout[i + j] = store(partial[j]);
+    } else {
+      for (std::size_t j = 0; j < n; ++j) {
+        float sum = load(inout[i + j]);
+        for (const void* in : ins) sum += load(static_cast<const Element*>(in)[i + j]);
+        inout[i + j] = store(sum);
+      }
+    }
+  }
+}
+
 }  // namespace
+
+void add_values(DType t, void* inout, std::span<const void* const> ins, std::size_t elements) {
+  if (ins.empty()) return;
+  if (ins.size() == 1) return add_values(t, inout, ins[0], elements);
+  switch (t) {
+    case DType::f32:
+      return add_many(static_cast<float*>(inout), ins, elements, [](float v) { return v; },
+                      [](float v) { return v; });
+    case DType::bf16:
+      return add_many(static_cast<std::uint16_t*>(inout), ins, elements,
+                      [](std::uint16_t v) { return bf16_to_float(v); },
+                      [](float v) { return float_to_bf16(v); });
+    case DType::f16:
+      return add_many(static_cast<std::uint16_t*>(inout), ins, elements,
+                      [](std::uint16_t v) { return fp16_to_float(v); },
+                      [](float v) { return float_to_fp16(v); });
+  }
+}
 
 void add_values(DType t, void* inout, const void* in, std::size_t elements) {
   switch (t) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 
 #include "common/dtype.hpp"
 
@@ -90,5 +91,7 @@ inline void store_value(DType t, void* base, std::size_t index, float value) {
 
 // inout[i] += in[i] for `elements` elements of `t`, in float (the host sum of MPI reductions).
 void add_values(DType t, void* inout, const void* in, std::size_t elements);
+// inout[i] += sum over `ins` of in[i], in one pass (each element is loaded and stored once).
+void add_values(DType t, void* inout, std::span<const void* const> ins, std::size_t elements);
 
 }  // namespace collreplay

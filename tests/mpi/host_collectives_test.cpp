@@ -102,7 +102,9 @@ TEST(MpiRequestQueue, StagedOpsSeeEachRequestAndRunEveryStage) {
   int stages_run = 0;
   bool done = false;
   MpiRequestQueue::Stages stages;
-  stages.on_request_done = [&](std::size_t index) { seen.push_back(index); };
+  stages.on_requests_done = [&](std::span<const int> indices) {
+    for (int index : indices) seen.push_back(static_cast<std::size_t>(index));
+  };
   stages.next_stage = [&]() -> std::vector<MPI_Request> {
     if (stages_run++ > 0) return {};
     EXPECT_EQ(b, 5);  // the first stage is complete before the second starts
@@ -117,11 +119,17 @@ TEST(MpiRequestQueue, StagedOpsSeeEachRequestAndRunEveryStage) {
   EXPECT_EQ(seen.size(), 4u);  // two requests in each of two stages
 }
 
+// Seconds on the host's monotonic clock, comparable across processes (OpenMPI's MPI_Wtime counts
+// from each process's own start).
+double host_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 // A host "GEMM" that takes 30 ms and remembers when it ran.
 class RecordingEngine final : public ComputeEngine {
  public:
   struct Event final : StreamEvent {
-    double at_s = MPI_Wtime();
+    double at_s = host_seconds();
     bool query() override { return true; }
     void synchronize() override {}
     double elapsed_ms_since(const StreamEvent& earlier) const override {
@@ -133,9 +141,9 @@ class RecordingEngine final : public ComputeEngine {
   bool enqueues_on_device() const override { return false; }
   std::uint64_t reserve(const std::vector<GemmShape>&, DType) override { return 0; }
   void issue(const ComputeOp&, double, std::span<const std::shared_ptr<StreamEvent>>) override {
-    if (first_s < 0) first_s = MPI_Wtime();
+    if (first_s < 0) first_s = host_seconds();
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
-    last_s = MPI_Wtime();
+    last_s = host_seconds();
   }
   std::shared_ptr<StreamEvent> record() override { return std::make_shared<Event>(); }
   void synchronize() override {}

@@ -51,6 +51,26 @@ TEST(HostValues, AddValuesIsExactOnSmallIntegersAtEveryLength) {
     }
 }
 
+TEST(HostValues, AddingSeveralSourcesInOnePassIsExact) {
+  for (DType t : {DType::bf16, DType::f16, DType::f32}) {
+    const std::size_t n = 130, es = dtype_size_bytes(t);  // two blocks and a tail
+    std::vector<std::vector<unsigned char>> sources(3, std::vector<unsigned char>(n * es));
+    std::vector<unsigned char> sum(n * es);
+    for (std::size_t i = 0; i < n; ++i) {
+      store_value(t, sum.data(), i, static_cast<float>(i % 7));
+      for (std::size_t s = 0; s < sources.size(); ++s)
+        store_value(t, sources[s].data(), i, static_cast<float>((i + s) % 5) - 2);
+    }
+    const std::vector<const void*> ins{sources[0].data(), sources[1].data(), sources[2].data()};
+    add_values(t, sum.data(), ins, n);
+    for (std::size_t i = 0; i < n; ++i) {
+      float expected = static_cast<float>(i % 7);
+      for (std::size_t s = 0; s < sources.size(); ++s) expected += static_cast<float>((i + s) % 5) - 2;
+      ASSERT_EQ(load_value(t, sum.data(), i), expected) << dtype_name(t) << " " << i;
+    }
+  }
+}
+
 TEST(HostValues, Fp16ConversionsRoundTripEveryPattern) {
   for (std::uint32_t bits = 0; bits < 65536; ++bits) {
     const auto half = static_cast<std::uint16_t>(bits);
