@@ -13,6 +13,7 @@ namespace {
 // non-overtaking rule), and kinds never match each other.
 constexpr int kAllGatherTag = 7310;
 constexpr int kReduceScatterTag = 7311;
+constexpr int kAllToAllTag = 7314;
 constexpr int kAllReduceReduceTag = 7312;
 constexpr int kAllReduceGatherTag = 7313;
 
@@ -83,6 +84,23 @@ void HostCollectives::all_gather(const void* send_buffer, void* recv_buffer, std
     }
   // The local copy runs while the messages are in flight: posted first, they need not wait.
   if (send_buffer != own) std::memcpy(own, send_buffer, slice_bytes);
+  queue_.push(std::move(description), std::move(requests));
+}
+
+void HostCollectives::all_to_all(const void* send_buffer, void* recv_buffer, std::size_t count,
+                                 DType t, std::string description) {
+  const std::size_t block_bytes = count * dtype_size_bytes(t);
+  const auto* input = static_cast<const char*>(send_buffer);
+  auto* output = static_cast<char*>(recv_buffer);
+  const auto block = [block_bytes](int rank) { return static_cast<std::size_t>(rank) * block_bytes; };
+  std::vector<MPI_Request> requests;
+  if (count > 0)
+    for (int k = 1; k < size_; ++k) {
+      const int from = (rank_ - k + size_) % size_, to = (rank_ + k) % size_;
+      requests.push_back(receive(output + block(from), count, t, from, kAllToAllTag));
+      requests.push_back(send(input + block(to), count, t, to, kAllToAllTag));
+    }
+  std::memcpy(output + block(rank_), input + block(rank_), block_bytes);  // while they fly
   queue_.push(std::move(description), std::move(requests));
 }
 

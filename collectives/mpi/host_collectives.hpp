@@ -7,7 +7,8 @@
 // nonblocking reduce_scatter_block (libnbc) instead reduces everything on one rank, then
 // scatters, with a fresh allocation per call: 10-50x slower than all-gather on 4 ranks.
 // Scratch buffers are kept between calls, so steady-state calls allocate nothing. The all-gather
-// is the same exchange without the sum: its own slice to every peer, theirs into place.
+// is the same exchange without the sum: its own slice to every peer, theirs into place; the
+// out-of-place all-to-all, block j to rank j.
 #pragma once
 #include <mpi.h>
 
@@ -29,6 +30,9 @@ class HostCollectives {
   // Host buffers only, NCCL's conventions (communicator.hpp). In-place: send is this rank's
   // slice of recv.
   void all_gather(const void* send, void* recv, std::size_t count, DType t,
+                  std::string description);
+  // Out-of-place only (send and recv do not overlap): block j of send to rank j.
+  void all_to_all(const void* send, void* recv, std::size_t count, DType t,
                   std::string description);
   // `recv` may be send's slice of
   // this rank (in-place) or send itself (MPI's in-place form: the result at the start).
