@@ -90,8 +90,15 @@ void HostCollectives::all_gather(const void* send_buffer, void* recv_buffer, std
 void HostCollectives::all_to_all(const void* send_buffer, void* recv_buffer, std::size_t count,
                                  DType t, std::string description) {
   const std::size_t block_bytes = count * dtype_size_bytes(t);
-  const auto* input = static_cast<const char*>(send_buffer);
   auto* output = static_cast<char*>(recv_buffer);
+  // In-place, the blocks to send are overwritten by those received: they leave from a copy.
+  std::shared_ptr<Buffer> copy;
+  const auto* input = static_cast<const char*>(send_buffer);
+  if (send_buffer == recv_buffer) {
+    copy = acquire(block_bytes * static_cast<std::size_t>(size_));
+    std::memcpy(copy->data(), input, block_bytes * static_cast<std::size_t>(size_));
+    input = copy->data();
+  }
   const auto block = [block_bytes](int rank) { return static_cast<std::size_t>(rank) * block_bytes; };
   std::vector<MPI_Request> requests;
   if (count > 0)
@@ -100,8 +107,10 @@ void HostCollectives::all_to_all(const void* send_buffer, void* recv_buffer, std
       requests.push_back(receive(output + block(from), count, t, from, kAllToAllTag));
       requests.push_back(send(input + block(to), count, t, to, kAllToAllTag));
     }
-  std::memcpy(output + block(rank_), input + block(rank_), block_bytes);  // while they fly
-  queue_.push(std::move(description), std::move(requests));
+  if (input != output) std::memcpy(output + block(rank_), input + block(rank_), block_bytes);
+  std::function<void()> on_done;
+  if (copy) on_done = [idle = idle_, copy] { idle->push_back(std::move(*copy)); };
+  queue_.push(std::move(description), std::move(requests), std::move(on_done));
 }
 
 void HostCollectives::reduce_scatter(const void* send_buffer, void* recv_buffer, std::size_t count,

@@ -8,7 +8,7 @@
 // scatters, with a fresh allocation per call: 10-50x slower than all-gather on 4 ranks.
 // Scratch buffers are kept between calls, so steady-state calls allocate nothing. The all-gather
 // is the same exchange without the sum: its own slice to every peer, theirs into place; the
-// out-of-place all-to-all, block j to rank j.
+// all-to-all, block j to rank j.
 #pragma once
 #include <mpi.h>
 
@@ -31,7 +31,7 @@ class HostCollectives {
   // slice of recv.
   void all_gather(const void* send, void* recv, std::size_t count, DType t,
                   std::string description);
-  // Out-of-place only (send and recv do not overlap): block j of send to rank j.
+  // Block j of send to rank j; in-place (send == recv) through a copy of the input.
   void all_to_all(const void* send, void* recv, std::size_t count, DType t,
                   std::string description);
   // `recv` may be send's slice of

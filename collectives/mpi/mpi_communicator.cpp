@@ -215,7 +215,7 @@ void MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t c
 }
 
 void MpiCommunicator::all_to_all(const void* send, void* recv, std::size_t count, DType t) {
-  if (host_collectives_ && send != recv)
+  if (host_collectives_)
     return host_collectives_->all_to_all(send, recv, count, t, describe("all_to_all", count, t));
   const MpiSpan span = types_->span(t, count);
   const void* source = send == recv ? MPI_IN_PLACE : send;
