@@ -7,6 +7,7 @@
 #include <exception>
 #include <string>
 
+#include "collectives/mpi/mpi_check.hpp"
 #include "common/errors.hpp"
 #include "common/host_identity.hpp"
 
@@ -75,6 +76,7 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   int provided = 0;
   if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
     throw RuntimeError("MPI_Init_thread failed");
+  require_mpi_thread_level(provided, MPI_THREAD_FUNNELED);
 }
 
 MpiSession::~MpiSession() {

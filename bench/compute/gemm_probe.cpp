@@ -1,9 +1,12 @@
 #include "bench/compute/gemm_probe.hpp"
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "bench/app/stats.hpp"
 #include "workloads/model/gemm_slices.hpp"
+#include "collectives/mpi/mpi_check.hpp"
 
 namespace collreplay {
 
@@ -32,6 +35,32 @@ GemmProbe probe_gemm(ComputeEngine& engine, int n, int repetitions) {
   probe.flops = gemm_flops(op.gemms);
   probe.tflops = probe.median_ms > 0 ? probe.flops / (probe.median_ms * 1e9) : 0;
   return probe;
+}
+
+namespace {
+
+void sleepy_barrier(MPI_Comm comm) {
+  MPI_Request request;
+  MPI_CHECK(MPI_Ibarrier(comm, &request));
+  for (int done = 0;;) {
+    MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+}  // namespace
+
+GemmProbe probe_gemm_rank_by_rank(ComputeEngine& engine, MPI_Comm comm, int n, int repetitions) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  GemmProbe mine;
+  for (int turn = 0; turn < size; ++turn) {
+    if (turn == rank) mine = probe_gemm(engine, n, repetitions);
+    sleepy_barrier(comm);
+  }
+  return mine;
 }
 
 }  // namespace collreplay

@@ -2,6 +2,8 @@
 // the measured peak that MFU is relative to. Reserves the engine's operands for the square
 // shape, so call it before an Executor reserves its own.
 #pragma once
+#include <mpi.h>
+
 #include "bench/compute/compute_engine.hpp"
 
 namespace collreplay {
@@ -15,5 +17,11 @@ struct GemmProbe {
 
 // n: 8192 on a device engine (bf16, near cuBLAS peak), 1024 on host, unless given.
 GemmProbe probe_gemm(ComputeEngine& engine, int n = 0, int repetitions = 5);
+
+// probe_gemm on each rank of `comm` in turn (collective): host ranks of one node share its
+// cores, so probing them all at once measures a fraction of the peak. Ranks waiting for their
+// turn sleep between polls of a nonblocking barrier rather than spin on the prober's cores.
+GemmProbe probe_gemm_rank_by_rank(ComputeEngine& engine, MPI_Comm comm, int n = 0,
+                                  int repetitions = 5);
 
 }  // namespace collreplay

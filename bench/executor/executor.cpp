@@ -9,6 +9,7 @@
 #include "bench/app/stats.hpp"
 #include "bench/executor/stream_wait.hpp"
 #include "common/errors.hpp"
+#include "common/poll_backoff.hpp"
 
 namespace collreplay {
 namespace {
@@ -160,6 +161,7 @@ void Executor::run_on_host(PassKind pass, std::vector<OpRun>& runs) {
   };
   int next_comm = next_on(true, 0), next_compute = next_on(false, 0);
   int comm_in_flight = -1, compute_in_flight = -1;
+  PollBackoff backoff;
   while (comm_in_flight >= 0 || compute_in_flight >= 0 || next_comm < count ||
          next_compute < count) {
     bool progressed = false;
@@ -186,7 +188,10 @@ void Executor::run_on_host(PassKind pass, std::vector<OpRun>& runs) {
       next_comm = next_on(true, next_comm + 1);
       progressed = true;
     }
-    if (progressed) continue;
+    if (progressed) {
+      backoff.reset();
+      continue;
+    }
     if (comm_in_flight < 0 && compute_in_flight < 0)
       throw RuntimeError("replay: no op can start (dependency cycle in the schedule?)");
     if (comm_in_flight >= 0 && options_.timeout_s > 0 &&
@@ -199,7 +204,7 @@ void Executor::run_on_host(PassKind pass, std::vector<OpRun>& runs) {
     if (comm_in_flight < 0)
       runs[compute_in_flight].after->synchronize();
     else
-      std::this_thread::yield();
+      backoff.pause();  // yields at first, then sleeps: the BLAS threads need this core
   }
 }
 

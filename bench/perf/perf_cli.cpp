@@ -23,7 +23,8 @@ std::vector<std::string> glue_negative_values(std::vector<std::string> args) {
   const auto takes_size = [](std::string_view a) {
     return a == "-b" || a == "-e" || a == "-i" || a == "-f" || a == "-n" || a == "-w" ||
            a == "--minbytes" || a == "--maxbytes" || a == "--stepbytes" || a == "--stepfactor" ||
-           a == "--iters" || a == "--warmup_iters" || a == "--timeout" || a == "--seed";
+           a == "--iters" || a == "--warmup_iters" || a == "--timeout" || a == "--seed" ||
+           a == "--stable";
   };
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -73,7 +74,7 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   std::string min_text = "32M", max_text = "32M", step_text = "1M", factor_text = "1";
   std::string iters_text = "20", warmup_text = "1", check_text = "1", dtype_text = "float";
   std::string backend_text, report_text = "max", timeout_text = "300", seed_text = "1";
-  std::string skew_text = "uniform";
+  std::string skew_text = "uniform", stable_text;
 
   CLI::App app(std::string(op_name) + " benchmark (nccl-tests conventions; collreplay)");
   app.add_option("-b,--minbytes", min_text, "smallest size S in bytes (1K, 16M, 4G)");
@@ -90,6 +91,9 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   app.add_option("--timeout", timeout_text, "seconds before a stuck collective aborts (0: off)");
   app.add_option("--transport", options.transport, "transport to require (default any)");
   app.add_option("--seed", seed_text, "seed of the fill pattern and the skew");
+  app.add_option("--stable", stable_text,
+                 "stop timing a size once the p50's 95% confidence interval is within this "
+                 "percentage (at most -n iterations)");
   if (op_name == "all_to_allv")
     app.add_option("--skew", skew_text, "per-peer counts: uniform|zipf:S|hotspot:K");
   app.add_flag("--progress", options.progress,
@@ -125,6 +129,11 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
       options.timeout_seconds > 1e6)
     throw UsageError("--timeout '" + timeout_text + "' is not a number of seconds (0 disables)");
   options.seed = parse_bytes(seed_text, "--seed");
+  if (!stable_text.empty()) {
+    options.stable_pct = std::strtod(stable_text.c_str(), &end);
+    if (*end != '\0' || !(options.stable_pct > 0) || options.stable_pct > 100)
+      throw UsageError("--stable '" + stable_text + "' is not a percentage in (0, 100]");
+  }
   options.skew = parse_skew(skew_text);
   if (options.transport.empty()) throw UsageError("--transport is empty (use any)");
   if (options.min_bytes > options.max_bytes)

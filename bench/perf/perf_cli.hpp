@@ -4,6 +4,7 @@
 //   -n -w -c -d  iterations, warm-up iterations, check (0|1), dtype (default float, as nccl-tests)
 //   --backend nccl|mpi  --out FILE.jsonl  --report max|avg|min  --timeout SECONDS
 //   --transport NAME|any  --seed N  --skew uniform|zipf:S|hot:K (all_to_allv only)
+//   --stable PCT  stop timing a size once its p50's 95% confidence interval is within PCT%
 //   --benchmark_*  passed to Google Benchmark (e.g. --benchmark_repetitions=3)
 #pragma once
 #include <cstdint>
@@ -25,6 +26,7 @@ struct PerfOptions {
   std::uint64_t step_bytes = 1u << 20;
   std::uint64_t step_factor = 1;  // > 1: multiply, else add step_bytes
   int iterations = 20;
+  double stable_pct = 0;  // --stable: 0 runs all -n iterations
   int warmup_iterations = 1;
   bool check = true;
   DType dtype = DType::f32;

@@ -9,6 +9,7 @@
 
 #include "bench/app/guarded_main.hpp"
 #include "bench/perf/perf_cli.hpp"
+#include "bench/perf/perf_samples.hpp"
 #include "bench/perf/perf_table_reporter.hpp"
 #include "bench/app/progress.hpp"
 #include "bench/app/rank_stats.hpp"
@@ -72,7 +73,8 @@ struct Measurement {
   std::uint64_t bytes;
   std::size_t count;
   Placement placement;
-  double time_us;
+  SampleSummary times_us;  // per-op times, combined across ranks iteration by iteration
+  double bus_bytes;       // the bytes busbw counts (OpSpec::bus_bytes)
   std::uint64_t wrong;
   int repetition;
 };
@@ -141,9 +143,55 @@ std::uint64_t check_result(PerfContext& ctx, const OpLayout& layout, Placement p
   return wrong;
 }
 
-// One Google Benchmark case: warm-up, then each benchmark iteration is one timed block of -n
-// back-to-back ops between two communicator events, after a barrier; the per-op time of each
-// rank is combined across ranks (--report) so every rank reports the same number.
+// Times up to -n ops of one case, one sample per op, and returns the samples combined across
+// ranks (--report), iteration by iteration. On the host backend each op is waited for before the
+// next is issued: MPI forbids reusing the buffers of a pending op, and a per-op time is what IMB
+// and nccl-tests report. On a GPU stream the ops queue back to back (as in nccl-tests) and a
+// sample is the distance between consecutive events. With --stable PCT the ranks look at the
+// combined samples at agreed iteration counts and stop together once the p50 is known to PCT.
+std::vector<double> time_ops(PerfContext& ctx, const OpLayout& layout, Placement p,
+                             const std::string& label) {
+  const DType t = ctx.options.dtype;
+  void* send = ctx.buffer_a;
+  void* recv = p == Placement::in_place ? ctx.buffer_a : ctx.buffer_b;
+  const bool pipelined = ctx.comm.backend() == BackendKind::nccl;
+  const int n = ctx.options.iterations;
+  const bool stable = ctx.options.stable_pct > 0;
+  std::vector<double> samples_us, combined_us;
+  int next_check = stable ? std::min<int>(n, kMinStableSamples) : n;
+  ctx.comm.barrier();
+  for (int done = 0; done < n;) {
+    if (pipelined) {
+      std::vector<std::shared_ptr<StreamEvent>> events{ctx.comm.record()};
+      for (int i = done; i < next_check; ++i) {
+        ctx.op.issue(ctx.comm, layout, send, recv, t);
+        events.push_back(ctx.comm.record());
+      }
+      ctx.comm.wait_all(label + ", timed iterations");
+      for (auto& event : events) event->synchronize();
+      for (std::size_t i = 1; i < events.size(); ++i)
+        samples_us.push_back(events[i]->elapsed_ms_since(*events[i - 1]) * 1e3);
+    } else {
+      for (int i = done; i < next_check; ++i) {
+        const auto start = ctx.comm.record();
+        ctx.op.issue(ctx.comm, layout, send, recv, t);
+        const auto stop = ctx.comm.record();
+        stop->synchronize();
+        start->synchronize();
+        samples_us.push_back(stop->elapsed_ms_since(*start) * 1e3);
+      }
+    }
+    done = next_check;
+    combined_us = samples_us;
+    combine_samples_across_ranks(combined_us, ctx.options.report, MPI_COMM_WORLD);
+    if (stable && median_is_stable(summarize_samples(combined_us), ctx.options.stable_pct)) break;
+    next_check = std::min(n, done + std::max(5, done / 4));
+  }
+  return combined_us;
+}
+
+// One Google Benchmark case: warm-up, then the timed ops; the case's manual time is the mean
+// per-op time (as nccl-tests' time column), the same number on every rank.
 void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64_t bytes,
               benchmark::State& state) {
   const std::string label = case_label(ctx.op, bytes, p);
@@ -151,36 +199,35 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
   void* send = ctx.buffer_a;
   void* recv = p == Placement::in_place ? ctx.buffer_a : ctx.buffer_b;
   prepare_buffers(ctx, layout, p);
-  for (int i = 0; i < ctx.options.warmup_iterations; ++i) ctx.op.issue(ctx.comm, layout, send, recv, t);
+  const bool pipelined = ctx.comm.backend() == BackendKind::nccl;
+  for (int i = 0; i < ctx.options.warmup_iterations; ++i) {
+    ctx.op.issue(ctx.comm, layout, send, recv, t);
+    if (!pipelined) ctx.comm.wait_all(label + ", warm-up");
+  }
   ctx.comm.wait_all(label + ", warm-up");
-  double time_us = 0;
+  SampleSummary summary;
   for (auto _ : state) {
-    ctx.comm.barrier();
-    const auto start = ctx.comm.record();
-    for (int i = 0; i < ctx.options.iterations; ++i) ctx.op.issue(ctx.comm, layout, send, recv, t);
-    const auto stop = ctx.comm.record();
-    ctx.comm.wait_all(label + ", timed iterations");
-    stop->synchronize();
-    start->synchronize();
-    time_us = combine_across_ranks(stop->elapsed_ms_since(*start) * 1e3 / ctx.options.iterations,
-                                   ctx.options.report, MPI_COMM_WORLD);
-    state.SetIterationTime(time_us * 1e-6);
+    summary = summarize_samples(time_ops(ctx, layout, p, label));
+    state.SetIterationTime(summary.mean * 1e-6);
   }
   const std::uint64_t wrong = ctx.options.check ? check_result(ctx, layout, p, label) : 0;
+  const double bus_bytes = ctx.op.bus_bytes(bytes, layout, t);
   state.counters["bytes"] = static_cast<double>(bytes);
   state.counters["count"] = static_cast<double>(layout.count);
   state.counters["in_place"] = p == Placement::in_place ? 1 : 0;
-  state.counters["bus_factor"] = ctx.op.bus_factor(layout.ranks);
+  state.counters["bus_factor"] = bytes > 0 ? bus_bytes / static_cast<double>(bytes) : 0;
   state.counters["wrong"] = static_cast<double>(wrong);
   const int repetition = ctx.repetitions_seen[label]++;
-  ctx.measurements.push_back({bytes, layout.count, p, time_us, wrong, repetition});
+  ctx.measurements.push_back({bytes, layout.count, p, summary, bus_bytes, wrong, repetition});
   ctx.work_done += case_work(ctx.options, bytes);
   ctx.progress->advance(ctx.work_done, "case " + std::to_string(ctx.measurements.size()) + "/" +
                                            std::to_string(ctx.cases) + " " + label);
 }
 
 nlohmann::json record_for(const PerfContext& ctx, const Measurement& m, const RunMetadata& meta) {
-  const double algbw = m.time_us > 0 ? static_cast<double>(m.bytes) / (m.time_us * 1e-6) / 1e9 : 0;
+  const double time_us = m.times_us.mean;
+  const double algbw = time_us > 0 ? static_cast<double>(m.bytes) / (time_us * 1e-6) / 1e9 : 0;
+  const double busbw = time_us > 0 ? m.bus_bytes / (time_us * 1e-6) / 1e9 : 0;
   nlohmann::json record = {
       {"op", ctx.op.name()},
       {"bytes", m.bytes},
@@ -189,14 +236,21 @@ nlohmann::json record_for(const PerfContext& ctx, const Measurement& m, const Ru
       {"placement", placement_name(m.placement)},
       {"ranks", meta.ranks},
       {"nodes", meta.nodes},
-      {"time_us", m.time_us},
+      {"time_us", time_us},
+      {"time_min_us", m.times_us.min},
+      {"time_p50_us", m.times_us.p50},
+      {"time_p95_us", m.times_us.p95},
+      {"time_max_us", m.times_us.max},
+      {"time_cv", m.times_us.cv},
+      {"iterations_timed", m.times_us.samples},
       {"algbw_GBps", algbw},
-      {"busbw_GBps", algbw * ctx.op.bus_factor(meta.ranks)},
+      {"busbw_GBps", busbw},
       {"wrong", m.wrong},
       {"backend", meta.backend},
       {"transport", meta.transport_verified},
       {"report", rank_reduce_name(ctx.options.report)},
       {"iterations", ctx.options.iterations},
+      {"stable_pct", ctx.options.stable_pct},
       {"warmup_iterations", ctx.options.warmup_iterations},
       {"repetition", m.repetition},
       {"seed", ctx.options.seed},

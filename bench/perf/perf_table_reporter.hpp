@@ -1,13 +1,17 @@
 // Google Benchmark reporter that prints the nccl-tests table: one line per size with the
 // out-of-place and in-place columns (time us, algbw, busbw, #wrong). It reads what the harness
 // put in each run: manual time (per-op, combined across ranks, microseconds) and the counters
-// "bytes", "count", "in_place", "bus_factor", "wrong". Runs of one size arrive out-of-place
-// first; the line is printed when its in-place half arrives (or at once for ops without one).
+// "bytes", "count", "in_place", "bus_factor", "wrong". Halves are paired by size, in arrival
+// order within a size (with --benchmark_repetitions=N all N out-of-place runs of a size arrive
+// before its in-place runs); a line is printed when its pair is complete (or at once for ops
+// without an in-place form), unpaired halves at the end.
 #pragma once
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <deque>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -38,8 +42,12 @@ class PerfTableReporter final : public benchmark::BenchmarkReporter {
   std::string type_name_;
   std::string redop_;
   bool has_in_place_;
-  std::optional<Half> pending_;  // out-of-place half waiting for its in-place half
-  double pending_bytes_ = 0, pending_count_ = 0;
+  struct Waiting {
+    double count = 0;
+    std::deque<Half> out_of_place, in_place;
+  };
+  std::map<double, Waiting> waiting_;  // by size in bytes: halves whose partner has not arrived
+  std::uint64_t wrong_total_ = 0;
   double busbw_sum_ = 0;
   int busbw_values_ = 0;
 };

@@ -12,6 +12,7 @@
 #include "bench/app/cross_rank.hpp"
 #include "bench/executor/executor.hpp"
 #include "bench/compute/gemm_probe.hpp"
+#include "bench/compute/host_threads.hpp"
 #include "bench/app/guarded_main.hpp"
 #include "bench/app/progress.hpp"
 #include "bench/preflight/preflight.hpp"
@@ -24,6 +25,7 @@
 #include "common/errors.hpp"
 #include "common/host_identity.hpp"
 #include "workloads/plan/schedule_builder.hpp"
+#include "collectives/mpi/mpi_check.hpp"
 #include "workloads/schedule_json.hpp"
 #include "workloads/schedule_summary.hpp"
 
@@ -76,8 +78,13 @@ struct Peak {
 Peak choose_peak(const ReplayOptions& options, ComputeEngine& engine) {
   if (options.peak_tflops) return {options.peak_tflops, "--peak-tflops"};
   if (engine.enqueues_on_device()) return {kGpuPeakTflops, "H100/H200 bf16 dense default"};
-  const GemmProbe probe = probe_gemm(engine, 1024, 3);
-  return {max_across_ranks(MPI_COMM_WORLD, probe.tflops), "measured sgemm 1024^3, fastest rank"};
+  // One rank of a node at a time: ranks probing together share the cores and see a fraction.
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  const GemmProbe probe = probe_gemm_rank_by_rank(engine, node, 1024, 3);
+  MPI_Comm_free(&node);
+  return {max_across_ranks(MPI_COMM_WORLD, probe.tflops),
+          "measured sgemm 1024^3, one rank per node at a time, fastest rank"};
 }
 
 PassSummary summarize(const PassResult& result) {
@@ -153,6 +160,12 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
       comm->device_buffers()
           ? make_cublas_engine(gpu_for_local_rank(placement.local_rank, visible_gpu_count()))
           : make_blas_engine(options.compute_threads);
+  if (!comm->device_buffers() && rank == 0)
+    if (const std::string warning = oversubscription_warning(
+            placement.ranks_per_node, options.compute_threads, usable_cores());
+        !warning.empty())
+      std::fprintf(stderr, "replay: %s
+", warning.c_str());
   if (options.preflight)
     run_preflight(MPI_COMM_WORLD, *engine, comm->device_description(),
                   {options.slow_threshold, options.strict});

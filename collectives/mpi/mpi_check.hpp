@@ -7,6 +7,10 @@ namespace collreplay {
 
 void throw_mpi_error(int code, const char* call_text, const char* file, int line);
 
+// Check of MPI_Init_thread's answer: RuntimeError naming both levels when the
+// library gives less than `required` (compute threads run beside the thread that calls MPI).
+void require_mpi_thread_level(int provided, int required);
+
 inline void mpi_check(int code, const char* call_text, const char* file, int line) {
   if (code != MPI_SUCCESS) throw_mpi_error(code, call_text, file, line);
 }

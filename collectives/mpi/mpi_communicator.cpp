@@ -83,6 +83,8 @@ MpiCommunicator::MpiCommunicator(MPI_Comm parent, const BackendOptions& options)
     device_buffers_ = true;
   }
   transport_ = detect_mpi_transport(comm_);
+  if (!device_buffers_)
+    host_collectives_ = std::make_unique<HostCollectives>(comm_, *types_, *queue_);
 }
 
 MpiCommunicator::MpiCommunicator(Adopt, MPI_Comm owned, double timeout_seconds,
@@ -94,6 +96,8 @@ MpiCommunicator::MpiCommunicator(Adopt, MPI_Comm owned, double timeout_seconds,
   queue_ = std::make_shared<MpiRequestQueue>(rank_);
   types_ = std::make_unique<MpiTypeCache>();
   transport_ = detect_mpi_transport(comm_);
+  if (!device_buffers_)
+    host_collectives_ = std::make_unique<HostCollectives>(comm_, *types_, *queue_);
 }
 
 MpiCommunicator::~MpiCommunicator() {
@@ -151,6 +155,8 @@ std::unique_ptr<Communicator> MpiCommunicator::split(int color, int key) {
 }
 
 void MpiCommunicator::all_gather(const void* send, void* recv, std::size_t count, DType t) {
+  if (host_collectives_)
+    return host_collectives_->all_gather(send, recv, count, t, describe("all_gather", count, t));
   const MpiSpan span = types_->span(t, count);
   const auto* my_slice = static_cast<const char*>(recv) + rank_ * count * dtype_size_bytes(t);
   const void* source = send == my_slice ? MPI_IN_PLACE : send;
@@ -161,6 +167,9 @@ void MpiCommunicator::all_gather(const void* send, void* recv, std::size_t count
 }
 
 void MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count, DType t) {
+  if (host_collectives_)
+    return host_collectives_->reduce_scatter(send, recv, count, t,
+                                             describe("reduce_scatter", count, t));
   const MpiSpan span = types_->span(t, count);
   const MPI_Op sum = types_->sum_op(t, span.type);
   const std::size_t slice_bytes = count * dtype_size_bytes(t);
@@ -188,6 +197,8 @@ void MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t c
 }
 
 void MpiCommunicator::all_to_all(const void* send, void* recv, std::size_t count, DType t) {
+  if (host_collectives_)
+    return host_collectives_->all_to_all(send, recv, count, t, describe("all_to_all", count, t));
   const MpiSpan span = types_->span(t, count);
   const void* source = send == recv ? MPI_IN_PLACE : send;
   MPI_Request request;
@@ -250,6 +261,8 @@ void MpiCommunicator::all_to_allv_point_to_point(const char* send, PeerCounts se
 }
 
 void MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t count, DType t) {
+  if (host_collectives_)
+    return host_collectives_->all_reduce(send, recv, count, t, describe("all_reduce", count, t));
   const MpiSpan span = types_->span(t, count);
   const void* source = send == recv ? MPI_IN_PLACE : send;
   MPI_Request request;

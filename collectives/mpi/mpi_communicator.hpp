@@ -1,6 +1,8 @@
 // The MPI backend: host buffers (or device buffers when the MPI library is CUDA-aware and the
 // caller asks), nonblocking MPI collectives queued on an MpiRequestQueue, which plays the role of
-// a stream. Works on any MPI-3 library; tested with OpenMPI 4.1 (ob1 and UCX).
+// a stream. Host all-gather, reduce-scatter, all-reduce and all-to-all are the one-round
+// exchanges of host_collectives.hpp.
+// Works on any MPI-3 library; tested with OpenMPI 4.1 (ob1 and UCX).
 #pragma once
 #include <mpi.h>
 
@@ -9,6 +11,7 @@
 
 #include "collectives/backend.hpp"
 #include "collectives/communicator.hpp"
+#include "collectives/mpi/host_collectives.hpp"
 #include "collectives/mpi/mpi_dtypes.hpp"
 #include "collectives/mpi/mpi_request_queue.hpp"
 
@@ -68,6 +71,7 @@ class MpiCommunicator final : public Communicator {
   bool device_buffers_ = false;
   std::shared_ptr<MpiRequestQueue> queue_;
   std::unique_ptr<MpiTypeCache> types_;
+  std::unique_ptr<HostCollectives> host_collectives_;  // host buffers only
   mutable std::string transport_;  // detected once, after the first collective
 };
 

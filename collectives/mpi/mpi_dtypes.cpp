@@ -27,9 +27,7 @@ std::size_t element_count(int items, MPI_Datatype* type, DType t) {
 
 template <DType T>
 void sum_in_float(void* in, void* inout, int* items, MPI_Datatype* type) {
-  const std::size_t n = element_count(*items, type, T);
-  for (std::size_t i = 0; i < n; ++i)
-    store_value(T, inout, i, load_value(T, in, i) + load_value(T, inout, i));
+  add_values(T, inout, in, element_count(*items, type, T));
 }
 
 }  // namespace

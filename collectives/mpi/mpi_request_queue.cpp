@@ -18,18 +18,44 @@ std::uint64_t MpiRequestQueue::push(std::string description, std::vector<MPI_Req
                                     std::function<void()> on_done) {
   ++issued_;
   pending_.push_back(
-      {issued_, std::move(description), std::move(requests), std::move(on_done), MPI_Wtime()});
+      {issued_, std::move(description), std::move(requests), std::move(on_done), MPI_Wtime(), {}});
   return issued_;
+}
+
+std::uint64_t MpiRequestQueue::push_staged(std::string description,
+                                           std::vector<MPI_Request> first_stage, Stages stages,
+                                           std::function<void()> on_done) {
+  const std::uint64_t seq = push(std::move(description), std::move(first_stage), std::move(on_done));
+  pending_.back().stages = std::move(stages);
+  return seq;
+}
+
+bool MpiRequestQueue::stage_done(PendingOp& op) {
+  if (op.requests.empty()) return true;
+  const int n = static_cast<int>(op.requests.size());
+  if (!op.stages.on_requests_done) {
+    int done = 0;
+    MPI_CHECK(MPI_Testall(n, op.requests.data(), &done, MPI_STATUSES_IGNORE));
+    return done != 0;
+  }
+  std::vector<int> indices(op.requests.size());
+  int completed = 0;
+  MPI_CHECK(MPI_Testsome(n, op.requests.data(), &completed, indices.data(), MPI_STATUSES_IGNORE));
+  if (completed == MPI_UNDEFINED) return true;  // every request was already done
+  op.stages.on_requests_done(std::span<const int>(indices.data(), static_cast<std::size_t>(completed)));
+  for (MPI_Request request : op.requests)
+    if (request != MPI_REQUEST_NULL) return false;
+  return true;
 }
 
 std::uint64_t MpiRequestQueue::progress() {
   while (!pending_.empty()) {
     PendingOp& op = pending_.front();
-    int done = 1;
-    if (!op.requests.empty())
-      MPI_CHECK(MPI_Testall(static_cast<int>(op.requests.size()), op.requests.data(), &done,
-                            MPI_STATUSES_IGNORE));
-    if (!done) break;
+    if (!stage_done(op)) break;
+    if (op.stages.next_stage) {
+      op.requests = op.stages.next_stage();
+      if (!op.requests.empty()) continue;
+    }
     if (op.on_done) op.on_done();
     completed_ = op.seq;
     pending_.pop_front();
@@ -52,7 +78,10 @@ void MpiRequestQueue::wait_until(std::uint64_t seq, double timeout_seconds,
       throw TimeoutError("timeout waiting for " + what_for + ": " + op.description +
                          " not complete on rank " + std::to_string(rank_) + " after " + waited + "; some rank has not arrived");
     }
-    sched_yield();  // ranks may share cores: let a peer run instead of spinning
+    // Yield, never sleep: nothing else runs on this thread, and MPI progresses only while it
+    // is polled (multi-round schedules would stall for every sleep). Threads that poll beside
+    // compute (the executor) back off instead: common/poll_backoff.hpp.
+    sched_yield();
   }
 }
 

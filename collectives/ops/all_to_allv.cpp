@@ -1,6 +1,6 @@
 // all_to_allv: like all_to_all, with per-peer counts from the agreed skew matrix
 // (peer_counts.hpp). "count" is the average per-peer count: each rank sends count x ranks
-// elements in total, so S and the bus factor match all_to_all's. No in-place form: with uneven
+// elements in total, so S matches all_to_all's (busbw: see bus_bytes). No in-place form: with uneven
 // counts the send and receive layouts differ, which MPI's in-place all_to_allv cannot express.
 #include <algorithm>
 
@@ -39,6 +39,21 @@ class AllToAllvSpec final : public OpSpec {
              DType t) const override {
     comm.all_to_allv(send, {l.send_counts, l.send_displs}, recv, {l.recv_counts, l.recv_displs},
                      t);
+  }
+  // Under skew the ranks move different amounts: busbw counts the busiest rank's traffic across
+  // ranks, the larger of what it sends to and receives from the others (its own block stays).
+  double bus_bytes(std::uint64_t, const OpLayout& l, DType t) const override {
+    std::size_t busiest = 0;
+    for (int r = 0; r < l.ranks; ++r) {
+      std::size_t sent = 0, received = 0;
+      for (int peer = 0; peer < l.ranks; ++peer) {
+        if (peer == r) continue;
+        sent += l.peers->at(r, peer);
+        received += l.peers->at(peer, r);
+      }
+      busiest = std::max({busiest, sent, received});
+    }
+    return static_cast<double>(busiest) * static_cast<double>(dtype_size_bytes(t));
   }
   int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
     // The source is the last peer whose block starts at or before `index`; within the source's

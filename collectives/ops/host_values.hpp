@@ -1,10 +1,13 @@
 // Host-side element access for the three collective dtypes. bf16 and fp16 are stored as raw
 // 16-bit patterns; conversions round to nearest even, so the small integers of the fill pattern
-// (and their sums over up to 128 ranks) convert exactly in both directions.
+// (and their sums over up to 128 ranks) convert exactly in both directions. The conversions are
+// branch-free (integer and float arithmetic plus selects) so that loops over them, such as
+// add_values' host reductions, vectorise at -O2.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 
 #include "common/dtype.hpp"
 
@@ -20,13 +23,54 @@ inline float bf16_to_float(std::uint16_t bits) {
 inline std::uint16_t float_to_bf16(float value) {
   std::uint32_t bits;
   std::memcpy(&bits, &value, sizeof bits);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40);  // NaN stays NaN
   const std::uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<std::uint16_t>((bits + rounding) >> 16);
+  const auto rounded = static_cast<std::uint16_t>((bits + rounding) >> 16);
+  const auto quiet_nan = static_cast<std::uint16_t>((bits >> 16) | 0x40);  // NaN stays NaN
+  return (bits & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded;
 }
 
-float fp16_to_float(std::uint16_t bits);
-std::uint16_t float_to_fp16(float value);
+// Exponent and mantissa shifted into float position and scaled by 2^112 (the bias difference):
+// exact for normals and subnormals alike; infinities and NaNs get the float's all-ones exponent.
+inline float fp16_to_float(std::uint16_t half) {
+  const std::uint32_t magnitude = static_cast<std::uint32_t>(half & 0x7fffu) << 13;
+  float scaled;
+  std::memcpy(&scaled, &magnitude, sizeof scaled);
+  scaled *= 0x1p112f;
+  std::uint32_t bits;
+  std::memcpy(&bits, &scaled, sizeof bits);
+  bits |= (half & 0x7fffu) >= 0x7c00u ? 0x7f800000u : 0u;
+  bits |= static_cast<std::uint32_t>(half & 0x8000u) << 16;
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+// Round to nearest even in all three ranges (overflow, subnormal, normal), computed together and
+// selected, so that the loop has no branches.
+inline std::uint16_t float_to_fp16(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  const std::uint32_t sign = (bits >> 16) & 0x8000u;
+  const std::uint32_t magnitude = bits & 0x7fffffffu;
+  const std::uint32_t overflow = 0x7c00u | ((magnitude > 0x7f800000u) << 9);  // infinity, NaN
+  // Subnormal results: adding 0.5 (2^-1) aligns the result's units (2^-24) with the float's last
+  // mantissa bit, so the FPU's own round-to-nearest-even does the rounding.
+  float magnitude_value;
+  std::memcpy(&magnitude_value, &magnitude, sizeof magnitude_value);
+  const float aligned = magnitude_value + 0.5f;
+  std::uint32_t aligned_bits;
+  std::memcpy(&aligned_bits, &aligned, sizeof aligned_bits);
+  const std::uint32_t subnormal = aligned_bits - 0x3f000000u;
+  // Normal results: rebias the exponent (127 -> 15) and round 23 mantissa bits to 10.
+  const std::uint32_t rebased = magnitude - (112u << 23);
+  const std::uint32_t normal = (rebased + 0xfffu + ((rebased >> 13) & 1u)) >> 13;
+  // Masks rather than ?: so that GCC if-converts the selects instead of branching.
+  const std::uint32_t is_overflow = 0u - static_cast<std::uint32_t>(magnitude >= 0x477ff000u);
+  const std::uint32_t is_subnormal = 0u - static_cast<std::uint32_t>(magnitude < 0x38800000u);
+  const std::uint32_t finite = (subnormal & is_subnormal) | (normal & ~is_subnormal);
+  const std::uint32_t result = (overflow & is_overflow) | (finite & ~is_overflow);
+  return static_cast<std::uint16_t>(sign | result);
+}
 
 inline float load_value(DType t, const void* base, std::size_t index) {
   switch (t) {
@@ -44,5 +88,10 @@ inline void store_value(DType t, void* base, std::size_t index, float value) {
     case DType::f16: static_cast<std::uint16_t*>(base)[index] = float_to_fp16(value); return;
   }
 }
+
+// inout[i] += in[i] for `elements` elements of `t`, in float (the host sum of MPI reductions).
+void add_values(DType t, void* inout, const void* in, std::size_t elements);
+// inout[i] += sum over `ins` of in[i], in one pass (each element is loaded and stored once).
+void add_values(DType t, void* inout, std::span<const void* const> ins, std::size_t elements);
 
 }  // namespace collreplay

@@ -52,6 +52,11 @@ class OpSpec {
   // busbw / algbw as nccl-tests defines it: (n-1)/n for most ops, 2(n-1)/n for all_reduce (so 0
   // on one rank).
   virtual double bus_factor(int ranks) const = 0;
+  // The bytes busbw counts for size S: S x bus_factor, which for even ops is what the busiest
+  // rank moves across ranks. all_to_allv overrides it with its busiest rank under skew.
+  virtual double bus_bytes(std::uint64_t bytes, const OpLayout& layout, DType) const {
+    return static_cast<double>(bytes) * bus_factor(layout.ranks);
+  }
   // NCCL's reduction operator ("sum") or "none" for ops that only move data; the perf table's
   // "redop" column.
   virtual std::string_view reduction() const = 0;

@@ -51,6 +51,12 @@ TEST_F(PerfCli, OldHotSkewNamesHotspot) {
   expect_usage_error("--backend mpi -b 1K -e 1K --skew hot:2", "hotspot:2", "alltoallv_perf");
 }
 
+TEST_F(PerfCli, BadStable) {
+  expect_usage_error("--stable 0", "--stable");
+  expect_usage_error("--stable often", "--stable");
+  expect_usage_error("--stable -5", "--stable");
+}
+
 TEST_F(PerfCli, NcclWithoutGpu) {
   if (visible_gpu_count() > 0) GTEST_SKIP() << "a GPU is visible: --backend nccl is valid here";
   expect_usage_error("--backend nccl -b 1K -e 1K", "--backend nccl");
@@ -100,6 +106,13 @@ TEST_P(PerfRun, TwoRanksCheckCleanAndWriteRecords) {
     EXPECT_EQ(r["backend"], "mpi");
     EXPECT_EQ(r["run"]["schema_version"], 1);
     EXPECT_EQ(r["run"]["hosts"].size(), 2u);
+    // Per-iteration statistics: one sample per timed op, ordered, the mean inside the range.
+    EXPECT_EQ(r["iterations_timed"], 3) << line;
+    const double lo = r["time_min_us"], p50 = r["time_p50_us"], p95 = r["time_p95_us"],
+                 hi = r["time_max_us"], mean = r["time_us"];
+    EXPECT_TRUE(0 < lo && lo <= p50 && p50 <= p95 && p95 <= hi) << line;
+    EXPECT_TRUE(lo <= mean && mean <= hi) << line;
+    EXPECT_GE(r["time_cv"].get<double>(), 0.0) << line;
     ++records;
   }
   EXPECT_EQ(records, 4 * (in_place ? 2 : 1));  // 1K, 4K, 16K, 64K
@@ -107,6 +120,40 @@ TEST_P(PerfRun, TwoRanksCheckCleanAndWriteRecords) {
   const std::string cases = std::to_string(records);
   EXPECT_NE(o.err.find(cases + " cases (1 KiB to 64 KiB"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("case " + cases + "/" + cases + " "), std::string::npos) << o.err;
+}
+
+// --stable stops a size early once its p50 is known; without it every -n iteration is timed.
+TEST_F(PerfCli, StableStopsBeforeTheIterationCap) {
+  const fs::path out = dir_ / "stable.jsonl";
+  const Outcome o = run(mpirun_command() + " -np 2 " + (bin_dir() / "all_gather_perf").string() +
+                        " --backend mpi -b 4K -e 4K -n 2000 -c 0 --stable 50 --timeout 60 --out " +
+                        out.string());
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  std::ifstream in(out);
+  std::string line;
+  int records = 0;
+  while (std::getline(in, line)) {
+    const nlohmann::json r = nlohmann::json::parse(line);
+    EXPECT_EQ(r["stable_pct"], 50.0);
+    EXPECT_GE(r["iterations_timed"].get<int>(), 10) << line;  // never on fewer than 10 samples
+    EXPECT_LT(r["iterations_timed"].get<int>(), 2000) << line;
+    ++records;
+  }
+  EXPECT_EQ(records, 2);
+}
+
+// The all_to_allv busbw under skew counts the busiest rank, so it exceeds algbw x (n-1)/n.
+TEST_F(PerfCli, SkewedAllToAllvBusbwCountsTheBusiestRank) {
+  const fs::path out = dir_ / "skew.jsonl";
+  const Outcome o = run(mpirun_command() + " -np 4 " + (bin_dir() / "alltoallv_perf").string() +
+                        " --backend mpi -b 64K -e 64K -n 2 -c 0 --skew hot:1 --seed 5 "
+                        "--timeout 60 --out " + out.string());
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  std::ifstream in(out);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  const nlohmann::json r = nlohmann::json::parse(line);
+  EXPECT_GT(r["busbw_GBps"].get<double>(), r["algbw_GBps"].get<double>() * 0.75 * 1.3) << line;
 }
 
 INSTANTIATE_TEST_SUITE_P(Executables, PerfRun,

@@ -3,6 +3,8 @@
 
 #include "collectives/ops/host_values.hpp"
 
+#include <vector>
+
 namespace collreplay {
 namespace {
 
@@ -26,6 +28,63 @@ TEST(HostValues, SmallIntegersRoundTripExactly) {
     store_value(t, buffer, 0, 1000.0f);  // the poison value
     EXPECT_EQ(load_value(t, buffer, 0), 1000.0f);
   }
+}
+
+TEST(HostValues, AddValuesIsExactOnSmallIntegersAtEveryLength) {
+  // Lengths around the vector blocks; sums of the fill pattern's small integers are exact.
+  for (DType t : {DType::bf16, DType::f16, DType::f32})
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{64},
+                          std::size_t{65}, std::size_t{1000}}) {
+      const std::size_t es = dtype_size_bytes(t);
+      std::vector<unsigned char> sum((n + 1) * es), add((n + 1) * es);
+      for (std::size_t i = 0; i <= n; ++i) {
+        store_value(t, sum.data(), i, static_cast<float>(static_cast<int>(i % 97) - 48));
+        store_value(t, add.data(), i, static_cast<float>(static_cast<int>(i % 13) * 3));
+      }
+      add_values(t, sum.data(), add.data(), n);
+      for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(load_value(t, sum.data(), i),
+                  static_cast<float>(static_cast<int>(i % 97) - 48 + static_cast<int>(i % 13) * 3))
+            << dtype_name(t) << " n=" << n << " i=" << i;
+      // The element past the end is untouched.
+      EXPECT_EQ(load_value(t, sum.data(), n), static_cast<float>(static_cast<int>(n % 97) - 48));
+    }
+}
+
+TEST(HostValues, AddingSeveralSourcesInOnePassIsExact) {
+  for (DType t : {DType::bf16, DType::f16, DType::f32}) {
+    const std::size_t n = 130, es = dtype_size_bytes(t);  // two blocks and a tail
+    std::vector<std::vector<unsigned char>> sources(3, std::vector<unsigned char>(n * es));
+    std::vector<unsigned char> sum(n * es);
+    for (std::size_t i = 0; i < n; ++i) {
+      store_value(t, sum.data(), i, static_cast<float>(i % 7));
+      for (std::size_t s = 0; s < sources.size(); ++s)
+        store_value(t, sources[s].data(), i, static_cast<float>((i + s) % 5) - 2);
+    }
+    const std::vector<const void*> ins{sources[0].data(), sources[1].data(), sources[2].data()};
+    add_values(t, sum.data(), ins, n);
+    for (std::size_t i = 0; i < n; ++i) {
+      float expected = static_cast<float>(i % 7);
+      for (std::size_t s = 0; s < sources.size(); ++s) expected += static_cast<float>((i + s) % 5) - 2;
+      ASSERT_EQ(load_value(t, sum.data(), i), expected) << dtype_name(t) << " " << i;
+    }
+  }
+}
+
+TEST(HostValues, Fp16ConversionsRoundTripEveryPattern) {
+  for (std::uint32_t bits = 0; bits < 65536; ++bits) {
+    const auto half = static_cast<std::uint16_t>(bits);
+    const float value = fp16_to_float(half);
+    if (value != value) {  // NaN stays a NaN
+      EXPECT_GT(float_to_fp16(value) & 0x7fffu, 0x7c00u) << bits;
+      continue;
+    }
+    EXPECT_EQ(float_to_fp16(value), half) << bits;
+  }
+  EXPECT_EQ(float_to_fp16(2.9802322e-8f), 0x0000);  // half of the smallest subnormal: to even
+  EXPECT_EQ(float_to_fp16(8.940697e-8f), 0x0002);   // 1.5 units: to even (2)
+  EXPECT_EQ(float_to_fp16(65520.0f), 0x7c00);       // halfway past 65504: infinity
+  EXPECT_EQ(float_to_fp16(-0.0f), 0x8000);
 }
 
 }  // namespace

@@ -29,6 +29,34 @@ TEST(SizeMath, BusFactors) {
   EXPECT_DOUBLE_EQ(find_op("all_reduce").bus_factor(1), 0.0);
 }
 
+TEST(SizeMath, BusBytesOfSkewedAllToAllvAreTheBusiestRanks) {
+  const OpSpec& a2av = find_op("all_to_allv");
+  const std::uint64_t bytes = a2av.bytes_for_count(1000, DType::f32, 4);
+  OpParams uniform;
+  EXPECT_DOUBLE_EQ(a2av.bus_bytes(bytes, a2av.layout(1000, 4, 0, uniform), DType::f32),
+                   bytes * 0.75);  // all_to_all's rule when nothing is skewed
+  OpParams hot;
+  hot.skew = parse_skew("hot:1");
+  hot.seed = 5;
+  const OpLayout l = a2av.layout(1000, 4, 0, hot);
+  // The busiest rank, counted by hand from the matrix: max over ranks of what it sends to or
+  // receives from the others.
+  std::size_t busiest = 0;
+  for (int r = 0; r < 4; ++r) {
+    std::size_t sent = 0, received = 0;
+    for (int peer = 0; peer < 4; ++peer)
+      if (peer != r) sent += l.peers->at(r, peer), received += l.peers->at(peer, r);
+    busiest = std::max({busiest, sent, received});
+  }
+  const double bus_bytes = a2av.bus_bytes(bytes, l, DType::f32);
+  EXPECT_DOUBLE_EQ(bus_bytes, busiest * 4.0);
+  EXPECT_GT(bus_bytes, bytes * 0.75 * 1.3);  // the hot rank receives far more than its share
+  // The same on every rank: it is a property of the matrix, not of the rank asking.
+  EXPECT_DOUBLE_EQ(a2av.bus_bytes(bytes, a2av.layout(1000, 4, 3, hot), DType::f32), bus_bytes);
+  EXPECT_DOUBLE_EQ(find_op("all_reduce").bus_bytes(4000, find_op("all_reduce").layout(1000, 4, 0, uniform), DType::f32),
+                   4000 * 1.5);
+}
+
 TEST(SizeMath, InPlaceLayoutsUseNcclConventions) {
   const OpParams params;
   const OpLayout ag = find_op("all_gather").layout(10, 4, 2, params);
