@@ -164,8 +164,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
     if (const std::string warning = oversubscription_warning(
             placement.ranks_per_node, options.compute_threads, usable_cores());
         !warning.empty())
-      std::fprintf(stderr, "replay: %s
-", warning.c_str());
+      std::fprintf(stderr, "replay: %s\n", warning.c_str());
   if (options.preflight)
     run_preflight(MPI_COMM_WORLD, *engine, comm->device_description(),
                   {options.slow_threshold, options.strict});
