@@ -44,7 +44,7 @@ ResultsFile::ResultsFile(std::string path, bool writer) : path_(std::move(path))
 
 ResultsFile::~ResultsFile() {
   if (file_ && !committed_ && records_ > 0)
-    std::fprintf(stderr, "# results: the %d record%s measured before the failure are in %s\n",
+    std::fprintf(stderr, "# results: %d record%s measured before the failure kept in %s\n",
                  records_, records_ == 1 ? "" : "s", file_->partial_path().c_str());
 }
 

@@ -204,7 +204,12 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   executor_options.timeout_s = options.timeout_s;
   groups_watchdog.step("allocating the replay's buffers");
   Executor executor(schedule, groups, *engine, executor_options, [timeout_s](double value) {
-    return max_across_ranks(MPI_COMM_WORLD, value, timeout_s);
+    try {
+      return max_across_ranks(MPI_COMM_WORLD, value, timeout_s);
+    } catch (const TimeoutError& e) {
+      throw TimeoutError(std::string("after a replay step, ") + e.what() +
+                         ": another rank has not finished the step");
+    }
   });
   groups_watchdog.disarm();
   // Destroyed before the executor and the engine: see AbandonOnUnwind.

@@ -31,7 +31,8 @@ void NcclCommunicator::reduce_scatter(const void* send, void* recv, std::size_t 
   void* nccl_recv = recv;
   const bool front_in_place = send == recv && rank_ != 0;
   if (front_in_place) nccl_recv = offset(recv, static_cast<std::size_t>(rank_) * count, t);
-  settle(ncclReduceScatter(send, nccl_recv, count, nccl_type(t), ncclSum, state_->comm, stream_), "ncclReduceScatter");
+  settle(ncclReduceScatter(send, nccl_recv, count, nccl_type(t), ncclSum, state_->comm, stream_),
+         "ncclReduceScatter");
   if (front_in_place)
     CUDA_CHECK(cudaMemcpyAsync(recv, nccl_recv, count * dtype_size_bytes(t),
                                cudaMemcpyDeviceToDevice, stream_));
@@ -39,7 +40,8 @@ void NcclCommunicator::reduce_scatter(const void* send, void* recv, std::size_t 
 
 void NcclCommunicator::all_reduce(const void* send, void* recv, std::size_t count, DType t) {
   LogWindow window(*this);
-  settle(ncclAllReduce(send, recv, count, nccl_type(t), ncclSum, state_->comm, stream_), "ncclAllReduce");
+  settle(ncclAllReduce(send, recv, count, nccl_type(t), ncclSum, state_->comm, stream_),
+         "ncclAllReduce");
 }
 
 // NCCL's send/recv within one group has no order between a send and a receive of the same

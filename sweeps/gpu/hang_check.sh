@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # A rank stopped mid-collective must end the job within --timeout + 10 s, with exit 4 and a
 # message naming the op, and leave no process behind (issue 9: no hang outlives --timeout).
-# 2 ranks replay over NCCL; once the timed passes run, rank 1 gets SIGSTOP. Needs a CUDA build.
+# 2 ranks replay over NCCL; while they run overlapped (warm-up) steps, which are mostly
+# collectives in flight, rank 1 gets SIGSTOP. Needs a CUDA build.
 # Usage: sweeps/gpu/hang_check.sh            (MPIRUN=... to choose the launcher)
+#        BACKEND=mpi sweeps/gpu/hang_check.sh   (the same on host ranks, tiny model)
 set -u
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0   # the test machines lend no multicast objects: keep NVLink SHARP off
@@ -13,8 +15,11 @@ LOG=build/hang_check
 mkdir -p "$LOG"
 [ -x build/bin/replay ] || { echo "build/bin/replay missing: run make first"; exit 1; }
 
-$MPIRUN $(cat tests/mpirun_flags) -np 2 build/bin/replay --backend nccl --model qwen2.5-0.5b \
-  --layers 4 --seq 512 --steps 1000000 --warmup 1 --timeout "$TIMEOUT_S" \
+BACKEND=${BACKEND:-nccl}
+if [ "$BACKEND" = nccl ]; then MODEL="--model qwen2.5-0.5b --layers 4 --seq 512"
+else MODEL="--model sweeps/models/replay-tiny.json --layers 4 --seq 1024"; fi
+$MPIRUN $(cat tests/mpirun_flags) -np 2 build/bin/replay --backend "$BACKEND" $MODEL \
+  --warmup 1000000 --steps 1 --timeout "$TIMEOUT_S" \
   >"$LOG/out.txt" 2>"$LOG/err.txt" &
 launcher=$!
 sleep "$SETTLE_S"
@@ -27,7 +32,12 @@ echo "== SIGSTOP rank process $victim (of: $(echo $ranks))"
 stopped_at=$(date +%s)
 kill -STOP "$victim"
 limit=$((TIMEOUT_S + 10))
-while kill -0 "$launcher" 2>/dev/null && [ $(( $(date +%s) - stopped_at )) -le "$limit" ]; do
+alive() {  # the launcher or any rank process still exists (zombies of the launcher count as gone)
+  kill -0 "$launcher" 2>/dev/null && [ "$(ps -o stat= -p "$launcher" | cut -c1)" != Z ] && return 0
+  for pid in $ranks; do kill -0 "$pid" 2>/dev/null && return 0; done
+  return 1
+}
+while alive && [ $(( $(date +%s) - stopped_at )) -le "$limit" ]; do
   sleep 1
 done
 status=0

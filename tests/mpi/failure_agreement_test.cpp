@@ -35,7 +35,9 @@ TEST(FailureAgreement, OneRankFailingAloneIsNotAnAgreement) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   // The others now fail too: their messages meet the ones the failing rank left posted.
-  if (world_rank() != failing) EXPECT_TRUE(all_ranks_failed_within(30));
+  if (world_rank() != failing) {
+    EXPECT_TRUE(all_ranks_failed_within(30));
+  }
   MPI_Barrier(MPI_COMM_WORLD);
 }
 

@@ -11,6 +11,7 @@ namespace collreplay {
 namespace {
 
 TEST(SetupWatchdogDeathTest, AStuckStepEndsTheProcessWithExit4NamingIt) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // other tests leave BLAS threads running
   EXPECT_EXIT(
       {
         SetupWatchdog watchdog(0.2, "communicator setup (NCCL)");
