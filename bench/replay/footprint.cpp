@@ -94,6 +94,12 @@ std::uint64_t host_available_bytes() {
   return 0;
 }
 
+std::uint64_t usable_host_bytes(std::uint64_t mem_available_bytes) {
+  return mem_available_bytes / 10 * 8;
+}
+
+std::uint64_t usable_device_bytes(std::uint64_t free_bytes) { return free_bytes / 10 * 9; }
+
 std::string does_not_fit_message(std::uint64_t needed_bytes, std::uint64_t available_per_rank_bytes,
                                  int ranks_sharing, bool device) {
   if (device)

@@ -30,6 +30,14 @@ std::string describe_footprint(const MemoryFootprint& footprint);
 // The host's MemAvailable (/proc/meminfo), 0 when it cannot be read.
 std::uint64_t host_available_bytes();
 
+// What a replay may plan to use of what is available: the rest is left to what the footprint
+// does not count (the MPI library's shared-memory segments and eager buffers, NCCL's and CUDA's
+// own allocations, the processes' code and heap, the page cache other work needs) so that a run
+// the check lets through is not the one the OOM killer ends. Host: 80% of MemAvailable; GPU:
+// 90% of cudaMemGetInfo's free bytes (NCCL and cuBLAS allocations made after the check).
+std::uint64_t usable_host_bytes(std::uint64_t mem_available_bytes);
+std::uint64_t usable_device_bytes(std::uint64_t free_bytes);
+
 // One line for the refusal: "needs X GiB per rank, Y GiB available to each of the N ranks on
 // this host; try --layers or fewer ranks per node". `where` is "this host" or "GPU 0".
 std::string does_not_fit_message(std::uint64_t needed_bytes, std::uint64_t available_per_rank_bytes,

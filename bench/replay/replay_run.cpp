@@ -103,13 +103,15 @@ std::vector<double> slowest(const std::vector<CrossRankStat>& stats) {
 }
 
 // Refuses, alike on every rank, a run whose buffers would not fit: the largest need against the
-// smallest share (host: MemAvailable split between the node's ranks; GPU: its free memory).
+// smallest share (host: usable MemAvailable split between the node's ranks; GPU: usable free
+// memory; see footprint.hpp).
 void check_memory(const Schedule& schedule, bool device, bool check, int local_device,
                   int ranks_per_node, double timeout_s) {
   const MemoryFootprint footprint = estimate_footprint(schedule, device, check);
   const double available =
-      device ? static_cast<double>(device_free_bytes(local_device))
-             : static_cast<double>(host_available_bytes()) / std::max(ranks_per_node, 1);
+      device ? static_cast<double>(usable_device_bytes(device_free_bytes(local_device)))
+             : static_cast<double>(usable_host_bytes(host_available_bytes())) /
+                   std::max(ranks_per_node, 1);
   const double needed =
       max_across_ranks(MPI_COMM_WORLD, static_cast<double>(footprint.checked_bytes()), timeout_s);
   const double smallest = min_across_ranks(MPI_COMM_WORLD, available, timeout_s);

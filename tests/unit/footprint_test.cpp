@@ -53,5 +53,11 @@ TEST(Footprint, RefusalIsOneLineNamingNeedShareAndRanks) {
                   "host; try --layers or fewer ranks per node");
 }
 
+TEST(Footprint, PartOfWhatIsAvailableIsLeftToWhatIsNotCounted) {
+  EXPECT_EQ(usable_host_bytes(10ull << 30), 8ull << 30);
+  EXPECT_EQ(usable_device_bytes(10ull << 30), 9ull << 30);
+  EXPECT_GT(host_available_bytes(), 0u);  // /proc/meminfo is read on Linux
+}
+
 }  // namespace
 }  // namespace collreplay
