@@ -74,6 +74,10 @@ class Communicator {
   virtual void all_reduce(const void* send, void* recv, std::size_t count, DType t) = 0;
 
   virtual std::shared_ptr<StreamEvent> record() = 0;
+  // Operations issued after this call start only once `event` (of another stream: the compute
+  // engine's or another communicator's) is done. GPU: cudaStreamWaitEvent, returns at once;
+  // host: blocks until the event is done.
+  virtual void wait_on(const std::shared_ptr<StreamEvent>& event) = 0;
   // Blocks until every issued operation has finished; throws TimeoutError naming `what_for`
   // after timeout_seconds() without completion.
   virtual void wait_all(const std::string& what_for) = 0;
@@ -85,6 +89,11 @@ class Communicator {
   virtual double timeout_seconds() const = 0;
   // Tear down after a timeout so that no rank hangs: ncclCommAbort / MPI_Abort.
   [[noreturn]] virtual void abort(int exit_code) = 0;
+  // Tears down the library's communicator without waiting for work in flight (ncclCommAbort),
+  // so that freeing buffers and destroying streams afterwards cannot block on a collective that
+  // will never finish; the process is expected to exit soon. Host MPI: nothing to do (MPI_Abort
+  // at exit ends the job).
+  virtual void abandon() = 0;
 
   // The CUDA stream operations are issued on (GPU), nullptr on host.
   virtual void* native_stream() const = 0;

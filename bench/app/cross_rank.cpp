@@ -1,6 +1,9 @@
 #include "bench/app/cross_rank.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <thread>
 
 #include "collectives/mpi/mpi_check.hpp"
 #include "common/errors.hpp"
@@ -21,22 +24,33 @@ int comm_rank(MPI_Comm comm) {
   return rank;
 }
 
+double reduce_across_ranks(MPI_Comm comm, double value, MPI_Op op, double timeout_s) {
+  double result = value;
+  MPI_Request request;
+  MPI_CHECK(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, op, comm, &request));
+  wait_request(request, timeout_s, "a cross-rank reduction");
+  return result;
+}
+
 }  // namespace
 
-std::vector<std::string> all_gather_strings(MPI_Comm comm, const std::string& mine) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
+std::vector<std::string> all_gather_strings(MPI_Comm comm, const std::string& mine,
+                                            double timeout_s) {
+  const int size = comm_size(comm);
   int length = static_cast<int>(mine.size());
   std::vector<int> lengths(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
-  MPI_CHECK(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm));
+  MPI_Request request;
+  MPI_CHECK(MPI_Iallgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm, &request));
+  wait_request(request, timeout_s, "the cross-rank gather of text lengths");
   int total = 0;
   for (int r = 0; r < size; ++r) {
     offsets[static_cast<std::size_t>(r)] = total;
     total += lengths[static_cast<std::size_t>(r)];
   }
   std::string all(static_cast<std::size_t>(total), '\0');
-  MPI_CHECK(MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
-                           offsets.data(), MPI_CHAR, comm));
+  MPI_CHECK(MPI_Iallgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
+                            offsets.data(), MPI_CHAR, comm, &request));
+  wait_request(request, timeout_s, "the cross-rank gather of text");
   std::vector<std::string> out;
   for (int r = 0; r < size; ++r)
     out.push_back(all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]),
@@ -44,48 +58,89 @@ std::vector<std::string> all_gather_strings(MPI_Comm comm, const std::string& mi
   return out;
 }
 
-std::vector<RankIdentity> all_gather_identities(MPI_Comm comm, const std::string& device) {
-  const std::vector<std::string> hosts = all_gather_strings(comm, host_name());
-  const std::vector<std::string> devices = all_gather_strings(comm, device);
+void wait_request(MPI_Request& request, double timeout_s, const std::string& what) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  for (;;) {
+    int done = 0;
+    MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+    if (done) return;
+    if (timeout_s > 0 && std::chrono::duration<double>(Clock::now() - start).count() > timeout_s) {
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%.1f", timeout_s);
+      throw TimeoutError(what + " did not finish within " + seconds +
+                         " s (a rank stopped or failed before joining it)");
+    }
+    std::this_thread::yield();
+  }
+}
+
+void throw_if_any_rank_has(MPI_Comm comm, const std::string& problem, double timeout_s) {
+  constexpr int kMessageBytes = 1024;
+  const int size = comm_size(comm), rank = comm_rank(comm);
+  const double first = min_across_ranks(comm, problem.empty() ? size : rank, timeout_s);
+  if (first >= size) return;
+  std::vector<char> message(kMessageBytes, '\0');
+  if (rank == static_cast<int>(first)) problem.copy(message.data(), kMessageBytes - 1);
+  MPI_Request request;
+  MPI_CHECK(MPI_Ibcast(message.data(), kMessageBytes, MPI_CHAR, static_cast<int>(first), comm,
+                       &request));
+  wait_request(request, timeout_s, "agreeing on a usage error");
+  throw UsageError(message.data());
+}
+
+std::vector<RankIdentity> all_gather_identities(MPI_Comm comm, const std::string& device,
+                                               double timeout_s) {
+  const std::vector<std::string> hosts = all_gather_strings(comm, host_name(), timeout_s);
+  const std::vector<std::string> devices = all_gather_strings(comm, device, timeout_s);
   std::vector<RankIdentity> identities;
   for (std::size_t r = 0; r < hosts.size(); ++r) identities.push_back({hosts[r], devices[r]});
   return identities;
 }
 
-std::vector<CrossRankStat> gather_stats_to_root(MPI_Comm comm, std::span<const double> local) {
+std::vector<CrossRankStat> gather_stats_to_root(MPI_Comm comm, std::span<const double> local,
+                                                double timeout_s) {
   const int size = comm_size(comm);
   const bool root = comm_rank(comm) == 0;
   std::vector<double> all(root ? local.size() * size : 0);
-  MPI_CHECK(MPI_Gather(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, all.data(),
-                       static_cast<int>(local.size()), MPI_DOUBLE, 0, comm));
+  MPI_Request request;
+  MPI_CHECK(MPI_Igather(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, all.data(),
+                        static_cast<int>(local.size()), MPI_DOUBLE, 0, comm, &request));
+  wait_request(request, timeout_s, "the cross-rank gather of times");
   if (!root) return {};
   return summarize_across_ranks(all, size, local.size());
 }
 
-std::vector<std::string> gather_strings_to_root(MPI_Comm comm, const std::string& mine) {
+std::vector<std::string> gather_strings_to_root(MPI_Comm comm, const std::string& mine,
+                                                double timeout_s) {
   const int size = comm_size(comm);
   const bool root = comm_rank(comm) == 0;
   const int length = static_cast<int>(mine.size());
   std::vector<int> lengths(root ? size : 0), offsets(root ? size : 0);
-  MPI_CHECK(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm));
+  MPI_Request request;
+  MPI_CHECK(MPI_Igather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm, &request));
+  wait_request(request, timeout_s, "the cross-rank gather of text");
   int total = 0;
   for (int r = 0; r < static_cast<int>(lengths.size()); ++r) {
     offsets[r] = total;
     total += lengths[r];
   }
   std::vector<char> all(root ? std::max(total, 1) : 0);
-  MPI_CHECK(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
-                        MPI_CHAR, 0, comm));
+  MPI_CHECK(MPI_Igatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
+                         offsets.data(), MPI_CHAR, 0, comm, &request));
+  wait_request(request, timeout_s, "the cross-rank gather of text");
   std::vector<std::string> result;
   for (int r = 0; r < static_cast<int>(lengths.size()); ++r)
     result.emplace_back(all.data() + offsets[r], lengths[r]);
   return result;
 }
 
-double max_across_ranks(MPI_Comm comm, double value) {
-  double result = value;
-  MPI_CHECK(MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm));
-  return result;
+double max_across_ranks(MPI_Comm comm, double value, double timeout_s) {
+  return reduce_across_ranks(comm, value, MPI_MAX, timeout_s);
+}
+
+double min_across_ranks(MPI_Comm comm, double value, double timeout_s) {
+  return reduce_across_ranks(comm, value, MPI_MIN, timeout_s);
 }
 
 }  // namespace collreplay

@@ -2,10 +2,13 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "collectives/mpi/mpi_check.hpp"
 #include "common/errors.hpp"
@@ -13,6 +16,11 @@
 
 namespace collreplay {
 namespace {
+
+constexpr int kFailureTag = 0x7ae1;  // never used by any other message on MPI_COMM_WORLD
+// Ranks that fail alike fail within moments of each other (they check the same thing at the
+// same point); a rank still missing after this long is elsewhere.
+constexpr double kAgreementWindowS = 10;
 
 bool mpi_active() {
   int initialized = 0, finalized = 0;
@@ -42,8 +50,13 @@ const char* program_name(char** argv) {
   return name;
 }
 
-// Every rank sees the same bad input: rank 0 speaks, all exit quietly with the same code.
+int exit_alone(const char* program, const char* what, int code);
+
+// Every rank sees the same bad input: rank 0 speaks, all exit quietly with the same code. If
+// some rank did not fail, it is waiting somewhere for this one: end the job instead.
 int exit_agreed(const char* program, const char* what, int code) {
+  if (mpi_active() && mpi_world_size() > 1 && !all_ranks_failed_within(kAgreementWindowS))
+    return exit_alone(program, what, code);
   if (mpi_rank_or_launcher() == 0) std::fprintf(stderr, "%s: error: %s\n", program, what);
   if (mpi_active()) MPI_Finalize();
   return code;
@@ -65,6 +78,34 @@ int exit_alone(const char* program, const char* what, int code) {
 }
 
 }  // namespace
+
+bool all_ranks_failed_within(double window_s) {
+  if (!mpi_active() || mpi_world_size() == 1) return true;
+  const int size = mpi_world_size(), rank = mpi_rank_or_launcher();
+  static const int kFailed = 1;  // read by the sends after this call may have returned
+  std::vector<int> received(size, 0);
+  std::vector<MPI_Request> requests;
+  for (int peer = 0; peer < size; ++peer) {
+    if (peer == rank) continue;
+    requests.emplace_back();
+    MPI_Irecv(&received[peer], 1, MPI_INT, peer, kFailureTag, MPI_COMM_WORLD, &requests.back());
+    requests.emplace_back();
+    MPI_Isend(&kFailed, 1, MPI_INT, peer, kFailureTag, MPI_COMM_WORLD, &requests.back());
+  }
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  for (;;) {
+    int done = 0;
+    MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
+    if (done) return true;
+    if (std::chrono::duration<double>(Clock::now() - start).count() > window_s) {
+      // The receive buffers must outlive the unmatched receives: the process ends soon.
+      new std::vector<int>(std::move(received));
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
 
 int launcher_rank() {
   for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})

@@ -1,6 +1,5 @@
 #include "bench/app/results.hpp"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -36,35 +35,34 @@ void check_writable(const std::string& path) {
 }  // namespace
 
 ResultsFile::ResultsFile(std::string path, bool writer) : path_(std::move(path)), writer_(writer) {
-  if (enabled() && writer_) check_writable(path_);
+  if (!enabled() || !writer_) return;
+  check_writable(path_);
+  std::error_code ec;
+  if (std::filesystem::exists(path_, ec))
+    std::filesystem::rename(path_, path_ + ".previous", ec);
 }
 
-void ResultsFile::add(nlohmann::json record) { records_.push_back(std::move(record)); }
+ResultsFile::~ResultsFile() {
+  if (file_ && !committed_ && records_ > 0)
+    std::fprintf(stderr, "# results: %d record%s measured before the failure kept in %s\n",
+                 records_, records_ == 1 ? "" : "s", file_->partial_path().c_str());
+}
+
+AtomicFile& ResultsFile::file() {
+  if (!file_) file_ = std::make_unique<AtomicFile>(path_, AtomicFile::OnFailure::keep_partial);
+  return *file_;
+}
+
+void ResultsFile::add(const nlohmann::json& record) {
+  if (!enabled() || !writer_) return;
+  file().append(record.dump() + "\n");
+  ++records_;
+}
 
 void ResultsFile::commit() {
   if (!enabled() || !writer_) return;
-  std::string temp = path_ + ".tmp.XXXXXX";
-  const int fd = mkstemp(temp.data());
-  if (fd < 0) throw RuntimeError("cannot create " + temp + ": " + std::strerror(errno));
-  FILE* file = fdopen(fd, "w");
-  bool ok = file != nullptr;
-  for (const nlohmann::json& record : records_) {
-    if (!ok) break;
-    const std::string line = record.dump() + "\n";
-    ok = std::fwrite(line.data(), 1, line.size(), file) == line.size();
-  }
-  ok = file && std::fflush(file) == 0 && fsync(fileno(file)) == 0 && ok;
-  if (file) ok = std::fclose(file) == 0 && ok;
-  else close(fd);
-  // mkstemp creates 0600; results are meant to be shared like any output file.
-  const mode_t mask = umask(0);
-  umask(mask);
-  chmod(temp.c_str(), 0666 & ~mask);
-  if (!ok || std::rename(temp.c_str(), path_.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    unlink(temp.c_str());
-    throw RuntimeError("cannot write results to " + path_ + ": " + why);
-  }
+  file().commit();
+  committed_ = true;
 }
 
 }  // namespace collreplay

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "bench/compute/compute_scale.hpp"
+#include "bench/compute/operand_bytes.hpp"
 #include "bench/executor/worker_event.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
@@ -75,18 +76,9 @@ class BlasEngine : public ComputeEngine {
   bool enqueues_on_device() const override { return false; }
 
   std::uint64_t reserve(const std::vector<GemmShape>& shapes, DType) override {
-    std::uint64_t a = 0, b = 0, c = 0;
-    for (const GemmShape& g : shapes) {
-      a = std::max(a, checked_mul(g.m, g.k, "GEMM operand A"));
-      b = std::max(b, checked_mul(g.k, g.n, "GEMM operand B"));
-      c = std::max(c, checked_mul(g.m, g.n, "GEMM operand C"));
-    }
-    const std::uint64_t bytes = checked_mul(a + b + c, sizeof(float), "GEMM operands");
+    const std::uint64_t bytes = host_gemm_operand_bytes(shapes);
     try {
-      // Non-zero, non-denormal operands: zeros or garbage could make the BLAS faster or slower.
-      a_.assign(a, 0.5f);
-      b_.assign(b, 0.25f);
-      c_.assign(c, 0.0f);
+      operands_.assign(host_gemm_operand_elements(shapes), 1.0f);
     } catch (const std::bad_alloc&) {
       throw UsageError("GEMM operands need " + format_bytes(bytes) +
                        " of host memory, which is not available; try fewer --layers or a "
@@ -95,21 +87,28 @@ class BlasEngine : public ComputeEngine {
     return bytes;
   }
 
+  // Every GEMM carves A, B and C from the one operand buffer (see operand_bytes.hpp); with the
+  // buffer all ones and alpha = 1/k, C is all ones again (k ones summed exactly, then scaled),
+  // so whatever a later GEMM reads stays near 1: never zero, denormal or infinite, all of which
+  // would change the BLAS's speed.
   void issue(const ComputeOp& op, double scale,
              std::span<const std::shared_ptr<StreamEvent>>) override {
     std::vector<GemmShape> gemms = stretch_gemms(op, scale);
     for (const GemmShape& g : gemms)
-      if (static_cast<std::uint64_t>(g.m * g.k) > a_.size() ||
-          static_cast<std::uint64_t>(g.k * g.n) > b_.size() ||
-          static_cast<std::uint64_t>(g.m * g.n) > c_.size())
+      if (static_cast<std::uint64_t>(g.m * g.k + g.k * g.n + g.m * g.n) > operands_.size())
         throw RuntimeError("BLAS engine: GEMM '" + g.label + "' is larger than reserved");
     worker_.push([this, gemms = std::move(gemms)] {
-      for (const GemmShape& g : gemms)
+      for (const GemmShape& g : gemms) {
+        float* a = operands_.data();
+        float* b = a + g.m * g.k;
+        float* c = b + g.k * g.n;
+        const float alpha = 1.0f / static_cast<float>(g.k);
         for (std::int64_t i = 0; i < g.batch; ++i)
           cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(g.m),
-                      static_cast<int>(g.n), static_cast<int>(g.k), 1.0f, a_.data(),
-                      static_cast<int>(g.k), b_.data(), static_cast<int>(g.n), 0.0f, c_.data(),
+                      static_cast<int>(g.n), static_cast<int>(g.k), alpha, a,
+                      static_cast<int>(g.k), b, static_cast<int>(g.n), 0.0f, c,
                       static_cast<int>(g.n));
+      }
     });
   }
 
@@ -123,7 +122,7 @@ class BlasEngine : public ComputeEngine {
 
  private:
   int threads_;
-  std::vector<float> a_, b_, c_;
+  std::vector<float> operands_;
   WorkerQueue worker_;  // last: destroyed (joined) before the operands it reads
 };
 

@@ -2,14 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include "bench/app/stats.hpp"
-#include "bench/executor/stream_wait.hpp"
 #include "common/errors.hpp"
 #include "common/poll_backoff.hpp"
+#include "common/sizes.hpp"
 
 namespace collreplay {
 namespace {
@@ -25,14 +26,35 @@ bool runs_in(PassKind pass, const ScheduleOp& op) {
   return op.is_collective() == (pass == PassKind::comm_only);
 }
 
-std::string describe(const ScheduleOp& op) {
-  std::string text = "'" + op.name + "' (unit " + op.unit;
-  if (op.layer >= 0) text += ", layer " + std::to_string(op.layer);
-  if (op.is_collective()) text += ", group " + std::string(group_kind_name(op.collective().group));
-  return text + ")";
+// The streams ops run on: the compute engine's, then one per group (as PyTorch keeps one NCCL
+// stream per process group), so that one group's collectives never queue behind another's.
+constexpr int kComputeStream = 0;
+constexpr int kStreams = 1 + static_cast<int>(GroupKind::data_parallel) + 1;
+
+int stream_of(const ScheduleOp& op) {
+  return op.is_collective() ? 1 + static_cast<int>(op.collective().group) : kComputeStream;
+}
+
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", seconds);
+  return text;
 }
 
 }  // namespace
+
+// "all_gather 'ag.fwd.layers.3' (group data_parallel, 64 MiB, layer 3, unit layers.3)".
+std::string describe_op(const ScheduleOp& op) {
+  std::string text;
+  if (op.is_collective()) text += std::string(collective_kind_name(op.collective().kind)) + " ";
+  else text += "compute ";
+  text += "'" + op.name + "' (";
+  if (op.is_collective())
+    text += "group " + std::string(group_kind_name(op.collective().group)) + ", " +
+            format_bytes(op.collective().bytes) + ", ";
+  if (op.layer >= 0) text += "layer " + std::to_string(op.layer) + ", ";
+  return text + "unit " + op.unit + ")";
+}
 
 std::string_view pass_name(PassKind pass) {
   switch (pass) {
@@ -113,23 +135,16 @@ void Executor::issue_compute_op(int op, std::vector<OpRun>& runs) {
 }
 
 void Executor::run_on_device(PassKind pass, std::vector<OpRun>& runs) {
-  int previous_comm = -1;
   for (int i = 0; i < static_cast<int>(schedule_.ops.size()); ++i) {
     const ScheduleOp& op = schedule_.ops[i];
     if (!runs_in(pass, op)) continue;
-    std::vector<int> deps = deps_in_pass(pass, i);
+    const std::vector<int> deps = deps_in_pass(pass, i);
     if (op.is_collective()) {
-      // One logical comm stream: a collective on another group's stream waits for the last one.
-      if (previous_comm >= 0) deps.push_back(previous_comm);
       Communicator& comm = groups_.get(op.collective().group);
-      for (int dep : deps) {
-        const ScheduleOp& before = schedule_.ops[dep];
-        const bool same_stream =
-            before.is_collective() && before.collective().group == op.collective().group;
-        if (!same_stream) stream_wait(comm.native_stream(), *runs[dep].after);
-      }
+      // Within one group the stream is in order; across streams a dependency is an event.
+      for (int dep : deps)
+        if (stream_of(schedule_.ops[dep]) != stream_of(op)) comm.wait_on(runs[dep].after);
       issue_collective_op(i, runs);
-      previous_comm = i;
     } else {
       std::vector<std::shared_ptr<StreamEvent>> waits;
       for (int dep : deps)
@@ -139,19 +154,49 @@ void Executor::run_on_device(PassKind pass, std::vector<OpRun>& runs) {
       issue_compute_op(i, runs);
     }
   }
-  engine_.synchronize();
-  const std::string what_for = "replay " + std::string(pass_name(pass)) + " step";
-  for (Communicator* comm : groups_.all()) comm->wait_all(what_for);
-  for (OpRun& run : runs)
-    if (run.issued) run.done = true;
+  wait_on_device(pass, runs);
+}
+
+// Waits for every issued op under the watchdog: each stream's ops finish in order, so only the
+// first unfinished op of each stream is polled. When no op finishes for timeout_s, the earliest
+// unfinished op in schedule order is the one stuck (its dependencies are earlier, so done).
+// Polling the comm streams' events also surfaces NCCL's asynchronous errors.
+void Executor::wait_on_device(PassKind pass, std::vector<OpRun>& runs) {
+  std::vector<std::vector<int>> order(kStreams);
+  for (int i = 0; i < static_cast<int>(runs.size()); ++i)
+    if (runs[i].issued) order[stream_of(schedule_.ops[i])].push_back(i);
+  std::vector<std::size_t> next(kStreams, 0);
+  Clock::time_point last_progress = Clock::now();
+  for (;;) {
+    bool progressed = false, all_done = true;
+    int first_unfinished = static_cast<int>(runs.size());
+    for (int s = 0; s < kStreams; ++s) {
+      while (next[s] < order[s].size() && runs[order[s][next[s]]].after->query()) {
+        runs[order[s][next[s]]].done = true;
+        ++next[s];
+        progressed = true;
+      }
+      if (next[s] < order[s].size()) {
+        all_done = false;
+        first_unfinished = std::min(first_unfinished, order[s][next[s]]);
+      }
+    }
+    if (all_done) return;
+    const Clock::time_point now = Clock::now();
+    if (progressed) last_progress = now;
+    else if (options_.timeout_s > 0 && ms_between(last_progress, now) > options_.timeout_s * 1e3)
+      throw TimeoutError(describe_op(schedule_.ops[first_unfinished]) + " did not finish: no op " +
+                         "of the replay " + std::string(pass_name(pass)) + " step finished within " +
+                         seconds_text(options_.timeout_s) + " s");
+    std::this_thread::yield();
+  }
 }
 
 void Executor::run_on_host(PassKind pass, std::vector<OpRun>& runs) {
   const int count = static_cast<int>(schedule_.ops.size());
-  auto next_on = [&](bool collective, int from) {
+  auto next_on = [&](int stream, int from) {
     for (int i = from; i < count; ++i)
-      if (runs_in(pass, schedule_.ops[i]) && schedule_.ops[i].is_collective() == collective)
-        return i;
+      if (runs_in(pass, schedule_.ops[i]) && stream_of(schedule_.ops[i]) == stream) return i;
     return count;
   };
   auto ready = [&](int op) {
@@ -159,50 +204,53 @@ void Executor::run_on_host(PassKind pass, std::vector<OpRun>& runs) {
       if (!runs[dep].done) return false;
     return true;
   };
-  int next_comm = next_on(true, 0), next_compute = next_on(false, 0);
-  int comm_in_flight = -1, compute_in_flight = -1;
+  // One op in flight per stream: the compute worker, and one request queue per group.
+  std::vector<int> next(kStreams), in_flight(kStreams, -1);
+  for (int s = 0; s < kStreams; ++s) next[s] = next_on(s, 0);
+  auto busy = [&] {
+    for (int s = 0; s < kStreams; ++s)
+      if (in_flight[s] >= 0 || next[s] < count) return true;
+    return false;
+  };
   PollBackoff backoff;
-  while (comm_in_flight >= 0 || compute_in_flight >= 0 || next_comm < count ||
-         next_compute < count) {
+  while (busy()) {
     bool progressed = false;
-    if (comm_in_flight >= 0 && runs[comm_in_flight].after->query()) {
-      runs[comm_in_flight].finished_at = Clock::now();
-      runs[comm_in_flight].done = true;
-      comm_in_flight = -1;
-      progressed = true;
+    for (int s = 0; s < kStreams; ++s) {
+      const int op = in_flight[s];
+      if (op >= 0 && runs[op].after->query()) {
+        runs[op].finished_at = Clock::now();
+        runs[op].done = true;
+        in_flight[s] = -1;
+        progressed = true;
+      }
     }
-    if (compute_in_flight >= 0 && runs[compute_in_flight].after->query()) {
-      runs[compute_in_flight].done = true;
-      compute_in_flight = -1;
-      progressed = true;
-    }
-    if (compute_in_flight < 0 && next_compute < count && ready(next_compute)) {
-      issue_compute_op(next_compute, runs);
-      compute_in_flight = next_compute;
-      next_compute = next_on(false, next_compute + 1);
-      progressed = true;
-    }
-    if (comm_in_flight < 0 && next_comm < count && ready(next_comm)) {
-      issue_collective_op(next_comm, runs);
-      comm_in_flight = next_comm;
-      next_comm = next_on(true, next_comm + 1);
+    for (int s = 0; s < kStreams; ++s) {
+      if (in_flight[s] >= 0 || next[s] >= count || !ready(next[s])) continue;
+      if (s == kComputeStream) issue_compute_op(next[s], runs);
+      else issue_collective_op(next[s], runs);
+      in_flight[s] = next[s];
+      next[s] = next_on(s, next[s] + 1);
       progressed = true;
     }
     if (progressed) {
       backoff.reset();
       continue;
     }
-    if (comm_in_flight < 0 && compute_in_flight < 0)
+    int oldest_comm = -1;
+    for (int s = 1; s < kStreams; ++s)
+      if (in_flight[s] >= 0 && (oldest_comm < 0 || in_flight[s] < oldest_comm))
+        oldest_comm = in_flight[s];
+    if (oldest_comm < 0 && in_flight[kComputeStream] < 0)
       throw RuntimeError("replay: no op can start (dependency cycle in the schedule?)");
-    if (comm_in_flight >= 0 && options_.timeout_s > 0 &&
-        ms_between(runs[comm_in_flight].issued_at, Clock::now()) > options_.timeout_s * 1e3)
-      throw TimeoutError("collective " + describe(schedule_.ops[comm_in_flight]) +
-                         " did not finish within " + std::to_string(options_.timeout_s) +
-                         " s in the " + std::string(pass_name(pass)) + " pass");
+    if (oldest_comm >= 0 && options_.timeout_s > 0 &&
+        ms_between(runs[oldest_comm].issued_at, Clock::now()) > options_.timeout_s * 1e3)
+      throw TimeoutError(describe_op(schedule_.ops[oldest_comm]) + " did not finish within " +
+                         seconds_text(options_.timeout_s) + " s in the replay " +
+                         std::string(pass_name(pass)) + " step");
     // Only the compute can change anything now: block on it instead of spinning beside the BLAS
     // threads (with a collective in flight, keep polling: that is what progresses MPI).
-    if (comm_in_flight < 0)
-      runs[compute_in_flight].after->synchronize();
+    if (oldest_comm < 0)
+      runs[in_flight[kComputeStream]].after->synchronize();
     else
       backoff.pause();  // yields at first, then sleeps: the BLAS threads need this core
   }

@@ -5,9 +5,14 @@
 // schedule order; dependencies travel as events (the compute engine waits for the events it is
 // given; a comm stream waits through cudaStreamWaitEvent). Host engines: an event loop on the
 // main thread issues an op once its dependencies are done and its stream is free, and keeps
-// calling query() on the collective in flight (which progresses MPI) while the BLAS worker
-// thread computes. Both streams are in order; the comm stream is one stream even when ops use
-// different group communicators.
+// calling query() on the collectives in flight (which progresses MPI) while the BLAS worker
+// thread computes. Every stream is in order: the compute stream, and one comm stream per group
+// (as PyTorch keeps one NCCL stream per process group), so an expert group's all-to-all never
+// queues behind the data-parallel group's prefetch all-gather.
+//
+// Watchdog (timeout_s > 0). Host: a collective in flight longer than timeout_s; device: no op of
+// the step finishing for timeout_s. Either throws TimeoutError naming the first unfinished op
+// (kind, name, group, bytes, layer); nothing waits without the timeout.
 //
 // Timing. Step: wall clock from a barrier to both streams drained. Op: events before and after
 // it on its own stream (device; host compute) or issue-to-observed-completion (host collective),
@@ -15,6 +20,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -35,7 +41,7 @@ struct ExecutorOptions {
   double stable_spread = 0.02;  // (max - min) / median of the last kStableWindow steps
   int warmup_steps = 1;         // overlapped steps run before any pass, untimed
   double compute_scale = 1;
-  double timeout_s = 0;         // host: a collective in flight longer than this is a TimeoutError
+  double timeout_s = 0;         // watchdog (see above); 0: off
 };
 
 struct PassResult {
@@ -46,6 +52,10 @@ struct PassResult {
   bool stable = false;
   double spread = 0;  // of the last window of agreed_step_ms
 };
+
+// "all_gather 'ag.fwd.layers.3' (group data_parallel, 64 MiB, layer 3, unit layers.3)": how
+// timeout messages name an op.
+std::string describe_op(const ScheduleOp& op);
 
 // Returns the largest of every rank's value (MPI_Allreduce MAX in replay; identity alone).
 using AgreeMax = std::function<double(double)>;
@@ -79,6 +89,7 @@ class Executor {
   void issue_collective_op(int op, std::vector<OpRun>& runs);
   void issue_compute_op(int op, std::vector<OpRun>& runs);
   void run_on_device(PassKind pass, std::vector<OpRun>& runs);
+  void wait_on_device(PassKind pass, std::vector<OpRun>& runs);
   void run_on_host(PassKind pass, std::vector<OpRun>& runs);
   std::vector<int> deps_in_pass(PassKind pass, int op) const;
 

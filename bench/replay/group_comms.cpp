@@ -1,5 +1,6 @@
 #include "bench/replay/group_comms.hpp"
 
+#include <exception>
 #include <set>
 #include <string>
 
@@ -44,6 +45,19 @@ std::vector<Communicator*> GroupComms::all() const {
   std::vector<Communicator*> comms{&world_};
   for (const auto& [group, comm] : subgroups_) comms.push_back(comm.get());
   return comms;
+}
+
+void GroupComms::abandon_all() const {
+  for (auto it = subgroups_.rbegin(); it != subgroups_.rend(); ++it)
+    if (it->second) it->second->abandon();
+  world_.abandon();
+}
+
+AbandonOnUnwind::AbandonOnUnwind(const GroupComms& groups)
+    : groups_(groups), uncaught_at_start_(std::uncaught_exceptions()) {}
+
+AbandonOnUnwind::~AbandonOnUnwind() {
+  if (std::uncaught_exceptions() > uncaught_at_start_) groups_.abandon_all();
 }
 
 }  // namespace collreplay

@@ -22,10 +22,29 @@ class GroupComms {
   Communicator& world() const { return world_; }
   // world first, then each sub-communicator created.
   std::vector<Communicator*> all() const;
+  // Abandons every sub-communicator, then world (Communicator::abandon): nothing afterwards can
+  // block on a collective that a dead or stopped peer will never finish.
+  void abandon_all() const;
 
  private:
   Communicator& world_;
   std::map<GroupKind, std::unique_ptr<Communicator>> subgroups_;
+};
+
+// Declared after everything that owns device memory or waits on streams (the executor, the
+// compute engine), it is destroyed first: when an exception (a TimeoutError, a peer's failure)
+// unwinds the scope, it abandons every communicator before those destructors free buffers or
+// synchronize streams, which would otherwise wait for the stuck collective for ever.
+class AbandonOnUnwind {
+ public:
+  explicit AbandonOnUnwind(const GroupComms& groups);
+  ~AbandonOnUnwind();
+  AbandonOnUnwind(const AbandonOnUnwind&) = delete;
+  AbandonOnUnwind& operator=(const AbandonOnUnwind&) = delete;
+
+ private:
+  const GroupComms& groups_;
+  int uncaught_at_start_;
 };
 
 }  // namespace collreplay

@@ -1,4 +1,5 @@
 #include "bench/replay/headroom.hpp"
+#include "workloads/model/gemm_slices.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +22,19 @@ std::string percent_text(double fraction) {
 }
 
 }  // namespace
+
+double model_flops(const Schedule& schedule) {
+  double attention_forward = 0;
+  for (const ScheduleOp& op : schedule.ops) {
+    if (op.is_collective() || op.phase != Phase::forward) continue;
+    for (const GemmShape& g : op.compute().gemms)
+      if (g.label.find("QK^T") != std::string::npos || g.label.find(" PV") != std::string::npos)
+        attention_forward += gemm_flops(g);
+  }
+  return 6.0 * static_cast<double>(schedule.active_params) *
+             static_cast<double>(schedule.tokens_per_step) +
+         3.0 * attention_forward;
+}
 
 std::optional<double> safe_ratio(double numerator, double denominator) {
   if (denominator == 0 || !std::isfinite(numerator) || !std::isfinite(denominator))
@@ -99,10 +113,17 @@ StepHeadroom step_headroom(const Schedule& schedule, const PassStepTimes& steps,
 
   const double tokens = static_cast<double>(rates.tokens_per_step) * rates.world;
   if (tokens > 0) step.tokens_per_s = safe_ratio(tokens, step.overlapped_ms / 1e3);
-  if (rates.peak_tflops && *rates.peak_tflops > 0 && rates.flops_per_step > 0) {
+  if (rates.peak_tflops && *rates.peak_tflops > 0) {
     const double peak_flops_per_ms = *rates.peak_tflops * 1e9;
-    step.mfu = safe_ratio(rates.flops_per_step, step.overlapped_ms * peak_flops_per_ms);
-    step.mfu_compute_only = safe_ratio(rates.flops_per_step, step.compute_ms * peak_flops_per_ms);
+    if (rates.model_flops_per_step > 0) {
+      step.mfu = safe_ratio(rates.model_flops_per_step, step.overlapped_ms * peak_flops_per_ms);
+      step.mfu_compute_only =
+          safe_ratio(rates.model_flops_per_step, step.compute_ms * peak_flops_per_ms);
+    }
+    if (rates.flops_per_step > 0) {
+      step.hfu = safe_ratio(rates.flops_per_step, step.overlapped_ms * peak_flops_per_ms);
+      step.hfu_compute_only = safe_ratio(rates.flops_per_step, step.compute_ms * peak_flops_per_ms);
+    }
   }
   return step;
 }
@@ -160,9 +181,11 @@ std::string headroom_help() {
     compute_slowdown  sum of compute-op times in the overlapped pass / the same in the
                       compute-only pass (>1: compute slowed by contention with communication).
     tokens_per_s      tokens_per_step x world / overlapped step.
-    mfu               schedule FLOPs per rank (2mnk per GEMM, unscaled shapes) / overlapped step
-                      / peak (--peak-tflops; on host a measured sgemm peak unless given).
-                      mfu_compute_only: the same for the compute-only step.
+    mfu               model FLOPs per rank (6 x active params x tokens + attention, no
+                      recompute) / overlapped step / peak (--peak-tflops; on host a measured
+                      sgemm peak unless given). mfu_compute_only: the same, compute-only step.
+    hfu               hardware FLOPs per rank: every GEMM replayed, recompute included (2mnk,
+                      unscaled shapes), over the same; hfu_compute_only likewise.
     sanity            overlapped must lie in [max(compute, comm), compute + comm] (5% tolerance).
   straggler view: every rank's median step time per pass; max, median, min and the slowest
                   rank with its host and device.
@@ -170,7 +193,7 @@ Calibration: synthetic GEMMs run at BLAS peak, real layers do not (attention ker
   elementwise ops, optimizer). --compute-scale X stretches every compute slice X times (floor(X)
   full runs plus one run with M scaled by the remainder). From a measured real step:
   X = real step compute time / this tool's compute_ms at scale 1. --target-mfu F picks X so the
-  compute-only step runs at MFU F.)";
+  compute-only step runs at MFU F (model FLOPs).)";
 }
 
 }  // namespace collreplay

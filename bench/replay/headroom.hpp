@@ -28,7 +28,9 @@ struct PassStepTimes {
 struct RateInputs {
   std::uint64_t tokens_per_step = 0;  // tokens one rank processes per step
   int world = 1;
-  double flops_per_step = 0;          // model FLOPs of one rank's step (unscaled shapes)
+  double flops_per_step = 0;          // hardware FLOPs of one rank's step: every GEMM, recompute
+                                      // included (unscaled shapes)
+  double model_flops_per_step = 0;    // model FLOPs (model_flops): 6 N tokens + attention
   std::optional<double> peak_tflops;  // per rank; absent: no MFU
 };
 
@@ -59,9 +61,17 @@ struct StepHeadroom {
   std::optional<double> overlap_efficiency;   // 1 - exposed_comm_ms / comm_ms
   std::optional<double> compute_slowdown;     // sum overlapped compute-op times / compute-only
   std::optional<double> tokens_per_s;         // tokens_per_step * world / overlapped step
-  std::optional<double> mfu;                  // flops_per_step / overlapped step / peak
+  std::optional<double> mfu;                  // model_flops_per_step / overlapped step / peak
   std::optional<double> mfu_compute_only;     // the same for the compute-only step
+  std::optional<double> hfu;                  // flops_per_step / overlapped step / peak
+  std::optional<double> hfu_compute_only;
 };
+
+// Model FLOPs of one rank's step, by the standard definition of MFU (PaLM, Megatron): 6 x the
+// parameters active per token x tokens (forward 2, backward 4), plus the attention score and
+// context GEMMs of the forward pass, tripled the same way. Recompute is not counted (that is
+// HFU's numerator, schedule_totals().flops). Attention GEMMs are those labelled "QK^T" and "PV".
+double model_flops(const Schedule& schedule);
 
 std::optional<double> safe_ratio(double numerator, double denominator);
 

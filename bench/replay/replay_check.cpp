@@ -55,7 +55,11 @@ std::uint64_t check_all_to_allv(const Executor& executor, const PreparedCollecti
     for (std::size_t i = 0; i < call.layout.send_counts[peer]; ++i)
       store_value(call.dtype, send.data(), call.layout.send_displs[peer] + i,
                   static_cast<float>(fill_value(seed + peer, me, i)));
+  // Poisoned, so that an op that writes nothing cannot pass on what an earlier one left there.
+  for (std::size_t i = 0; i < call.recv_bytes / dtype_size_bytes(call.dtype); ++i)
+    store_value(call.dtype, recv.data(), i, static_cast<float>(kPoisonValue));
   comm.copy_from_host(buffers.send, send.data(), send.size());
+  comm.copy_from_host(buffers.recv, recv.data(), recv.size());
   run_once(executor, call);
   comm.copy_to_host(recv.data(), buffers.recv, recv.size());
   std::uint64_t wrong = 0, checked = 0;

@@ -103,7 +103,10 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
                      {"tokens_per_s", optional_json(st.tokens_per_s)},
                      {"mfu", optional_json(st.mfu)},
                      {"mfu_compute_only", optional_json(st.mfu_compute_only)},
+                     {"hfu", optional_json(st.hfu)},
+                     {"hfu_compute_only", optional_json(st.hfu_compute_only)},
                      {"flops_per_step", m.flops_per_step},
+                     {"model_flops_per_step", m.model_flops_per_step},
                      {"peak_tflops", optional_json(m.peak_tflops)},
                      {"peak_source", m.peak_source},
                      {"compute_scale", m.compute_scale},
@@ -155,12 +158,15 @@ void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
   const StepHeadroom& st = m.step;
   std::fprintf(out, "#\n# step (ms)  compute %.3f  comm %.3f  overlapped %.3f  exposed_comm %.3f\n",
                st.compute_ms, st.comm_ms, st.overlapped_ms, st.exposed_comm_ms);
-  std::fprintf(out, "#   overlap_efficiency %s  compute_slowdown %s  tokens/s %s  mfu %s (compute-only %s; peak %s TFLOP/s, %s)\n",
+  std::fprintf(out, "#   overlap_efficiency %s  compute_slowdown %s  tokens/s %s\n",
                optional_text(st.overlap_efficiency, "%.3f").c_str(),
                optional_text(st.compute_slowdown, "%.3f").c_str(),
-               optional_text(st.tokens_per_s, "%.0f").c_str(),
+               optional_text(st.tokens_per_s, "%.0f").c_str());
+  std::fprintf(out, "#   mfu %s (model FLOPs; compute-only %s)  hfu %s (with recompute; compute-only %s)  peak %s TFLOP/s, %s\n",
                optional_text(st.mfu, "%.1f%%", 100).c_str(),
                optional_text(st.mfu_compute_only, "%.1f%%", 100).c_str(),
+               optional_text(st.hfu, "%.1f%%", 100).c_str(),
+               optional_text(st.hfu_compute_only, "%.1f%%", 100).c_str(),
                optional_text(m.peak_tflops, "%.3g").c_str(), m.peak_source.c_str());
   std::fprintf(out, "#\n# straggler view: each rank's median step (ms)\n");
   std::fprintf(out, "# %-13s %6s %7s %10s %10s %10s  %s\n", "pass", "steps", "spread", "max",

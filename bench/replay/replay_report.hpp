@@ -36,7 +36,8 @@ struct ReplayMeasurements {
   double compute_scale = 1;
   std::optional<double> peak_tflops;
   std::string peak_source;
-  double flops_per_step = 0;
+  double flops_per_step = 0;        // hardware FLOPs (recompute included)
+  double model_flops_per_step = 0;  // model FLOPs (MFU's numerator)
   std::uint64_t collective_buffer_bytes = 0;  // largest over ranks
   std::uint64_t compute_buffer_bytes = 0;
   std::vector<std::string> hosts, devices;    // by rank

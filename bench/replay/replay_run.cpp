@@ -21,6 +21,8 @@
 #include "bench/replay/replay_report.hpp"
 #include "bench/app/results.hpp"
 #include "bench/app/run_metadata.hpp"
+#include "bench/app/setup_watchdog.hpp"
+#include "bench/replay/footprint.hpp"
 #include "collectives/backend.hpp"
 #include "common/errors.hpp"
 #include "common/host_identity.hpp"
@@ -33,6 +35,7 @@ namespace collreplay {
 namespace {
 
 constexpr double kGpuPeakTflops = 989;  // H100 / H200 SXM, bf16 dense
+constexpr double kBackstopExtraS = 5;
 
 struct RankPlacement {
   int node_color = 0;  // lowest world rank on this rank's host
@@ -57,7 +60,7 @@ RankPlacement place(const std::vector<RankIdentity>& ranks, int rank) {
 
 Schedule schedule_for_rank(const ReplayOptions& options, WorkloadRequest request, int world,
                            int rank, int ranks_per_node) {
-  if (!options.schedule_file.empty()) return load_schedule_file(options.schedule_file);
+  if (!options.schedule_file.empty()) return load_schedule_for_rank(options.schedule_file, rank);
   request.world = world;
   request.rank = rank;
   request.gpus_per_node = ranks_per_node;
@@ -83,11 +86,11 @@ Peak choose_peak(const ReplayOptions& options, ComputeEngine& engine) {
   MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   const GemmProbe probe = probe_gemm_rank_by_rank(engine, node, 1024, 3);
   MPI_Comm_free(&node);
-  return {max_across_ranks(MPI_COMM_WORLD, probe.tflops),
+  return {max_across_ranks(MPI_COMM_WORLD, probe.tflops, options.timeout_s),
           "measured sgemm 1024^3, one rank per node at a time, fastest rank"};
 }
 
-PassSummary summarize(const PassResult& result) {
+PassSummary summarize(const PassResult& result, double timeout_s) {
   PassSummary s;
   s.pass = result.pass;
   s.step_ms = median(result.agreed_step_ms);
@@ -95,9 +98,10 @@ PassSummary summarize(const PassResult& result) {
   s.spread = result.spread;
   s.stable = result.stable;
   const double my_step_ms = median(result.step_ms);
-  const auto step_stats = gather_stats_to_root(MPI_COMM_WORLD, std::span(&my_step_ms, 1));
+  const auto step_stats =
+      gather_stats_to_root(MPI_COMM_WORLD, std::span(&my_step_ms, 1), timeout_s);
   if (!step_stats.empty()) s.rank_step_ms = step_stats[0];
-  s.op_ms = gather_stats_to_root(MPI_COMM_WORLD, result.op_ms);
+  s.op_ms = gather_stats_to_root(MPI_COMM_WORLD, result.op_ms, timeout_s);
   return s;
 }
 
@@ -118,6 +122,25 @@ std::string describe_run(const Schedule& s, int world, int pass_steps, const std
   return text;
 }
 
+// Refuses, alike on every rank, a run whose buffers would not fit: the largest need against the
+// smallest share (host: usable MemAvailable split between the node's ranks; GPU: usable free
+// memory; see footprint.hpp).
+void check_memory(const Schedule& schedule, bool device, bool check, int local_device,
+                  int ranks_per_node, double timeout_s) {
+  const MemoryFootprint footprint = estimate_footprint(schedule, device, check);
+  const double available =
+      device ? static_cast<double>(usable_device_bytes(device_free_bytes(local_device)))
+             : static_cast<double>(usable_host_bytes(host_available_bytes())) /
+                   std::max(ranks_per_node, 1);
+  const double needed =
+      max_across_ranks(MPI_COMM_WORLD, static_cast<double>(footprint.checked_bytes()), timeout_s);
+  const double smallest = min_across_ranks(MPI_COMM_WORLD, available, timeout_s);
+  if (smallest > 0 && needed > smallest)
+    throw UsageError(does_not_fit_message(static_cast<std::uint64_t>(needed),
+                                          static_cast<std::uint64_t>(smallest), ranks_per_node,
+                                          device));
+}
+
 void say(int rank, const std::string& line) {
   if (rank == 0) std::printf("# %s\n", line.c_str());
   std::fflush(stdout);
@@ -133,26 +156,52 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   const BackendKind backend =
       options.backend.empty() ? default_backend() : parse_backend(options.backend);
   require_backend_available(backend);
-  ResultsFile results(options.out, launcher_rank() == 0);
 
   MpiSession mpi(nullptr, nullptr);
   int world = 1, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &world);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const RankPlacement placement = place(all_gather_identities(MPI_COMM_WORLD, ""), rank);
-  const Schedule schedule =
-      schedule_for_rank(options, request, world, rank, placement.ranks_per_node);
-  if (schedule.world != world)
-    throw UsageError("the schedule is for " + std::to_string(schedule.world) +
-                     " ranks, but this run has " + std::to_string(world));
+  const double timeout_s = options.timeout_s;
+  // Rank 0 writes --out; every rank learns whether it can, so all stop alike if not.
+  std::unique_ptr<ResultsFile> results_file;
+  std::string out_problem;
+  try {
+    results_file = std::make_unique<ResultsFile>(options.out, rank == 0);
+  } catch (const UsageError& e) {
+    out_problem = e.what();
+  }
+  throw_if_any_rank_has(MPI_COMM_WORLD, out_problem, timeout_s);
+  ResultsFile& results = *results_file;
+  const RankPlacement placement =
+      place(all_gather_identities(MPI_COMM_WORLD, "", timeout_s), rank);
+  // Every rank loads or builds its own schedule; a problem on any rank stops every rank alike.
+  Schedule schedule;
+  std::string schedule_problem;
+  try {
+    schedule = schedule_for_rank(options, request, world, rank, placement.ranks_per_node);
+    if (schedule.world != world)
+      throw UsageError("the schedule is for " + std::to_string(schedule.world) +
+                       " ranks, but this run has " + std::to_string(world));
+  } catch (const UsageError& e) {
+    schedule_problem = e.what();
+  }
+  throw_if_any_rank_has(MPI_COMM_WORLD, schedule_problem, timeout_s);
 
+  // Setup blocks inside MPI and NCCL (bootstrap, splits) where no timeout reaches: a rank that
+  // never arrives must end the job, not hang it. The backstop fires a little after the
+  // library-level timeouts (NCCL init, cross-rank gathers), so theirs name the step when they can.
+  const double backstop_s = timeout_s > 0 ? timeout_s + kBackstopExtraS : 0;
+  SetupWatchdog setup_watchdog(backstop_s, std::string("communicator setup (") +
+                                               (backend == BackendKind::nccl ? "NCCL" : "MPI") + ")");
   const std::unique_ptr<Communicator> comm =
       make_communicator(backend, MPI_COMM_WORLD, BackendOptions{options.timeout_s, false});
   comm->barrier();  // a first collective, so that transport() reports what is really used
+  setup_watchdog.step("collecting run metadata");
   const RunMetadata meta =
       collect_run_metadata(*comm, MPI_COMM_WORLD, options.command_line, options.transport);
+  setup_watchdog.disarm();
   const int mismatch = transport_matches(options.transport, meta.transport_verified) ? 0 : 1;
-  if (max_across_ranks(MPI_COMM_WORLD, mismatch) > 0)
+  if (max_across_ranks(MPI_COMM_WORLD, mismatch, timeout_s) > 0)
     throw TransportMismatchError("--transport " + options.transport + " was asked for, but " +
                                  meta.backend + " uses " + meta.transport_verified);
 
@@ -165,6 +214,8 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
             placement.ranks_per_node, options.compute_threads, usable_cores());
         !warning.empty())
       std::fprintf(stderr, "replay: %s\n", warning.c_str());
+  check_memory(schedule, comm->device_buffers(), options.check, placement.local_rank,
+               placement.ranks_per_node, timeout_s);
   if (options.preflight)
     run_preflight(MPI_COMM_WORLD, *engine, comm->device_description(),
                   {options.slow_threshold, options.strict});
@@ -180,6 +231,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
                     peak.tflops ? flops * options.compute_scale / (*peak.tflops * 1e12) * total_steps
                                 : 0);
 
+  SetupWatchdog groups_watchdog(backstop_s, "splitting the group communicators");
   const GroupComms groups(*comm, schedule, placement.node_color);
   ExecutorOptions executor_options;
   executor_options.steps = options.steps;
@@ -188,8 +240,18 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   executor_options.warmup_steps = options.warmup;
   executor_options.compute_scale = options.compute_scale;
   executor_options.timeout_s = options.timeout_s;
-  Executor executor(schedule, groups, *engine, executor_options,
-                    [](double value) { return max_across_ranks(MPI_COMM_WORLD, value); });
+  groups_watchdog.step("allocating the replay's buffers");
+  Executor executor(schedule, groups, *engine, executor_options, [timeout_s](double value) {
+    try {
+      return max_across_ranks(MPI_COMM_WORLD, value, timeout_s);
+    } catch (const TimeoutError& e) {
+      throw TimeoutError(std::string("after a replay step, ") + e.what() +
+                         ": another rank has not finished the step");
+    }
+  });
+  groups_watchdog.disarm();
+  // Destroyed before the executor and the engine: see AbandonOnUnwind.
+  const AbandonOnUnwind abandon(groups);
 
   if (options.check) {
     const CheckSummary check = check_replayed_collectives(executor, 1);
@@ -200,12 +262,13 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   executor.warm_up();
   progress.advance(options.warmup, "warm-up (" + std::to_string(options.warmup) + " steps)");
 
+  const double model_flops_per_step = model_flops(schedule);
   if (options.target_mfu > 0) {
     if (!peak.tflops) throw UsageError("--target-mfu needs --peak-tflops");
     executor.set_compute_scale(1);
     const double at_one_ms = median(executor.run_pass(PassKind::compute_only).agreed_step_ms);
     executor.set_compute_scale(
-        scale_for_target_mfu(flops, at_one_ms, *peak.tflops, options.target_mfu));
+        scale_for_target_mfu(model_flops_per_step, at_one_ms, *peak.tflops, options.target_mfu));
     char line[160];
     std::snprintf(line, sizeof line, "--target-mfu %.3f: compute-only step %.3f ms at scale 1 -> "
                   "--compute-scale %.4f", options.target_mfu, at_one_ms, executor.compute_scale());
@@ -216,16 +279,16 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   m.schedule = &schedule;
   int passes_done = 0;
   for (PassKind pass : {PassKind::compute_only, PassKind::comm_only, PassKind::overlapped}) {
-    m.passes[static_cast<std::size_t>(pass)] = summarize(executor.run_pass(pass));
+    m.passes[static_cast<std::size_t>(pass)] = summarize(executor.run_pass(pass), timeout_s);
     ++passes_done;
     progress.advance(options.warmup + passes_done * pass_steps,
                      "pass " + std::to_string(passes_done) + "/3 (" +
                          std::string(pass_name(pass)) + ")");
   }
-  const std::uint64_t collective_bytes = static_cast<std::uint64_t>(
-      max_across_ranks(MPI_COMM_WORLD, static_cast<double>(executor.collective_buffer_bytes())));
-  const std::uint64_t compute_bytes = static_cast<std::uint64_t>(
-      max_across_ranks(MPI_COMM_WORLD, static_cast<double>(executor.compute_buffer_bytes())));
+  const std::uint64_t collective_bytes = static_cast<std::uint64_t>(max_across_ranks(
+      MPI_COMM_WORLD, static_cast<double>(executor.collective_buffer_bytes()), timeout_s));
+  const std::uint64_t compute_bytes = static_cast<std::uint64_t>(max_across_ranks(
+      MPI_COMM_WORLD, static_cast<double>(executor.compute_buffer_bytes()), timeout_s));
   if (rank != 0) return kExitOk;
 
   m.op_times = {slowest(pass_of(m, PassKind::compute_only).op_ms),
@@ -235,7 +298,8 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
                             pass_of(m, PassKind::comm_only).step_ms,
                             pass_of(m, PassKind::overlapped).step_ms};
   m.step = step_headroom(schedule, steps, m.op_times,
-                         {schedule.tokens_per_step, world, flops, peak.tflops});
+                         {schedule.tokens_per_step, world, flops, model_flops_per_step,
+                          peak.tflops});
   m.op_headroom = op_headroom(schedule, m.op_times);
   m.units = unit_headroom(schedule, m.op_times);
   m.sanity_problems = step_sanity(m.step, kSanityTolerance);
@@ -243,6 +307,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   m.peak_tflops = peak.tflops;
   m.peak_source = peak.source;
   m.flops_per_step = flops;
+  m.model_flops_per_step = model_flops_per_step;
   m.collective_buffer_bytes = collective_bytes;
   m.compute_buffer_bytes = compute_bytes;
   m.hosts = meta.hosts;

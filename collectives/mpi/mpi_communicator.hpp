@@ -48,12 +48,14 @@ class MpiCommunicator final : public Communicator {
   void all_reduce(const void* send, void* recv, std::size_t count, DType t) override;
 
   std::shared_ptr<StreamEvent> record() override;
+  void wait_on(const std::shared_ptr<StreamEvent>& event) override { event->synchronize(); }
   void wait_all(const std::string& what_for) override;
   void barrier() override;
 
   void set_timeout_seconds(double seconds) override { timeout_seconds_ = seconds; }
   double timeout_seconds() const override { return timeout_seconds_; }
   [[noreturn]] void abort(int exit_code) override;
+  void abandon() override {}
   void* native_stream() const override { return nullptr; }
 
   MPI_Comm mpi_comm() const { return comm_; }

@@ -1,227 +1,27 @@
+// The NCCL communicator's metadata, transport evidence, memory and completion (its setup and
+// teardown are in nccl_setup.cpp, its collectives in nccl_ops.cpp).
 #include "collectives/nccl/nccl_communicator.hpp"
 
-#include <unistd.h>
-
-#include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <exception>
 #include <filesystem>
-#include <set>
 
 #include "collectives/device/cuda_check.hpp"
 #include "collectives/device/cuda_event.hpp"
-#include "collectives/nccl/nccl_backend.hpp"
 #include "collectives/nccl/nccl_check.hpp"
+#include "collectives/nccl/nccl_internal.hpp"
 #include "collectives/transport/nvlink.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {
 namespace {
 
-constexpr int kHostNameBytes = 256;
-constexpr int kMessageBytes = 512;
-constexpr int kBusIdBytes = 32;
-
-ncclDataType_t nccl_type(DType t) {
-  switch (t) {
-    case DType::bf16: return ncclBfloat16;
-    case DType::f16: return ncclFloat16;
-    case DType::f32: return ncclFloat32;
-  }
-  throw UsageError("unsupported dtype for NCCL");
-}
-
-std::string host_name() {
-  char host[kHostNameBytes] = "";
-  gethostname(host, sizeof host - 1);
-  return host;
-}
-
-std::string bus_id_of(int device) {
-  char bus[kBusIdBytes] = "";
-  if (device < 0 || cudaDeviceGetPCIBusId(bus, sizeof bus, device) != cudaSuccess) {
-    cudaGetLastError();
-    return {};
-  }
-  return bus;
-}
-
 bool env_is(const char* name, const char* value) {
   const char* v = std::getenv(name);
   return v && std::strcmp(v, value) == 0;
 }
 
-// Why this rank cannot have a GPU of its own, or "". Collective over the node's ranks: every
-// rank publishes the bus id of the GPU it would take, so launchers that give each rank a
-// different CUDA_VISIBLE_DEVICES (one GPU visible per rank) pass, and oversubscription fails.
-std::string device_problem(MPI_Comm node, int device, int gpus) {
-  int local_rank = 0, local_size = 1;
-  MPI_Comm_rank(node, &local_rank);
-  MPI_Comm_size(node, &local_size);
-  std::vector<char> mine(kBusIdBytes, '\0');
-  const std::string bus = bus_id_of(device);
-  std::strncpy(mine.data(), bus.c_str(), kBusIdBytes - 1);
-  std::vector<char> all(static_cast<std::size_t>(kBusIdBytes) * local_size);
-  MPI_Allgather(mine.data(), kBusIdBytes, MPI_CHAR, all.data(), kBusIdBytes, MPI_CHAR, node);
-  std::set<std::string> distinct;
-  bool any_missing = false;
-  for (int r = 0; r < local_size; ++r) {
-    const std::string id(all.data() + static_cast<std::size_t>(r) * kBusIdBytes);
-    any_missing |= id.empty();
-    distinct.insert(id);
-  }
-  if (!any_missing && static_cast<int>(distinct.size()) == local_size) return {};
-  return std::to_string(local_size) + " ranks on host " + host_name() + " but only " +
-         std::to_string(gpus) + " GPUs visible";
-}
-
-// Bad input must read the same on every rank (guarded_main lets rank 0 speak): the lowest rank
-// with a problem broadcasts its message and every rank throws it.
-void throw_if_any_rank_has(MPI_Comm world, const std::string& problem) {
-  int rank = 0;
-  MPI_Comm_rank(world, &rank);
-  int mine = problem.empty() ? INT_MAX : rank, first = INT_MAX;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, world);
-  if (first == INT_MAX) return;
-  std::vector<char> message(kMessageBytes, '\0');
-  if (rank == first) std::strncpy(message.data(), problem.c_str(), kMessageBytes - 1);
-  MPI_Bcast(message.data(), kMessageBytes, MPI_CHAR, first, world);
-  throw UsageError(message.data());
-}
-
-int count_hosts(MPI_Comm comm) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  std::vector<char> mine(kHostNameBytes, '\0');
-  std::strncpy(mine.data(), host_name().c_str(), kHostNameBytes - 1);
-  std::vector<char> all(static_cast<std::size_t>(kHostNameBytes) * size);
-  MPI_Allgather(mine.data(), kHostNameBytes, MPI_CHAR, all.data(), kHostNameBytes, MPI_CHAR, comm);
-  std::set<std::string> hosts;
-  for (int r = 0; r < size; ++r) hosts.insert(all.data() + static_cast<std::size_t>(r) * kHostNameBytes);
-  return static_cast<int>(hosts.size());
-}
-
-const char* offset(const void* base, std::size_t elements, DType t) {
-  return static_cast<const char*>(base) + elements * dtype_size_bytes(t);
-}
-char* offset(void* base, std::size_t elements, DType t) {
-  return static_cast<char*>(base) + elements * dtype_size_bytes(t);
-}
-
 }  // namespace
-
-// Attributes what NCCL logs during one call to this communicator (connections are made lazily,
-// inside the call that first needs them, on the calling thread).
-class NcclCommunicator::LogWindow {
- public:
-  explicit LogWindow(NcclCommunicator& owner)
-      : owner_(owner), begin_(NcclLogTap::for_process().size_bytes()) {}
-  ~LogWindow() {
-    const std::uint64_t end = NcclLogTap::for_process().size_bytes();
-    if (end > begin_) owner_.log_spans_.push_back({begin_, end});
-  }
-  LogWindow(const LogWindow&) = delete;
-  LogWindow& operator=(const LogWindow&) = delete;
-
- private:
-  NcclCommunicator& owner_;
-  std::uint64_t begin_;
-};
-
-std::unique_ptr<NcclCommunicator> NcclCommunicator::create(MPI_Comm world,
-                                                           const BackendOptions& options) {
-  NcclLogTap::for_process();  // NCCL reads its logging settings at its first call: set them now
-  int world_rank = 0;
-  MPI_Comm_rank(world, &world_rank);
-  MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, &node);
-  int local_rank = 0;
-  MPI_Comm_rank(node, &local_rank);
-  const int gpus = cuda_visible_gpu_count();
-  const int device = gpus > 0 ? local_rank % gpus : -1;
-  const std::string problem = device_problem(node, device, gpus);
-  MPI_Comm_free(&node);
-  throw_if_any_rank_has(world, problem);
-
-  MPI_Comm own = MPI_COMM_NULL;
-  MPI_Comm_dup(world, &own);
-  std::unique_ptr<NcclCommunicator> comm(
-      new NcclCommunicator(own, device, options.timeout_seconds));
-  ncclUniqueId id{};
-  if (comm->rank_ == 0) NCCL_CHECK(ncclGetUniqueId(&id));
-  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, own);
-  comm->init_nccl(id);
-  return comm;
-}
-
-NcclCommunicator::NcclCommunicator(MPI_Comm mpi_comm, int device, double timeout_seconds)
-    : mpi_(mpi_comm),
-      device_(device),
-      host_(host_name()),
-      timeout_seconds_(timeout_seconds),
-      state_(std::make_shared<NcclCommState>()) {
-  MPI_Comm_rank(mpi_, &rank_);
-  MPI_Comm_size(mpi_, &size_);
-  hosts_ = count_hosts(mpi_);
-  CUDA_CHECK(cudaSetDevice(device_));
-  // Non-blocking: the legacy default stream (used by stray cudaMemcpy calls) must not
-  // serialise with the collectives.
-  CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  CUDA_CHECK(cudaMalloc(&barrier_word_, sizeof(float)));
-  CUDA_CHECK(cudaMemset(barrier_word_, 0, sizeof(float)));
-}
-
-void NcclCommunicator::init_nccl(const ncclUniqueId& id) {
-  LogWindow window(*this);
-  ncclComm_t comm = nullptr;
-  NCCL_CHECK(ncclCommInitRank(&comm, size_, id, rank_));
-  adopt_nccl(comm);
-}
-
-void NcclCommunicator::adopt_nccl(ncclComm_t comm) { state_->comm = comm; }
-
-NcclCommunicator::~NcclCommunicator() {
-  if (state_->comm) {
-    // Destroy waits for outstanding work; after a timeout or while unwinding a peer may never
-    // arrive, so abort instead of hanging.
-    if (state_->broken || std::uncaught_exceptions() > 0)
-      ncclCommAbort(state_->comm);
-    else
-      ncclCommDestroy(state_->comm);
-    state_->comm = nullptr;
-  }
-  cudaFree(scratch_);
-  cudaFree(barrier_word_);
-  if (stream_) cudaStreamDestroy(stream_);
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized && mpi_ != MPI_COMM_NULL) MPI_Comm_free(&mpi_);
-}
-
-std::string NcclCommunicator::where() const {
-  return "NCCL rank " + std::to_string(rank_) + " of " + std::to_string(size_) + " on host " +
-         host_ + ", GPU " + std::to_string(device_);
-}
-
-EventWaitPolicy NcclCommunicator::wait_policy() const {
-  EventWaitPolicy policy;
-  policy.timeout_seconds = timeout_seconds_;
-  policy.where = where();
-  std::shared_ptr<NcclCommState> state = state_;
-  policy.check_health = [state] {
-    if (!state->comm) return;
-    ncclResult_t async = ncclSuccess;
-    if (ncclCommGetAsyncError(state->comm, &async) != ncclSuccess) return;
-    if (async == ncclSuccess || async == ncclInProgress) return;
-    state->broken = true;
-    const char* detail = ncclGetLastError(state->comm);
-    throw RuntimeError(std::string("NCCL asynchronous error: ") + ncclGetErrorString(async) +
-                       (detail && *detail ? std::string(" (") + detail + ")" : std::string()));
-  };
-  policy.on_timeout = [state] { state->broken = true; };
-  return policy;
-}
 
 // ---- metadata ----
 
@@ -341,104 +141,6 @@ void* NcclCommunicator::scratch(std::size_t bytes) {
   return scratch_;
 }
 
-// ---- groups ----
-
-std::unique_ptr<Communicator> NcclCommunicator::split(int color, int key) {
-  MPI_Comm sub = MPI_COMM_NULL;
-  MPI_Comm_split(mpi_, color < 0 ? MPI_UNDEFINED : color, key, &sub);
-  std::unique_ptr<NcclCommunicator> child;
-  if (sub != MPI_COMM_NULL)
-    child.reset(new NcclCommunicator(sub, device_, timeout_seconds_));
-  ncclComm_t comm = nullptr;
-  {
-    LogWindow window(child ? *child : *this);
-    NCCL_CHECK(ncclCommSplit(state_->comm, color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, &comm,
-                             nullptr));
-  }
-  if (!child) return nullptr;
-  child->adopt_nccl(comm);
-  return child;
-}
-
-// ---- collectives ----
-
-void NcclCommunicator::all_gather(const void* send, void* recv, std::size_t count, DType t) {
-  LogWindow window(*this);
-  NCCL_CHECK(ncclAllGather(send, recv, count, nccl_type(t), state_->comm, stream_));
-}
-
-void NcclCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count, DType t) {
-  LogWindow window(*this);
-  // NCCL's in-place form is recv == send + rank*count. Callers may also pass recv == send (the
-  // convention of the other ops): reduce in NCCL's place, then move this rank's block to the
-  // front (the ranges cannot overlap for rank > 0).
-  void* nccl_recv = recv;
-  const bool front_in_place = send == recv && rank_ != 0;
-  if (front_in_place) nccl_recv = offset(recv, static_cast<std::size_t>(rank_) * count, t);
-  NCCL_CHECK(ncclReduceScatter(send, nccl_recv, count, nccl_type(t), ncclSum, state_->comm, stream_));
-  if (front_in_place)
-    CUDA_CHECK(cudaMemcpyAsync(recv, nccl_recv, count * dtype_size_bytes(t),
-                               cudaMemcpyDeviceToDevice, stream_));
-}
-
-void NcclCommunicator::all_reduce(const void* send, void* recv, std::size_t count, DType t) {
-  LogWindow window(*this);
-  NCCL_CHECK(ncclAllReduce(send, recv, count, nccl_type(t), ncclSum, state_->comm, stream_));
-}
-
-// NCCL's send/recv within one group has no order between a send and a receive of the same
-// peer, so in place the send side first moves to a staging buffer.
-void NcclCommunicator::all_to_all(const void* send, void* recv, std::size_t count, DType t) {
-  LogWindow window(*this);
-  const std::size_t total_bytes = count * dtype_size_bytes(t) * static_cast<std::size_t>(size_);
-  if (send == recv && count > 0) {
-    void* staged = scratch(total_bytes);
-    CUDA_CHECK(cudaMemcpyAsync(staged, send, total_bytes, cudaMemcpyDeviceToDevice, stream_));
-    send = staged;
-  }
-  const ncclDataType_t type = nccl_type(t);
-  NCCL_CHECK(ncclGroupStart());
-  for (int peer = 0; peer < size_; ++peer) {
-    const std::size_t at = static_cast<std::size_t>(peer) * count;
-    NCCL_CHECK(ncclSend(offset(send, at, t), count, type, peer, state_->comm, stream_));
-    NCCL_CHECK(ncclRecv(offset(recv, at, t), count, type, peer, state_->comm, stream_));
-  }
-  NCCL_CHECK(ncclGroupEnd());
-}
-
-void NcclCommunicator::all_to_allv(const void* send, PeerCounts send_layout, void* recv,
-                                   PeerCounts recv_layout, DType t) {
-  const std::size_t n = static_cast<std::size_t>(size_);
-  if (send_layout.counts.size() != n || send_layout.displs.size() != n ||
-      recv_layout.counts.size() != n || recv_layout.displs.size() != n)
-    throw UsageError("all_to_allv needs one count and one displacement per rank (" +
-                     std::to_string(n) + ")");
-  LogWindow window(*this);
-  if (send == recv) {
-    std::size_t extent = 0;
-    for (std::size_t p = 0; p < n; ++p)
-      extent = std::max(extent, send_layout.displs[p] + send_layout.counts[p]);
-    if (extent > 0) {
-      void* staged = scratch(extent * dtype_size_bytes(t));
-      CUDA_CHECK(cudaMemcpyAsync(staged, send, extent * dtype_size_bytes(t),
-                                 cudaMemcpyDeviceToDevice, stream_));
-      send = staged;
-    }
-  }
-  const ncclDataType_t type = nccl_type(t);
-  NCCL_CHECK(ncclGroupStart());
-  for (std::size_t p = 0; p < n; ++p) {
-    const int peer = static_cast<int>(p);
-    if (send_layout.counts[p] > 0)
-      NCCL_CHECK(ncclSend(offset(send, send_layout.displs[p], t), send_layout.counts[p], type, peer,
-                          state_->comm, stream_));
-    if (recv_layout.counts[p] > 0)
-      NCCL_CHECK(ncclRecv(offset(recv, recv_layout.displs[p], t), recv_layout.counts[p], type, peer,
-                          state_->comm, stream_));
-  }
-  NCCL_CHECK(ncclGroupEnd());
-}
-
 // ---- completion ----
 
 std::shared_ptr<StreamEvent> NcclCommunicator::record() {
@@ -450,23 +152,20 @@ void NcclCommunicator::wait_all(const std::string& what_for) {
   done.synchronize();
 }
 
+void NcclCommunicator::wait_on(const std::shared_ptr<StreamEvent>& event) {
+  auto* cuda_event = static_cast<cudaEvent_t>(event->native_handle());
+  if (!cuda_event) throw RuntimeError("NCCL stream asked to wait for an event with no CUDA event");
+  CUDA_CHECK(cudaStreamWaitEvent(stream_, cuda_event, 0));
+}
+
 void NcclCommunicator::barrier() {
   {
     LogWindow window(*this);
-    NCCL_CHECK(ncclAllReduce(barrier_word_, barrier_word_, 1, ncclFloat32, ncclSum, state_->comm,
-                             stream_));
+    settle(ncclAllReduce(barrier_word_, barrier_word_, 1, ncclFloat32, ncclSum, state_->comm,
+                         stream_),
+           "ncclAllReduce (barrier)");
   }
   wait_all("barrier");
-}
-
-void NcclCommunicator::abort(int exit_code) {
-  if (state_->comm) {
-    state_->broken = true;
-    ncclCommAbort(state_->comm);
-    state_->comm = nullptr;
-  }
-  MPI_Abort(MPI_COMM_WORLD, exit_code);
-  std::_Exit(exit_code);  // MPI_Abort does not return; this keeps [[noreturn]] honest
 }
 
 }  // namespace collreplay

@@ -64,12 +64,14 @@ class NcclCommunicator final : public Communicator {
   void all_reduce(const void* send, void* recv, std::size_t count, DType t) override;
 
   std::shared_ptr<StreamEvent> record() override;
+  void wait_on(const std::shared_ptr<StreamEvent>& event) override;
   void wait_all(const std::string& what_for) override;
   void barrier() override;
 
   void set_timeout_seconds(double seconds) override { timeout_seconds_ = seconds; }
   double timeout_seconds() const override { return timeout_seconds_; }
   [[noreturn]] void abort(int exit_code) override;
+  void abandon() override;
 
   void* native_stream() const override { return stream_; }
   int cuda_device() const { return device_; }
@@ -79,6 +81,9 @@ class NcclCommunicator final : public Communicator {
   void init_nccl(const ncclUniqueId& id);
   void adopt_nccl(ncclComm_t comm);
   struct EventWaitPolicy wait_policy() const;
+  // Waits out ncclInProgress from a call on this (nonblocking) communicator; throws
+  // RuntimeError on failure and TimeoutError after timeout_seconds_.
+  void settle(ncclResult_t issued, const char* call) const;
   // Brackets a call into NCCL so that what NCCL logs during it is attributed to this
   // communicator (several communicators share the process's one log).
   class LogWindow;

@@ -6,6 +6,7 @@
 #include "workloads/model/gemm_slices.hpp"
 #include "workloads/schedule_summary.hpp"
 #include "replay_schedule_fixture.hpp"
+#include "workloads/plan/schedule_builder.hpp"
 
 namespace collreplay {
 namespace {
@@ -73,19 +74,39 @@ TEST(Headroom, HidesBehindACollectiveIsAUsageError) {
 
 TEST(Headroom, StepMetrics) {
   const Schedule s = two_unit_schedule(1 << 20, 64);
-  RateInputs rates{128, 4, 4e12, 1000.0};
+  RateInputs rates{128, 4, 4e12, 3e12, 1000.0};
   const StepHeadroom step = step_headroom(s, {100, 40, 110}, times_for(10, 4), rates);
   EXPECT_DOUBLE_EQ(step.exposed_comm_ms, 10);
   EXPECT_DOUBLE_EQ(*step.overlap_efficiency, 0.75);
   EXPECT_NEAR(*step.compute_slowdown, 1.1, 1e-12);
   EXPECT_DOUBLE_EQ(*step.tokens_per_s, 128.0 * 4 / 0.110);
-  EXPECT_NEAR(*step.mfu, 4e12 / 0.110 / 1e15, 1e-12);
-  EXPECT_NEAR(*step.mfu_compute_only, 4e12 / 0.100 / 1e15, 1e-12);
+  // MFU counts model FLOPs, HFU what the hardware ran (recompute included).
+  EXPECT_NEAR(*step.mfu, 3e12 / 0.110 / 1e15, 1e-12);
+  EXPECT_NEAR(*step.mfu_compute_only, 3e12 / 0.100 / 1e15, 1e-12);
+  EXPECT_NEAR(*step.hfu, 4e12 / 0.110 / 1e15, 1e-12);
+  EXPECT_NEAR(*step.hfu_compute_only, 4e12 / 0.100 / 1e15, 1e-12);
+}
+
+// Qwen2.5-7B, 4,096 tokens per rank, activation checkpointing: the hardware runs every forward
+// GEMM twice (recompute), so HFU's FLOPs are about 4/3 of the model's; MFU's are 6 N tokens
+// plus attention, with N counting every parameter (embeddings too).
+TEST(Headroom, ModelFlopsAreSixNTokensPlusAttentionWithoutRecompute) {
+  WorkloadRequest q;
+  q.model = "qwen2.5-7b";
+  q.world = 2;
+  q.seq = 4096;
+  const Schedule s = build_schedule(q);
+  const double six_n_t = 6.0 * static_cast<double>(s.active_params) * 4096;
+  const double model = model_flops(s), hardware = schedule_flops(s);
+  EXPECT_GT(model, six_n_t);
+  EXPECT_LT(model, six_n_t * 1.15);  // causal attention at 4k tokens adds a few percent
+  EXPECT_GT(hardware / model, 1.2);
+  EXPECT_LT(hardware / model, 1.4);
 }
 
 TEST(Headroom, NoPeakNoMfuNoCommNoEfficiency) {
   const Schedule s = two_unit_schedule(1 << 20, 64);
-  const StepHeadroom step = step_headroom(s, {100, 0, 100}, times_for(10, 0), {128, 1, 1e9, {}});
+  const StepHeadroom step = step_headroom(s, {100, 0, 100}, times_for(10, 0), {128, 1, 1e9, 1e9, {}});
   EXPECT_FALSE(step.mfu.has_value());
   EXPECT_FALSE(step.overlap_efficiency.has_value());
 }

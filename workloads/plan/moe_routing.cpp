@@ -109,7 +109,8 @@ RoutingSpec parse_routing(std::string_view text) {
   if (t.rfind("zipf:", 0) == 0) {
     s.kind = RoutingSpec::Kind::zipf;
     s.zipf_s = number(5);
-    if (!(s.zipf_s >= 0 && s.zipf_s <= 64)) throw UsageError("bad --routing '" + t + "': S must be in [0, 64]");
+    // S = 0 is uniform routing under another name, and S < 0 makes the coldest experts hottest.
+    if (!(s.zipf_s > 0 && s.zipf_s <= 64)) throw UsageError("bad --routing '" + t + "': S must be in (0, 64]");
     return s;
   }
   if (t.rfind("hot:", 0) == 0) {

@@ -59,6 +59,11 @@ ResolvedRequest resolve_request(const WorkloadRequest& q) {
     require(q.world % q.ep == 0, "--ep " + std::to_string(q.ep) + " does not divide world " +
                                      std::to_string(q.world));
   }
+  // K hot experts out of K or fewer is no skew at all: every expert would be "hot".
+  if (r.routing.kind == RoutingSpec::Kind::hot && m.is_moe())
+    require(r.routing.hot_k < m.experts,
+            "bad --routing '" + q.routing + "': K must be below the " + std::to_string(m.experts) +
+                " experts of " + m.name);
   require(q.replicate_hot == 0 || q.ep > 1, "--replicate-hot needs expert parallelism (--ep > 1)");
   require(q.replicate_hot <= m.experts, "--replicate-hot exceeds the number of experts");
 

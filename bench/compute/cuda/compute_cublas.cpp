@@ -12,6 +12,7 @@
 #include "bench/compute/compute_cublas.hpp"
 #include "bench/compute/compute_scale.hpp"
 #include "bench/compute/cuda/lt_gemm.hpp"
+#include "bench/compute/operand_bytes.hpp"
 #include "bench/compute/cuda/random_fill.hpp"
 #include "collectives/device/cuda_check.hpp"
 #include "collectives/device/cuda_event.hpp"
@@ -70,6 +71,7 @@ class CublasEngine final : public ComputeEngine {
       allocate_operands(a, b, c, dtype);
     dtype_ = dtype;
     for (const GemmShape& s : shapes) gemm_->tune(dims_of(s), dtype_, a_, b_, c_);
+    static_assert(LtGemm::kWorkspaceBytes == kGpuGemmWorkspaceBytes);
     return (a + b + c) * element_bytes + LtGemm::kWorkspaceBytes;
   }
 
@@ -140,6 +142,13 @@ class CublasEngine final : public ComputeEngine {
 };
 
 }  // namespace
+
+std::uint64_t device_free_bytes(int device) {
+  CUDA_CHECK(cudaSetDevice(device));
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes;
+}
 
 std::unique_ptr<ComputeEngine> make_cublas_engine(int device) {
   return std::make_unique<CublasEngine>(device);

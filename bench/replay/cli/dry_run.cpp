@@ -2,6 +2,9 @@
 
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
+#include "bench/replay/footprint.hpp"
 #include "common/errors.hpp"
 #include "workloads/plan/schedule_builder.hpp"
 #include "workloads/schedule_json.hpp"
@@ -12,11 +15,44 @@ namespace collreplay {
 int run_dry_run(const WorkloadRequest& request, const DryRunOptions& options) {
   if (options.format != "table" && options.format != "json")
     throw UsageError("unknown --format '" + options.format + "' (expected table or json)");
-  const Schedule schedule =
-      options.schedule_file.empty() ? build_schedule(request) : load_schedule_file(options.schedule_file);
-  if (!options.save_schedule.empty()) save_schedule_file(schedule, options.save_schedule);
-  if (options.format == "json") std::cout << dry_run_json(schedule);
-  else print_schedule_table(schedule, std::cout);
+  const Schedule schedule = options.schedule_file.empty()
+                                ? build_schedule(request)
+                                : load_schedule_for_rank(options.schedule_file, request.rank);
+  if (is_per_rank_pattern(options.save_schedule)) {
+    // Every rank's schedule, one file each: what replay --schedule 'dir/rank%d.json' reads.
+    for (int rank = 0; rank < schedule.world; ++rank) {
+      Schedule mine = schedule;
+      if (options.schedule_file.empty()) {
+        WorkloadRequest other = request;
+        other.rank = rank;
+        mine = build_schedule(other);
+      } else if (rank != schedule.rank) {
+        mine = load_schedule_for_rank(options.schedule_file, rank);
+      }
+      save_schedule_file(mine, path_for_rank(options.save_schedule, rank));
+    }
+  } else if (!options.save_schedule.empty()) {
+    save_schedule_file(schedule, options.save_schedule);
+  }
+  // What a run would allocate per rank, by where its buffers live (--backend mpi: host;
+  // nccl: GPU), before anything is allocated.
+  const MemoryFootprint host = estimate_footprint(schedule, false, false);
+  const MemoryFootprint gpu = estimate_footprint(schedule, true, false);
+  if (options.format == "json") {
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(dry_run_json(schedule));
+    auto memory = [](const MemoryFootprint& f) {
+      return nlohmann::ordered_json{{"bytes", f.checked_bytes()},
+                                    {"collective_bytes", f.collective_bytes},
+                                    {"gemm_operand_bytes", f.gemm_operand_bytes},
+                                    {"backend_scratch_bytes", f.backend_scratch_bytes}};
+    };
+    j["memory_per_rank"] = {{"host_run", memory(host)}, {"gpu_run", memory(gpu)}};
+    std::cout << j.dump(1) << "\n";
+  } else {
+    print_schedule_table(schedule, std::cout);
+    std::cout << "# memory, host run (--backend mpi): " << describe_footprint(host) << "\n"
+              << "# memory, GPU run (nccl): " << describe_footprint(gpu) << "\n";
+  }
   std::cout.flush();
   return kExitOk;
 }

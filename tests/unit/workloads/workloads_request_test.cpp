@@ -34,6 +34,10 @@ TEST(WorkloadsRequest, Rejections) {
   expect_usage(with([](auto& q) { q.plan = "zero3"; }), "--plan");
   expect_usage(with([](auto& q) { q.wrap = "layer"; }), "--wrap");
   expect_usage(with([](auto& q) { q.routing = "random"; }), "--routing");
+  expect_usage(with([](auto& q) { q.routing = "hot:8"; }), "K must be below the 8 experts");
+  expect_usage(with([](auto& q) { q.routing = "hot:9"; }), "K must be below the 8 experts");
+  expect_usage(with([](auto& q) { q.routing = "zipf:0"; }), "S must be in (0, 64]");
+  expect_usage(with([](auto& q) { q.routing = "zipf:-1"; }), "S must be in (0, 64]");
   expect_usage(with([](auto& q) { q.experts_layout = "fused"; }), "--experts-layout");
   expect_usage(with([](auto& q) { q.sharding = "hybrid"; }), "--sharding");
   expect_usage(with([](auto& q) { q.param_dtype = "int8"; }), "dtype");

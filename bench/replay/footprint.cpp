@@ -1,0 +1,113 @@
+#include "bench/replay/footprint.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "bench/compute/operand_bytes.hpp"
+#include "bench/replay/collective_plan.hpp"
+#include "common/sizes.hpp"
+
+namespace collreplay {
+namespace {
+
+int group_size(const Schedule& s, GroupKind group) {
+  switch (group) {
+    case GroupKind::world: return s.world;
+    case GroupKind::node: return std::max(1, std::min(s.gpus_per_node, s.world));
+    case GroupKind::expert: return std::max(1, s.ep);
+    case GroupKind::data_parallel: return std::max(1, s.world / std::max(1, s.ep));
+  }
+  return s.world;
+}
+
+std::string gib(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1ull << 30));
+  return text;
+}
+
+}  // namespace
+
+std::uint64_t MemoryFootprint::host_bytes() const {
+  return device ? check_bytes : collective_bytes + gemm_operand_bytes + check_bytes +
+                                    backend_scratch_bytes;
+}
+
+std::uint64_t MemoryFootprint::checked_bytes() const {
+  return device ? collective_bytes + gemm_operand_bytes + backend_scratch_bytes : host_bytes();
+}
+
+MemoryFootprint estimate_footprint(const Schedule& schedule, bool device, bool check) {
+  MemoryFootprint f;
+  f.device = device;
+  std::map<GroupKind, std::pair<std::uint64_t, std::uint64_t>> buffers;  // send, recv
+  std::vector<GemmShape> shapes;
+  DType compute_dtype = DType::bf16;
+  for (std::size_t i = 0; i < schedule.ops.size(); ++i) {
+    const ScheduleOp& op = schedule.ops[i];
+    if (!op.is_collective()) {
+      shapes.insert(shapes.end(), op.compute().gemms.begin(), op.compute().gemms.end());
+      compute_dtype = op.compute().dtype;
+      continue;
+    }
+    const PreparedCollective call =
+        prepare_collective(op, static_cast<int>(i), group_size(schedule, op.collective().group));
+    auto& [send, recv] = buffers[call.group];
+    send = std::max(send, call.send_bytes);
+    recv = std::max(recv, call.recv_bytes);
+    if (check) f.check_bytes = std::max(f.check_bytes, call.send_bytes + call.recv_bytes);
+    const bool reduces =
+        call.kind == CollectiveKind::reduce_scatter || call.kind == CollectiveKind::all_reduce;
+    // Host MPI reductions keep temporaries inside the library: up to twice the send buffer
+    // (OpenMPI's libnbc reduce_scatter_block holds two of its size on the root).
+    if (!device && reduces)
+      f.backend_scratch_bytes = std::max(f.backend_scratch_bytes, 2 * call.send_bytes);
+  }
+  for (const auto& [group, pair] : buffers) f.collective_bytes += pair.first + pair.second;
+  f.gemm_operand_bytes = device ? device_gemm_operand_bytes(shapes, compute_dtype)
+                                : host_gemm_operand_bytes(shapes);
+  return f;
+}
+
+std::string describe_footprint(const MemoryFootprint& f) {
+  std::string text = gib(f.checked_bytes()) + (f.device ? " of GPU memory" : " of host memory") +
+                     " per rank: collective buffers " + gib(f.collective_bytes) +
+                     ", GEMM operands " + gib(f.gemm_operand_bytes) +
+                     (f.device ? " (GPU)" : " (host fp32)");
+  if (f.backend_scratch_bytes) text += ", MPI reduction scratch " + gib(f.backend_scratch_bytes);
+  if (f.check_bytes) text += ", -c check copies " + gib(f.check_bytes) + " (host)";
+  return text;
+}
+
+std::uint64_t host_available_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    std::uint64_t kib = 0;
+    if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
+  }
+  return 0;
+}
+
+std::uint64_t usable_host_bytes(std::uint64_t mem_available_bytes) {
+  return mem_available_bytes / 10 * 8;
+}
+
+std::uint64_t usable_device_bytes(std::uint64_t free_bytes) { return free_bytes / 10 * 9; }
+
+std::string does_not_fit_message(std::uint64_t needed_bytes, std::uint64_t available_per_rank_bytes,
+                                 int ranks_sharing, bool device) {
+  if (device)
+    return "needs " + gib(needed_bytes) + " of GPU memory per rank, " +
+           gib(available_per_rank_bytes) + " free on its GPU; try --layers or a shorter --seq";
+  return "needs " + gib(needed_bytes) + " per rank, " + gib(available_per_rank_bytes) +
+         " available to each of the " + std::to_string(ranks_sharing) +
+         " ranks on this host; try --layers or fewer ranks per node";
+}
+
+}  // namespace collreplay

@@ -1,0 +1,60 @@
+// Helpers shared by the NCCL backend's sources (setup, ops, metadata); not part of its interface.
+#pragma once
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "collectives/nccl/nccl_communicator.hpp"
+#include "collectives/transport/nccl_log.hpp"
+#include "common/errors.hpp"
+
+namespace collreplay {
+
+inline constexpr int kNcclHostNameBytes = 256;
+inline constexpr int kNcclBusIdBytes = 32;
+
+inline ncclDataType_t nccl_type(DType t) {
+  switch (t) {
+    case DType::bf16: return ncclBfloat16;
+    case DType::f16: return ncclFloat16;
+    case DType::f32: return ncclFloat32;
+  }
+  throw UsageError("unsupported dtype for NCCL");
+}
+
+inline std::string nccl_host_name() {
+  char host[kNcclHostNameBytes] = "";
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
+inline std::string bus_id_of(int device) {
+  char bus[kNcclBusIdBytes] = "";
+  if (device < 0 || cudaDeviceGetPCIBusId(bus, sizeof bus, device) != cudaSuccess) {
+    cudaGetLastError();
+    return {};
+  }
+  return bus;
+}
+
+// Attributes what NCCL logs during one call to this communicator (connections are made lazily,
+// inside the call that first needs them, on the calling thread).
+class NcclCommunicator::LogWindow {
+ public:
+  explicit LogWindow(NcclCommunicator& owner)
+      : owner_(owner), begin_(NcclLogTap::for_process().size_bytes()) {}
+  ~LogWindow() {
+    const std::uint64_t end = NcclLogTap::for_process().size_bytes();
+    if (end > begin_) owner_.log_spans_.push_back({begin_, end});
+  }
+  LogWindow(const LogWindow&) = delete;
+  LogWindow& operator=(const LogWindow&) = delete;
+
+ private:
+  NcclCommunicator& owner_;
+  std::uint64_t begin_;
+};
+
+}  // namespace collreplay

@@ -1,0 +1,100 @@
+// The NCCL communicator's collectives, issued on its stream. The communicator is nonblocking
+// (see nccl_setup.cpp): a call that answers ncclInProgress is settled before the next one.
+#include <algorithm>
+
+#include "collectives/device/cuda_check.hpp"
+#include "collectives/nccl/nccl_check.hpp"
+#include "collectives/nccl/nccl_internal.hpp"
+
+namespace collreplay {
+namespace {
+
+const char* offset(const void* base, std::size_t elements, DType t) {
+  return static_cast<const char*>(base) + elements * dtype_size_bytes(t);
+}
+char* offset(void* base, std::size_t elements, DType t) {
+  return static_cast<char*>(base) + elements * dtype_size_bytes(t);
+}
+
+}  // namespace
+
+void NcclCommunicator::all_gather(const void* send, void* recv, std::size_t count, DType t) {
+  LogWindow window(*this);
+  settle(ncclAllGather(send, recv, count, nccl_type(t), state_->comm, stream_), "ncclAllGather");
+}
+
+void NcclCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count, DType t) {
+  LogWindow window(*this);
+  // NCCL's in-place form is recv == send + rank*count. Callers may also pass recv == send (the
+  // convention of the other ops): reduce in NCCL's place, then move this rank's block to the
+  // front (the ranges cannot overlap for rank > 0).
+  void* nccl_recv = recv;
+  const bool front_in_place = send == recv && rank_ != 0;
+  if (front_in_place) nccl_recv = offset(recv, static_cast<std::size_t>(rank_) * count, t);
+  settle(ncclReduceScatter(send, nccl_recv, count, nccl_type(t), ncclSum, state_->comm, stream_),
+         "ncclReduceScatter");
+  if (front_in_place)
+    CUDA_CHECK(cudaMemcpyAsync(recv, nccl_recv, count * dtype_size_bytes(t),
+                               cudaMemcpyDeviceToDevice, stream_));
+}
+
+void NcclCommunicator::all_reduce(const void* send, void* recv, std::size_t count, DType t) {
+  LogWindow window(*this);
+  settle(ncclAllReduce(send, recv, count, nccl_type(t), ncclSum, state_->comm, stream_),
+         "ncclAllReduce");
+}
+
+// NCCL's send/recv within one group has no order between a send and a receive of the same
+// peer, so in place the send side first moves to a staging buffer.
+void NcclCommunicator::all_to_all(const void* send, void* recv, std::size_t count, DType t) {
+  LogWindow window(*this);
+  const std::size_t total_bytes = count * dtype_size_bytes(t) * static_cast<std::size_t>(size_);
+  if (send == recv && count > 0) {
+    void* staged = scratch(total_bytes);
+    CUDA_CHECK(cudaMemcpyAsync(staged, send, total_bytes, cudaMemcpyDeviceToDevice, stream_));
+    send = staged;
+  }
+  const ncclDataType_t type = nccl_type(t);
+  NCCL_CHECK(ncclGroupStart());
+  for (int peer = 0; peer < size_; ++peer) {
+    const std::size_t at = static_cast<std::size_t>(peer) * count;
+    NCCL_CHECK(ncclSend(offset(send, at, t), count, type, peer, state_->comm, stream_));
+    NCCL_CHECK(ncclRecv(offset(recv, at, t), count, type, peer, state_->comm, stream_));
+  }
+  settle(ncclGroupEnd(), "ncclGroupEnd");
+}
+
+void NcclCommunicator::all_to_allv(const void* send, PeerCounts send_layout, void* recv,
+                                   PeerCounts recv_layout, DType t) {
+  const std::size_t n = static_cast<std::size_t>(size_);
+  if (send_layout.counts.size() != n || send_layout.displs.size() != n ||
+      recv_layout.counts.size() != n || recv_layout.displs.size() != n)
+    throw UsageError("all_to_allv needs one count and one displacement per rank (" +
+                     std::to_string(n) + ")");
+  LogWindow window(*this);
+  if (send == recv) {
+    std::size_t extent = 0;
+    for (std::size_t p = 0; p < n; ++p)
+      extent = std::max(extent, send_layout.displs[p] + send_layout.counts[p]);
+    if (extent > 0) {
+      void* staged = scratch(extent * dtype_size_bytes(t));
+      CUDA_CHECK(cudaMemcpyAsync(staged, send, extent * dtype_size_bytes(t),
+                                 cudaMemcpyDeviceToDevice, stream_));
+      send = staged;
+    }
+  }
+  const ncclDataType_t type = nccl_type(t);
+  NCCL_CHECK(ncclGroupStart());
+  for (std::size_t p = 0; p < n; ++p) {
+    const int peer = static_cast<int>(p);
+    if (send_layout.counts[p] > 0)
+      NCCL_CHECK(ncclSend(offset(send, send_layout.displs[p], t), send_layout.counts[p], type, peer,
+                          state_->comm, stream_));
+    if (recv_layout.counts[p] > 0)
+      NCCL_CHECK(ncclRecv(offset(recv, recv_layout.displs[p], t), recv_layout.counts[p], type, peer,
+                          state_->comm, stream_));
+  }
+  settle(ncclGroupEnd(), "ncclGroupEnd");
+}
+
+}  // namespace collreplay

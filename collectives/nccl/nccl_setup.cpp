@@ -1,0 +1,253 @@
+// The NCCL communicator's life: placement on a GPU, nonblocking init and split polled under the
+// watchdog timeout, teardown (destroy, or abort when work may never finish).
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <set>
+#include <thread>
+
+#include "collectives/device/cuda_check.hpp"
+#include "collectives/device/cuda_event.hpp"
+#include "collectives/nccl/nccl_backend.hpp"
+#include "collectives/nccl/nccl_check.hpp"
+#include "collectives/nccl/nccl_internal.hpp"
+
+namespace collreplay {
+namespace {
+
+constexpr int kMessageBytes = 512;
+
+// Why this rank cannot have a GPU of its own, or "". Collective over the node's ranks: every
+// rank publishes the bus id of the GPU it would take, so launchers that give each rank a
+// different CUDA_VISIBLE_DEVICES (one GPU visible per rank) pass, and oversubscription fails.
+std::string device_problem(MPI_Comm node, int device, int gpus) {
+  int local_rank = 0, local_size = 1;
+  MPI_Comm_rank(node, &local_rank);
+  MPI_Comm_size(node, &local_size);
+  std::vector<char> mine(kNcclBusIdBytes, '\0');
+  const std::string bus = bus_id_of(device);
+  std::strncpy(mine.data(), bus.c_str(), kNcclBusIdBytes - 1);
+  std::vector<char> all(static_cast<std::size_t>(kNcclBusIdBytes) * local_size);
+  MPI_Allgather(mine.data(), kNcclBusIdBytes, MPI_CHAR, all.data(), kNcclBusIdBytes, MPI_CHAR, node);
+  std::set<std::string> distinct;
+  bool any_missing = false;
+  for (int r = 0; r < local_size; ++r) {
+    const std::string id(all.data() + static_cast<std::size_t>(r) * kNcclBusIdBytes);
+    any_missing |= id.empty();
+    distinct.insert(id);
+  }
+  if (!any_missing && static_cast<int>(distinct.size()) == local_size) return {};
+  return std::to_string(local_size) + " ranks on host " + nccl_host_name() + " but only " +
+         std::to_string(gpus) + " GPUs visible";
+}
+
+// Bad input must read the same on every rank (guarded_main lets rank 0 speak): the lowest rank
+// with a problem broadcasts its message and every rank throws it.
+void throw_if_any_rank_has(MPI_Comm world, const std::string& problem) {
+  int rank = 0;
+  MPI_Comm_rank(world, &rank);
+  int mine = problem.empty() ? INT_MAX : rank, first = INT_MAX;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, world);
+  if (first == INT_MAX) return;
+  std::vector<char> message(kMessageBytes, '\0');
+  if (rank == first) std::strncpy(message.data(), problem.c_str(), kMessageBytes - 1);
+  MPI_Bcast(message.data(), kMessageBytes, MPI_CHAR, first, world);
+  throw UsageError(message.data());
+}
+
+int count_hosts(MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  std::vector<char> mine(kNcclHostNameBytes, '\0');
+  std::strncpy(mine.data(), nccl_host_name().c_str(), kNcclHostNameBytes - 1);
+  std::vector<char> all(static_cast<std::size_t>(kNcclHostNameBytes) * size);
+  MPI_Allgather(mine.data(), kNcclHostNameBytes, MPI_CHAR, all.data(), kNcclHostNameBytes,
+                MPI_CHAR, comm);
+  std::set<std::string> hosts;
+  for (int r = 0; r < size; ++r)
+    hosts.insert(all.data() + static_cast<std::size_t>(r) * kNcclHostNameBytes);
+  return static_cast<int>(hosts.size());
+}
+
+// Nonblocking communicators: init and split return at once and are polled under the watchdog,
+// so a peer that never arrives turns into a TimeoutError instead of a hang.
+ncclConfig_t nonblocking_config() {
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  return config;
+}
+
+}  // namespace
+
+std::unique_ptr<NcclCommunicator> NcclCommunicator::create(MPI_Comm world,
+                                                           const BackendOptions& options) {
+  NcclLogTap::for_process();  // NCCL reads its logging settings at its first call: set them now
+  int world_rank = 0;
+  MPI_Comm_rank(world, &world_rank);
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, &node);
+  int local_rank = 0;
+  MPI_Comm_rank(node, &local_rank);
+  const int gpus = cuda_visible_gpu_count();
+  const int device = gpus > 0 ? local_rank % gpus : -1;
+  const std::string problem = device_problem(node, device, gpus);
+  MPI_Comm_free(&node);
+  throw_if_any_rank_has(world, problem);
+
+  MPI_Comm own = MPI_COMM_NULL;
+  MPI_Comm_dup(world, &own);
+  std::unique_ptr<NcclCommunicator> comm(
+      new NcclCommunicator(own, device, options.timeout_seconds));
+  ncclUniqueId id{};
+  if (comm->rank_ == 0) NCCL_CHECK(ncclGetUniqueId(&id));
+  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, own);
+  comm->init_nccl(id);
+  return comm;
+}
+
+NcclCommunicator::NcclCommunicator(MPI_Comm mpi_comm, int device, double timeout_seconds)
+    : mpi_(mpi_comm),
+      device_(device),
+      host_(nccl_host_name()),
+      timeout_seconds_(timeout_seconds),
+      state_(std::make_shared<NcclCommState>()) {
+  MPI_Comm_rank(mpi_, &rank_);
+  MPI_Comm_size(mpi_, &size_);
+  hosts_ = count_hosts(mpi_);
+  CUDA_CHECK(cudaSetDevice(device_));
+  // Non-blocking: the legacy default stream (used by stray cudaMemcpy calls) must not
+  // serialise with the collectives.
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaMalloc(&barrier_word_, sizeof(float)));
+  CUDA_CHECK(cudaMemset(barrier_word_, 0, sizeof(float)));
+}
+
+void NcclCommunicator::init_nccl(const ncclUniqueId& id) {
+  LogWindow window(*this);
+  ncclConfig_t config = nonblocking_config();
+  ncclComm_t comm = nullptr;
+  const ncclResult_t rc = ncclCommInitRankConfig(&comm, size_, id, rank_, &config);
+  adopt_nccl(comm);  // first, so that a timeout below aborts it
+  settle(rc, "ncclCommInitRankConfig");
+}
+
+void NcclCommunicator::adopt_nccl(ncclComm_t comm) { state_->comm = comm; }
+
+// A nonblocking communicator may answer any call with ncclInProgress: poll its state until the
+// call has finished, failed, or outlived the timeout.
+void NcclCommunicator::settle(ncclResult_t issued, const char* call) const {
+  if (issued != ncclInProgress) {
+    if (issued != ncclSuccess) state_->broken = true;
+    nccl_check(issued, call, __FILE__, __LINE__);
+    return;
+  }
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  for (;;) {
+    ncclResult_t state = ncclSuccess;
+    if (state_->comm) nccl_check(ncclCommGetAsyncError(state_->comm, &state),
+                                 "ncclCommGetAsyncError", __FILE__, __LINE__);
+    if (state == ncclSuccess) return;
+    if (state != ncclInProgress) {
+      state_->broken = true;
+      nccl_check(state, call, __FILE__, __LINE__);
+    }
+    const double waited_s = std::chrono::duration<double>(Clock::now() - start).count();
+    if (timeout_seconds_ > 0 && waited_s > timeout_seconds_) {
+      state_->broken = true;
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%.1f", timeout_seconds_);
+      throw TimeoutError(std::string(call) + " did not finish within " + seconds + " s (" +
+                         where() + ")");
+    }
+    std::this_thread::yield();
+  }
+}
+
+NcclCommunicator::~NcclCommunicator() {
+  if (state_->comm) {
+    // Destroy waits for outstanding work; after a timeout or while unwinding a peer may never
+    // arrive, so abort instead of hanging.
+    bool finalized = false;
+    if (!state_->broken && std::uncaught_exceptions() == 0) {
+      // A nonblocking communicator finalizes in the background: poll it under the timeout.
+      try {
+        settle(ncclCommFinalize(state_->comm), "ncclCommFinalize");
+        finalized = true;
+      } catch (const std::exception&) {
+      }
+    }
+    if (finalized)
+      ncclCommDestroy(state_->comm);
+    else
+      ncclCommAbort(state_->comm);
+    state_->comm = nullptr;
+  }
+  cudaFree(scratch_);
+  cudaFree(barrier_word_);
+  if (stream_) cudaStreamDestroy(stream_);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && mpi_ != MPI_COMM_NULL) MPI_Comm_free(&mpi_);
+}
+
+std::string NcclCommunicator::where() const {
+  return "NCCL rank " + std::to_string(rank_) + " of " + std::to_string(size_) + " on host " +
+         host_ + ", GPU " + std::to_string(device_);
+}
+
+EventWaitPolicy NcclCommunicator::wait_policy() const {
+  EventWaitPolicy policy;
+  policy.timeout_seconds = timeout_seconds_;
+  policy.where = where();
+  std::shared_ptr<NcclCommState> state = state_;
+  policy.check_health = [state] {
+    if (!state->comm) return;
+    ncclResult_t async = ncclSuccess;
+    if (ncclCommGetAsyncError(state->comm, &async) != ncclSuccess) return;
+    if (async == ncclSuccess || async == ncclInProgress) return;
+    state->broken = true;
+    const char* detail = ncclGetLastError(state->comm);
+    throw RuntimeError(std::string("NCCL asynchronous error: ") + ncclGetErrorString(async) +
+                       (detail && *detail ? std::string(" (") + detail + ")" : std::string()));
+  };
+  policy.on_timeout = [state] { state->broken = true; };
+  return policy;
+}
+
+std::unique_ptr<Communicator> NcclCommunicator::split(int color, int key) {
+  MPI_Comm sub = MPI_COMM_NULL;
+  MPI_Comm_split(mpi_, color < 0 ? MPI_UNDEFINED : color, key, &sub);
+  std::unique_ptr<NcclCommunicator> child;
+  if (sub != MPI_COMM_NULL)
+    child.reset(new NcclCommunicator(sub, device_, timeout_seconds_));
+  ncclConfig_t config = nonblocking_config();
+  ncclComm_t comm = nullptr;
+  LogWindow window(child ? *child : *this);
+  const ncclResult_t rc =
+      ncclCommSplit(state_->comm, color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, &comm, &config);
+  if (!child) {
+    settle(rc, "ncclCommSplit");  // no new communicator: the parent carries the state
+    return nullptr;
+  }
+  child->adopt_nccl(comm);
+  child->settle(rc, "ncclCommSplit");
+  return child;
+}
+
+void NcclCommunicator::abandon() {
+  if (!state_->comm) return;
+  state_->broken = true;
+  ncclCommAbort(state_->comm);
+  state_->comm = nullptr;
+}
+
+void NcclCommunicator::abort(int exit_code) {
+  abandon();
+  MPI_Abort(MPI_COMM_WORLD, exit_code);
+  std::_Exit(exit_code);  // MPI_Abort does not return; this keeps [[noreturn]] honest
+}
+
+}  // namespace collreplay
