@@ -1,9 +1,12 @@
 #include "collectives/mpi/mpi_transport.hpp"
 
 #include <cstdlib>
+#include <filesystem>
+#include <set>
 #include <string_view>
 
 #include "collectives/mpi/mpi_check.hpp"
+#include "collectives/transport/transport_select.hpp"
 
 namespace collreplay {
 namespace {
@@ -33,7 +36,46 @@ bool shared_memory_btl_allowed(std::string_view btl) {
   return btl.front() == '^' ? !names_vader : names_vader;
 }
 
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) items.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return items;
+}
+
 }  // namespace
+
+std::vector<std::string> mpi_transport_interfaces(const std::string& transport) {
+  const bool tcp = transport == "tcp" || transport.starts_with("ucx:tcp");
+  const bool ucx = transport.starts_with("ucx");
+  if (!tcp && !ucx) return {};  // self, shm: nothing crosses a network
+  if (ucx) {
+    if (const std::string devices = env_or_empty("UCX_NET_DEVICES"); !devices.empty() && devices != "all")
+      return split_list(devices);
+  } else if (const std::string include = env_or_empty("OMPI_MCA_btl_tcp_if_include"); !include.empty()) {
+    std::set<std::string> names;
+    for (const std::string& entry : split_list(include))
+      for (const std::string& name : interfaces_in(entry)) names.insert(name);
+    return {names.begin(), names.end()};
+  }
+  std::vector<std::string> all;
+  if (tcp) {
+    // OpenMPI's default: every interface but loopback.
+    for (const std::string& name : probe_host_network().interfaces)
+      if (name != "lo") all.push_back(name);
+  } else {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/sys/class/infiniband", ec))
+      all.push_back(entry.path().filename().string());
+  }
+  return all;
+}
 
 std::string detect_mpi_transport(MPI_Comm comm) {
   int size = 1;

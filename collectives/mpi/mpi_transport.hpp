@@ -10,10 +10,16 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 namespace collreplay {
 
 // Collective over `comm` (it checks whether all ranks share a node).
 std::string detect_mpi_transport(MPI_Comm comm);
+
+// The interfaces behind a transport name of detect_mpi_transport, from the same settings:
+// btl_tcp_if_include (names or address ranges) or UCX_NET_DEVICES when set, else every
+// interface but loopback (tcp) or every HCA (ucx); empty for self and shm.
+std::vector<std::string> mpi_transport_interfaces(const std::string& transport);
 
 }  // namespace collreplay
