@@ -9,6 +9,7 @@
 #include "bench/app/stats.hpp"
 #include "bench/executor/stream_wait.hpp"
 #include "common/errors.hpp"
+#include "common/sizes.hpp"
 
 namespace collreplay {
 namespace {
@@ -27,7 +28,9 @@ bool runs_in(PassKind pass, const ScheduleOp& op) {
 std::string describe(const ScheduleOp& op) {
   std::string text = "'" + op.name + "' (unit " + op.unit;
   if (op.layer >= 0) text += ", layer " + std::to_string(op.layer);
-  if (op.is_collective()) text += ", group " + std::string(group_kind_name(op.collective().group));
+  if (op.is_collective())
+    text += ", group " + std::string(group_kind_name(op.collective().group)) + ", " +
+            format_bytes(op.collective().bytes) + " per rank";
   return text + ")";
 }
 

@@ -23,7 +23,8 @@ std::vector<std::string> glue_negative_values(std::vector<std::string> args) {
   const auto takes_size = [](std::string_view a) {
     return a == "-b" || a == "-e" || a == "-i" || a == "-f" || a == "-n" || a == "-w" ||
            a == "--minbytes" || a == "--maxbytes" || a == "--stepbytes" || a == "--stepfactor" ||
-           a == "--iters" || a == "--warmup_iters" || a == "--timeout" || a == "--seed";
+           a == "--iters" || a == "--warmup_iters" || a == "--timeout" || a == "--seed" ||
+           a == "--dilate" || a == "--emulate-nodes";
   };
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -88,7 +89,7 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   app.add_option("--out", options.out_path, "JSON Lines results file (written at the end)");
   app.add_option("--report", report_text, "combine ranks' times: max|avg|min");
   app.add_option("--timeout", timeout_text, "seconds before a stuck collective aborts (0: off)");
-  app.add_option("--transport", options.transport, "transport to require (default any)");
+  add_run_flags(app, options.run);
   app.add_option("--seed", seed_text, "seed of the fill pattern and the skew");
   if (op_name == "all_to_allv")
     app.add_option("--skew", skew_text, "per-peer counts: uniform|zipf:S|hot:K");
@@ -124,7 +125,6 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
     throw UsageError("--timeout '" + timeout_text + "' is not a number of seconds (0 disables)");
   options.seed = parse_bytes(seed_text, "--seed");
   options.skew = parse_skew(skew_text);
-  if (options.transport.empty()) throw UsageError("--transport is empty (use any)");
   if (options.min_bytes > options.max_bytes)
     throw UsageError("-b " + min_text + " is larger than -e " + max_text);
   size_sweep(options);  // rejects endless sweeps now, before MPI

@@ -12,10 +12,12 @@
 #include "bench/perf/perf_table_reporter.hpp"
 #include "bench/app/rank_stats.hpp"
 #include "bench/app/results.hpp"
+#include "bench/app/run_flags.hpp"
 #include "bench/app/run_metadata.hpp"
 #include "collectives/backend.hpp"
 #include "collectives/mpi/mpi_check.hpp"
 #include "collectives/ops/op_registry.hpp"
+#include "collectives/transport/transport_select.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 
@@ -61,12 +63,6 @@ void initialize_benchmark_library(const std::vector<std::string>& flags, bool is
   if (argc > 1) throw UsageError(std::string("unknown Google Benchmark flag ") + argv[1]);
 }
 
-bool transport_matches(const std::string& asked, const std::string& verified) {
-  if (asked == "any" || asked == verified) return true;
-  // "ucx" matches "ucx:tcp"; "mpi" matches anything the MPI backend reports.
-  return verified.starts_with(asked + ":") || asked == "mpi";
-}
-
 struct Measurement {
   std::uint64_t bytes;
   std::size_t count;
@@ -90,9 +86,11 @@ struct PerfContext {
   std::map<std::string, int> repetitions_seen;
 };
 
-std::string case_label(const OpSpec& op, std::uint64_t bytes, Placement p) {
+// Names the op, its size and its group, so that a timeout message says all three.
+std::string case_label(const OpSpec& op, std::uint64_t bytes, Placement p, int ranks) {
   return std::string(op.name()) + " of " + format_bytes(bytes) + " (" +
-         std::string(placement_name(p)) + ")";
+         std::string(placement_name(p)) + ") on the world group of " + std::to_string(ranks) +
+         " ranks";
 }
 
 // Writes the seeded input (and poison elsewhere) into the placement's buffers.
@@ -136,7 +134,7 @@ std::uint64_t check_result(PerfContext& ctx, const OpLayout& layout, Placement p
 // rank is combined across ranks (--report) so every rank reports the same number.
 void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64_t bytes,
               benchmark::State& state) {
-  const std::string label = case_label(ctx.op, bytes, p);
+  const std::string label = case_label(ctx.op, bytes, p, ctx.comm.size());
   const DType t = ctx.options.dtype;
   void* send = ctx.buffer_a;
   void* recv = p == Placement::in_place ? ctx.buffer_a : ctx.buffer_b;
@@ -145,15 +143,22 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
   ctx.comm.wait_all(label + ", warm-up");
   double time_us = 0;
   for (auto _ : state) {
-    ctx.comm.barrier();
+    try {
+      ctx.comm.barrier();
+    } catch (const TimeoutError& e) {
+      // A peer that stopped between two sizes: say which measurement was waiting for it.
+      throw TimeoutError(label + ": " + e.what());
+    }
     const auto start = ctx.comm.record();
     for (int i = 0; i < ctx.options.iterations; ++i) ctx.op.issue(ctx.comm, layout, send, recv, t);
     const auto stop = ctx.comm.record();
     ctx.comm.wait_all(label + ", timed iterations");
     stop->synchronize();
     start->synchronize();
+    // Undilated: an emulated fabric shaped to bandwidth / D makes every op D times longer.
     time_us = combine_across_ranks(stop->elapsed_ms_since(*start) * 1e3 / ctx.options.iterations,
-                                   ctx.options.report, MPI_COMM_WORLD);
+                                   ctx.options.report, MPI_COMM_WORLD) /
+              ctx.options.run.dilation;
     state.SetIterationTime(time_us * 1e-6);
   }
   const std::uint64_t wrong = ctx.options.check ? check_result(ctx, layout, p, label) : 0;
@@ -198,6 +203,15 @@ void print_header(const PerfContext& ctx, const RunMetadata& meta) {
               std::string(ctx.op.name()).c_str(), meta.backend.c_str(),
               meta.transport_verified.c_str(), meta.transport_asked.c_str(), meta.ranks,
               meta.nodes, meta.nodes == 1 ? "" : "s");
+  if (meta.emulated || meta.fabric != "real" || meta.dilation != 1)
+    std::printf("# fabric %s%s, dilation %g (times shown undilated)\n", meta.fabric.c_str(),
+                meta.emulated ? " (emulated)" : "", meta.dilation);
+  if (!meta.interfaces.empty()) {
+    std::string names;
+    for (const std::string& n : meta.interfaces) names += (names.empty() ? "" : ", ") + n;
+    std::printf("# interfaces: %s\n", names.c_str());
+  }
+  for (const std::string& note : run_notes(meta)) std::printf("# %s\n", note.c_str());
   std::printf("#  minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d "
               "validation: %d report: %s%s\n",
               static_cast<unsigned long long>(o.min_bytes),
@@ -224,6 +238,7 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   // Everything that can be wrong with the input is found here, before MPI starts.
   const BackendKind backend = options.backend.value_or(default_backend());
   require_backend_available(backend);
+  const RunSetup setup = prepare_run(options.run, backend);
   const std::vector<std::uint64_t> sizes = size_sweep(options);
   if (backend == BackendKind::mpi) check_host_memory(options);
   const bool is_rank0 = launcher_rank() == 0;
@@ -233,13 +248,15 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   MpiSession mpi(&argc, &argv);
   BackendOptions backend_options;
   backend_options.timeout_seconds = options.timeout_seconds;
+  setup.fill(backend_options);
   const std::unique_ptr<Communicator> comm = make_communicator(backend, MPI_COMM_WORLD, backend_options);
   comm->barrier();  // a first collective, so that transport() reports what was really used
-  const RunMetadata meta = collect_run_metadata(*comm, MPI_COMM_WORLD, command_line, options.transport);
-  int mismatch = transport_matches(options.transport, meta.transport_verified) ? 0 : 1;
+  RunMetadata meta = collect_run_metadata(*comm, MPI_COMM_WORLD, command_line, setup.transport.name());
+  describe_run(meta, setup);
+  int mismatch = transport_matches(meta.transport_asked, meta.transport_verified) ? 0 : 1;
   MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &mismatch, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   if (mismatch)
-    throw TransportMismatchError("--transport " + options.transport + " was asked for, but " +
+    throw TransportMismatchError("--transport " + meta.transport_asked + " was asked for, but " +
                                  meta.backend + " uses " + meta.transport_verified);
 
   PerfContext ctx(op, options, *comm);
@@ -298,6 +315,7 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
 
   comm->release(ctx.buffer_a);
   comm->release(ctx.buffer_b);
+  meta.nccl_algo = comm->algorithms();  // the algorithms of the measured sizes, seen by now
   std::uint64_t wrong = 0;
   for (const Measurement& m : ctx.measurements) {
     results.add(record_for(ctx, m, meta));

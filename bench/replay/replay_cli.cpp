@@ -45,7 +45,7 @@ void add_replay_options(CLI::App& app, ReplayOptions& o) {
                                                        "fraction is named (default 0.10)");
   app.add_option("--out", o.out, "JSON Lines results file (records: step, unit, op)");
   app.add_flag("-c,--check", o.check, "verify every replayed collective's data once, untimed");
-  app.add_option("--transport", o.transport, "transport to require (default any)");
+  add_run_flags(app, o.run);
   app.footer(headroom_help());
 }
 

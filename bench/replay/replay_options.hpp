@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/app/run_flags.hpp"
+
 namespace collreplay {
 
 struct ReplayOptions {
@@ -24,7 +26,7 @@ struct ReplayOptions {
   double slow_threshold = 0.10; // preflight: slower than the median GEMM by more than this
   std::string out;              // JSON Lines results file
   bool check = false;           // verify every replayed collective's data once, untimed
-  std::string transport = "any";
+  RunFlags run;                 // --transport --ifname --emulate-nodes --fabric --dilate --compute ...
   std::vector<std::string> command_line;  // for run metadata; set by main
 
   // The stable spread as a fraction ("2%" or "2" -> 0.02); UsageError when malformed.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bench/compute/compute_blas.hpp"
+#include "bench/compute/compute_model.hpp"
 #include "bench/compute/compute_cublas.hpp"
 #include "bench/app/cross_rank.hpp"
 #include "bench/executor/executor.hpp"
@@ -18,8 +19,11 @@
 #include "bench/replay/replay_cli.hpp"
 #include "bench/replay/replay_report.hpp"
 #include "bench/app/results.hpp"
+#include "bench/app/run_flags.hpp"
 #include "bench/app/run_metadata.hpp"
 #include "collectives/backend.hpp"
+#include "collectives/transport/emulated_nodes.hpp"
+#include "collectives/transport/transport_select.hpp"
 #include "common/errors.hpp"
 #include "workloads/plan/schedule_builder.hpp"
 #include "workloads/schedule_json.hpp"
@@ -59,22 +63,47 @@ Schedule schedule_for_rank(const ReplayOptions& options, WorkloadRequest request
   return build_schedule(request);
 }
 
-bool transport_matches(const std::string& asked, const std::string& verified) {
-  if (asked == "any" || asked == verified) return true;
-  return verified.starts_with(asked + ":") || asked == "mpi";  // "ucx" matches "ucx:tcp"
-}
-
 struct Peak {
   std::optional<double> tflops;
   std::string source;
 };
 
-// Given, the GPU default, or (host) the fastest rank's measured sgemm: MFU needs a peak.
-Peak choose_peak(const ReplayOptions& options, ComputeEngine& engine) {
+// Given, the modeled GPU's, the GPU default, or (host) the fastest rank's measured sgemm: MFU
+// needs a peak.
+Peak choose_peak(const ReplayOptions& options, const RunSetup& setup, ComputeEngine& engine) {
   if (options.peak_tflops) return {options.peak_tflops, "--peak-tflops"};
+  if (setup.compute_model)
+    return {setup.compute_model->gpu.bf16_dense_tflops,
+            "modeled " + std::string(setup.compute_model->gpu.name) + " bf16 dense"};
   if (engine.enqueues_on_device()) return {kGpuPeakTflops, "H100/H200 bf16 dense default"};
   const GemmProbe probe = probe_gemm(engine, 1024, 3);
   return {max_across_ranks(MPI_COMM_WORLD, probe.tflops), "measured sgemm 1024^3, fastest rank"};
+}
+
+// With dilation D everything emulated ran D times slower: report undilated times.
+PassResult undilated(PassResult result, double dilation) {
+  for (std::vector<double>* times : {&result.step_ms, &result.agreed_step_ms, &result.op_ms})
+    for (double& t : *times) t /= dilation;
+  return result;
+}
+
+// Emulated nodes (--emulate-nodes) stand in for hosts: they decide the node group and the ranks
+// per node of the schedule; the real placement still picks the GPU.
+RankPlacement emulated_placement(const RunSetup& setup, int world, int rank, RankPlacement real) {
+  if (setup.emulate_nodes == 0) return real;
+  const EmulatedNode node = emulated_node_of(rank, world, setup.emulate_nodes);
+  RankPlacement p;
+  p.node_color = node.node * node.ranks_per_node;
+  p.local_rank = rank % node.ranks_per_node;
+  p.ranks_per_node = node.ranks_per_node;
+  return p;
+}
+
+std::unique_ptr<ComputeEngine> make_engine(const ReplayOptions& options, const RunSetup& setup,
+                                           const Communicator& comm, int local_rank) {
+  if (setup.compute_model) return make_model_engine(*setup.compute_model, setup.dilation);
+  return comm.device_buffers() ? make_cublas_engine(local_rank)
+                               : make_blas_engine(options.compute_threads);
 }
 
 PassSummary summarize(const PassResult& result) {
@@ -112,6 +141,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   const BackendKind backend =
       options.backend.empty() ? default_backend() : parse_backend(options.backend);
   require_backend_available(backend);
+  const RunSetup setup = prepare_run(options.run, backend);
   ResultsFile results(options.out, launcher_rank() == 0);
 
   MpiSession mpi(nullptr, nullptr);
@@ -119,31 +149,41 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   MPI_Comm_size(MPI_COMM_WORLD, &world);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const RankPlacement placement = place(all_gather_identities(MPI_COMM_WORLD, ""), rank);
-  const Schedule schedule =
-      schedule_for_rank(options, request, world, rank, placement.ranks_per_node);
+  const RankPlacement nodes = emulated_placement(setup, world, rank, placement);
+  const Schedule schedule = schedule_for_rank(options, request, world, rank, nodes.ranks_per_node);
   if (schedule.world != world)
     throw UsageError("the schedule is for " + std::to_string(schedule.world) +
                      " ranks, but this run has " + std::to_string(world));
 
+  BackendOptions backend_options;
+  backend_options.timeout_seconds = options.timeout_s;
+  setup.fill(backend_options);
   const std::unique_ptr<Communicator> comm =
-      make_communicator(backend, MPI_COMM_WORLD, BackendOptions{options.timeout_s, false});
+      make_communicator(backend, MPI_COMM_WORLD, backend_options);
   comm->barrier();  // a first collective, so that transport() reports what is really used
-  const RunMetadata meta =
-      collect_run_metadata(*comm, MPI_COMM_WORLD, options.command_line, options.transport);
-  const int mismatch = transport_matches(options.transport, meta.transport_verified) ? 0 : 1;
+  RunMetadata meta = collect_run_metadata(*comm, MPI_COMM_WORLD, options.command_line,
+                                          setup.transport.name());
+  describe_run(meta, setup);
+  const int mismatch = transport_matches(meta.transport_asked, meta.transport_verified) ? 0 : 1;
   if (max_across_ranks(MPI_COMM_WORLD, mismatch) > 0)
-    throw TransportMismatchError("--transport " + options.transport + " was asked for, but " +
+    throw TransportMismatchError("--transport " + meta.transport_asked + " was asked for, but " +
                                  meta.backend + " uses " + meta.transport_verified);
+  for (const std::string& note : run_notes(meta)) say(rank, note);
+  if (meta.emulated || meta.fabric != "real" || meta.dilation != 1) {
+    char line[200];
+    std::snprintf(line, sizeof line, "fabric %s%s on %d node(s), dilation %g (times shown undilated)",
+                  meta.fabric.c_str(), meta.emulated ? " (emulated)" : "", meta.nodes, meta.dilation);
+    say(rank, line);
+  }
 
   const std::unique_ptr<ComputeEngine> engine =
-      comm->device_buffers() ? make_cublas_engine(placement.local_rank)
-                             : make_blas_engine(options.compute_threads);
+      make_engine(options, setup, *comm, placement.local_rank);
   if (options.preflight)
     run_preflight(MPI_COMM_WORLD, *engine, comm->device_description(),
                   {options.slow_threshold, options.strict});
-  const Peak peak = choose_peak(options, *engine);
+  const Peak peak = choose_peak(options, setup, *engine);
 
-  const GroupComms groups(*comm, schedule, placement.node_color);
+  const GroupComms groups(*comm, schedule, nodes.node_color);
   ExecutorOptions executor_options;
   executor_options.steps = options.steps;
   executor_options.max_steps = options.max_steps;
@@ -166,7 +206,8 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   if (options.target_mfu > 0) {
     if (!peak.tflops) throw UsageError("--target-mfu needs --peak-tflops");
     executor.set_compute_scale(1);
-    const double at_one_ms = median(executor.run_pass(PassKind::compute_only).agreed_step_ms);
+    const double at_one_ms = median(
+        undilated(executor.run_pass(PassKind::compute_only), setup.dilation).agreed_step_ms);
     executor.set_compute_scale(
         scale_for_target_mfu(flops, at_one_ms, *peak.tflops, options.target_mfu));
     char line[160];
@@ -178,7 +219,8 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   ReplayMeasurements m;
   m.schedule = &schedule;
   for (PassKind pass : {PassKind::compute_only, PassKind::comm_only, PassKind::overlapped})
-    m.passes[static_cast<std::size_t>(pass)] = summarize(executor.run_pass(pass));
+    m.passes[static_cast<std::size_t>(pass)] =
+        summarize(undilated(executor.run_pass(pass), setup.dilation));
   const std::uint64_t collective_bytes = static_cast<std::uint64_t>(
       max_across_ranks(MPI_COMM_WORLD, static_cast<double>(executor.collective_buffer_bytes())));
   const std::uint64_t compute_bytes = static_cast<std::uint64_t>(
@@ -213,6 +255,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   m.nodes = meta.nodes;
 
   print_replay_table(m, stdout);
+  meta.nccl_algo = comm->algorithms();  // what the replayed sizes used, seen by now
   const nlohmann::json run = meta.to_json();
   for (nlohmann::json& record : replay_records(m, run)) results.add(std::move(record));
   results.commit();
