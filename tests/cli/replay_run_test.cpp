@@ -77,9 +77,29 @@ void expect_physical(const nlohmann::json& step) {
   EXPECT_DOUBLE_EQ(step["exposed_comm_ms"].get<double>(), overlapped - compute);
 }
 
+// Modeled compute (a timed wait, no BLAS threads) leaves the 2 cores to MPI, so the physical
+// bounds hold on a loaded machine; a wait never ends early, so the compute-only step is at least
+// the modeled FLOPs / (peak x MFU).
 TEST_F(ReplayRun, TwoRanksWriteAValidPhysicalFile) {
-  const Records r = replay(2, "--layers 2 --seq 64 -c " + kQuick);
+  constexpr double kMfu = 0.0002;  // the tiny model's step becomes ~75 ms of modeled A100 time
+  const Records r = replay(2, "--layers 2 --seq 64 -c --steps 3 --warmup 1 --compute model:a100@" +
+                                  std::to_string(kMfu));
   expect_physical(r.step);
+  const double modeled_ms = r.step["flops_per_step"].get<double>() /
+                            (r.step["peak_tflops"].get<double>() * 1e9 * kMfu);
+  EXPECT_DOUBLE_EQ(r.step["peak_tflops"].get<double>(), 312.0);  // the modeled GPU's peak
+  EXPECT_GE(r.step["compute_ms"].get<double>(), modeled_ms * (1 - 1e-6)) << r.step.dump();
+  EXPECT_NE(r.step["compute_engine"].get<std::string>().find("modeled a100"), std::string::npos);
+  EXPECT_EQ(r.step["run"]["compute"], "model:a100@0.0002");
+  double unit_compute_ms = 0;
+  for (const auto& unit : r.units) {
+    // Headroom is compute minus the communication that must hide behind it.
+    EXPECT_NEAR(unit["headroom_ms"].get<double>(),
+                unit["compute_ms"].get<double>() - unit["comm_ms"].get<double>(), 1e-6)
+        << unit.dump();
+    unit_compute_ms += unit["compute_ms"].get<double>();
+  }
+  EXPECT_GE(unit_compute_ms, modeled_ms * (1 - 1e-6));
   EXPECT_EQ(r.step["world"], 2);
   EXPECT_EQ(r.units.size(), 3u);  // root, layers.0, layers.1
   for (const auto& unit : r.units)
