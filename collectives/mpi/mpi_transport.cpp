@@ -1,6 +1,9 @@
 #include "collectives/mpi/mpi_transport.hpp"
 
+#include <dlfcn.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <string_view>
@@ -66,8 +69,8 @@ std::vector<std::string> mpi_transport_interfaces(const std::string& transport) 
   }
   std::vector<std::string> all;
   if (tcp) {
-    // OpenMPI's default: every interface but loopback.
-    for (const std::string& name : probe_host_network().interfaces)
+    // OpenMPI's default: every interface that is up, but loopback.
+    for (const std::string& name : probe_host_network().up_interfaces)
       if (name != "lo") all.push_back(name);
   } else {
     std::error_code ec;
@@ -77,12 +80,30 @@ std::vector<std::string> mpi_transport_interfaces(const std::string& transport) 
   return all;
 }
 
+std::string selected_mpi_pml() {
+  // OpenMPI 4.x exports the selected PML's component struct (mca_base_component_2_1_0_t):
+  // project name at byte 12, type name at 40, component name at 84. The project and type names
+  // are checked first, so another layout yields "" (unknown) rather than garbage.
+  const auto* component =
+      static_cast<const char*>(dlsym(RTLD_DEFAULT, "mca_pml_base_selected_component"));
+  if (!component) return "";
+  const auto field = [&](std::size_t at, std::size_t max) {
+    return std::string(component + at, strnlen(component + at, max));
+  };
+  if (field(12, 16) != "ompi" || field(40, 32) != "pml") return "";
+  return field(84, 64);
+}
+
 std::string detect_mpi_transport(MPI_Comm comm) {
   int size = 1;
   MPI_Comm_size(comm, &size);
   const bool one_node = all_ranks_on_one_node(comm);  // collective: every rank calls it
   if (size == 1) return "self";
-  if (env_or_empty("OMPI_MCA_pml").find("ucx") != std::string::npos) {
+  const std::string pml = selected_mpi_pml();
+  if (!pml.empty() && pml != "ob1" && pml != "ucx") return pml;  // cm (psm2, ofi), ...
+  const bool ucx = pml.empty() ? env_or_empty("OMPI_MCA_pml").find("ucx") != std::string::npos
+                               : pml == "ucx";
+  if (ucx) {
     const std::string tls = env_or_empty("UCX_TLS");
     return tls.empty() ? "ucx" : "ucx:" + tls;
   }

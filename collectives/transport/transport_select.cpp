@@ -76,14 +76,18 @@ HostNetwork probe_host_network(const std::string& sysfs_root) {
   host.has_hca = std::filesystem::is_directory(hcas, ec) && !std::filesystem::is_empty(hcas, ec);
   // getifaddrs answers for this process's network namespace, which /sys/class/net does not when
   // a launcher entered the namespace without remounting sysfs (nsenter --net).
-  std::set<std::string> names;
+  std::set<std::string> names, up;
   ifaddrs* list = nullptr;
   if (getifaddrs(&list) == 0) {
-    for (ifaddrs* a = list; a; a = a->ifa_next)
-      if (a->ifa_name) names.insert(a->ifa_name);
+    for (ifaddrs* a = list; a; a = a->ifa_next) {
+      if (!a->ifa_name) continue;
+      names.insert(a->ifa_name);
+      if (a->ifa_flags & IFF_UP) up.insert(a->ifa_name);
+    }
     freeifaddrs(list);
   }
   host.interfaces.assign(names.begin(), names.end());
+  host.up_interfaces.assign(up.begin(), up.end());
   return host;
 }
 
