@@ -18,7 +18,7 @@ std::string value_of(const Settings& settings, const std::string& name) {
   return "<unset>";
 }
 
-HostNetwork eth_host() { return {false, {"eth0", "lo"}}; }
+HostNetwork eth_host() { return {false, {"eth0", "lo"}, {"eth0", "lo"}}; }
 
 TEST(TransportSelect, ParsesTheFiveAsksAndTheOldAny) {
   for (const char* name : {"auto", "ib", "socket", "nvlink", "shm"})
@@ -39,7 +39,7 @@ TEST(TransportSelect, UnknownTransportIsAUsageErrorNamingIt) {
 TEST(TransportSelect, IbWithoutAnHcaIsRefused) {
   const TransportRequest ib = parse_transport_request("ib", "");
   EXPECT_THROW(check_transport_request(ib, BackendKind::nccl, eth_host(), true), UsageError);
-  EXPECT_NO_THROW(check_transport_request(ib, BackendKind::nccl, {true, {"eth0"}}, true));
+  EXPECT_NO_THROW(check_transport_request(ib, BackendKind::nccl, {true, {"eth0"}, {"eth0"}}, true));
 }
 
 TEST(TransportSelect, MissingInterfaceIsRefusedNamingTheOnesThatExist) {
