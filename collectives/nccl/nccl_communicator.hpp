@@ -88,6 +88,7 @@ class NcclCommunicator final : public Communicator {
   class LogWindow;
   void* scratch(std::size_t bytes);  // staging for in-place all_to_all(v)
   std::string where() const;
+  std::string bus_id() const;  // of this rank's GPU ("0000:18:00.0"), "" when unknown
   std::string inferred_transport() const;
 
   MPI_Comm mpi_ = MPI_COMM_NULL;  // duplicate of the parent's group, owned
