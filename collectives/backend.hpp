@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include "collectives/communicator.hpp"
+#include "collectives/transport/transport_select.hpp"
 
 namespace collreplay {
 
@@ -32,6 +33,11 @@ struct BackendOptions {
   double timeout_seconds = 0;  // 0: no watchdog
   // For the MPI backend: pass device buffers to MPI when the library is CUDA-aware.
   bool mpi_device_buffers = false;
+  // NCCL: the transport asked for; its settings are applied before NCCL starts, once the node
+  // count is known (the MPI settings must be applied before MPI_Init, by the caller).
+  TransportRequest transport;
+  // NCCL: > 0 cuts the ranks into this many emulated nodes (collectives/transport/emulated_nodes).
+  int emulate_nodes = 0;
 };
 
 // Collective over `world` (every rank calls it). The NCCL backend picks the GPU by local rank

@@ -10,6 +10,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "common/dtype.hpp"
 
@@ -47,6 +48,12 @@ class Communicator {
   // The path the backend actually uses between ranks ("nvlink", "socket", "shm", "ib", "self"...),
   // read from the library after the first collective, so callers can verify what was asked for.
   virtual std::string transport() const = 0;
+  // The network interfaces (or HCA ports) the transport uses, as far as the library says:
+  // {"eth0"}, {"mlx5_0:1"}; empty when nothing crosses a network (NVLink, shared memory).
+  virtual std::vector<std::string> interfaces() const { return {}; }
+  // The algorithm the library reported for each collective it ran in this process
+  // ({"AllGather": "RING"}); empty where the library does not say (MPI).
+  virtual std::map<std::string, std::string> algorithms() const { return {}; }
   // This rank's device for headers and metadata ("NVIDIA H200 (GPU 0, bus 0000:18:00.0)", "host").
   virtual std::string device_description() const = 0;
   // Library versions for run metadata: {"nccl": "2.28.3", "cuda_runtime": "13.0", "mpi": ...}.

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <algorithm>
 #include <ctime>
 #include <set>
 #include <string_view>
@@ -71,6 +72,12 @@ nlohmann::json launcher_description() {
   return launcher;
 }
 
+std::string joined_names(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& n : names) text += (text.empty() ? "" : ",") + n;
+  return text;
+}
+
 std::string now_utc() {
   const std::time_t now = std::time(nullptr);
   std::tm utc{};
@@ -99,6 +106,15 @@ RunMetadata collect_run_metadata(const Communicator& comm, MPI_Comm world,
   meta.backend = comm.backend() == BackendKind::nccl ? "nccl" : "mpi";
   meta.transport_asked = transport_asked;
   meta.transport_verified = comm.transport();
+  std::set<std::string> interfaces;
+  for (const std::string& names : allgather_strings(world, joined_names(comm.interfaces())))
+    for (std::size_t at = 0; at < names.size();) {
+      const std::size_t comma = std::min(names.find(',', at), names.size());
+      if (comma > at) interfaces.insert(names.substr(at, comma - at));
+      at = comma + 1;
+    }
+  meta.interfaces.assign(interfaces.begin(), interfaces.end());
+  meta.nccl_algo = comm.algorithms();
   meta.environment = relevant_environment();
   meta.git_revision = COLLREPLAY_GIT_REVISION;
   meta.command_line = command_line;
@@ -119,6 +135,12 @@ nlohmann::json RunMetadata::to_json() const {
           {"backend", backend},
           {"transport_asked", transport_asked},
           {"transport_verified", transport_verified},
+          {"interfaces", interfaces},
+          {"fabric", fabric},
+          {"emulated", emulated},
+          {"dilation", dilation},
+          {"compute", compute},
+          {"nccl_algo", nccl_algo},
           {"environment", environment},
           {"git_revision", git_revision},
           {"command_line", command_line},

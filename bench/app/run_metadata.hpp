@@ -29,6 +29,12 @@ struct RunMetadata {
   std::string backend;
   std::string transport_asked;           // "any" when not asked
   std::string transport_verified;        // Communicator::transport()
+  std::vector<std::string> interfaces;   // used by the transport, all ranks' together
+  std::string fabric = "real";           // fabric profile the run stands for (--fabric)
+  bool emulated = false;                 // emulated cluster or emulated nodes
+  double dilation = 1;                   // --dilate (reported times are already divided by it)
+  std::string compute = "auto";          // --compute
+  std::map<std::string, std::string> nccl_algo;  // Communicator::algorithms(), refreshed at the end
   std::map<std::string, std::string> environment;  // NCCL_*, UCX_*, OMPI_MCA_*, CUDA_VISIBLE_DEVICES (rank 0)
   std::string git_revision;
   std::vector<std::string> command_line;

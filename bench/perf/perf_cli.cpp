@@ -24,7 +24,7 @@ std::vector<std::string> glue_negative_values(std::vector<std::string> args) {
     return a == "-b" || a == "-e" || a == "-i" || a == "-f" || a == "-n" || a == "-w" ||
            a == "--minbytes" || a == "--maxbytes" || a == "--stepbytes" || a == "--stepfactor" ||
            a == "--iters" || a == "--warmup_iters" || a == "--timeout" || a == "--seed" ||
-           a == "--stable";
+           a == "--stable" || a == "--dilate" || a == "--emulate-nodes";
   };
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -89,7 +89,7 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   app.add_option("--out", options.out_path, "JSON Lines results file (written at the end)");
   app.add_option("--report", report_text, "combine ranks' times: max|avg|min");
   app.add_option("--timeout", timeout_text, "seconds before a stuck collective aborts (0: off)");
-  app.add_option("--transport", options.transport, "transport to require (default any)");
+  add_run_flags(app, options.run);
   app.add_option("--seed", seed_text, "seed of the fill pattern and the skew");
   app.add_option("--stable", stable_text,
                  "stop timing a size once the p50's 95% confidence interval is within this "
@@ -135,7 +135,6 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
       throw UsageError("--stable '" + stable_text + "' is not a percentage in (0, 100]");
   }
   options.skew = parse_skew(skew_text);
-  if (options.transport.empty()) throw UsageError("--transport is empty (use any)");
   if (options.min_bytes > options.max_bytes)
     throw UsageError("-b " + min_text + " is larger than -e " + max_text);
   size_sweep(options);  // rejects endless sweeps now, before MPI

@@ -3,7 +3,9 @@
 //   -b/-e/-i/-f  min/max size, additive step, multiplicative step (nccl-tests semantics)
 //   -n -w -c -d  iterations, warm-up iterations, check (0|1), dtype (default float, as nccl-tests)
 //   --backend nccl|mpi  --out FILE.jsonl  --report max|avg|min  --timeout SECONDS
-//   --transport NAME|any  --seed N  --skew uniform|zipf:S|hot:K (all_to_allv only)
+//   --transport auto|ib|socket|nvlink|shm --ifname NAME --emulate-nodes N --fabric NAME
+//   --fabrics-file PATH --emulated --dilate D --compute SPEC (bench/app/run_flags.hpp)
+//   --seed N  --skew uniform|zipf:S|hotspot:K (all_to_allv only)
 //   --stable PCT  stop timing a size once its p50's 95% confidence interval is within PCT%
 //   --benchmark_*  passed to Google Benchmark (e.g. --benchmark_repetitions=3)
 #pragma once
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "bench/app/rank_stats.hpp"
+#include "bench/app/run_flags.hpp"
 #include "collectives/communicator.hpp"
 #include "collectives/ops/peer_counts.hpp"
 #include "common/dtype.hpp"
@@ -34,7 +37,7 @@ struct PerfOptions {
   std::string out_path;
   RankReduce report = RankReduce::max;
   double timeout_seconds = 300;  // 0 disables the watchdog
-  std::string transport = "any";
+  RunFlags run;  // --transport --ifname --emulate-nodes --fabric --emulated --dilate --compute
   std::uint64_t seed = 1;
   Skew skew;
   std::vector<std::string> benchmark_args;  // the --benchmark_* flags, verbatim

@@ -14,10 +14,12 @@
 #include "bench/app/progress.hpp"
 #include "bench/app/rank_stats.hpp"
 #include "bench/app/results.hpp"
+#include "bench/app/run_flags.hpp"
 #include "bench/app/run_metadata.hpp"
 #include "collectives/backend.hpp"
 #include "collectives/mpi/mpi_check.hpp"
 #include "collectives/ops/op_registry.hpp"
+#include "collectives/transport/transport_select.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 
@@ -63,12 +65,6 @@ void initialize_benchmark_library(const std::vector<std::string>& flags, bool is
   if (argc > 1) throw UsageError(std::string("unknown Google Benchmark flag ") + argv[1]);
 }
 
-bool transport_matches(const std::string& asked, const std::string& verified) {
-  if (asked == "any" || asked == verified) return true;
-  // "ucx" matches "ucx:tcp"; "mpi" matches anything the MPI backend reports.
-  return verified.starts_with(asked + ":") || asked == "mpi";
-}
-
 struct Measurement {
   std::uint64_t bytes;
   std::size_t count;
@@ -102,9 +98,11 @@ double case_work(const PerfOptions& o, std::uint64_t bytes) {
   return static_cast<double>(o.iterations + o.warmup_iterations) * (static_cast<double>(bytes) + 65536.0);
 }
 
-std::string case_label(const OpSpec& op, std::uint64_t bytes, Placement p) {
+// Names the op, its size and its group, so that a timeout message says all three.
+std::string case_label(const OpSpec& op, std::uint64_t bytes, Placement p, int ranks) {
   return std::string(op.name()) + " of " + format_bytes(bytes) + " (" +
-         std::string(placement_name(p)) + ")";
+         std::string(placement_name(p)) + ") on the world group of " + std::to_string(ranks) +
+         " ranks";
 }
 
 // Writes the seeded input (and poison elsewhere) into the placement's buffers.
@@ -194,7 +192,7 @@ std::vector<double> time_ops(PerfContext& ctx, const OpLayout& layout, Placement
 // per-op time (as nccl-tests' time column), the same number on every rank.
 void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64_t bytes,
               benchmark::State& state) {
-  const std::string label = case_label(ctx.op, bytes, p);
+  const std::string label = case_label(ctx.op, bytes, p, ctx.comm.size());
   const DType t = ctx.options.dtype;
   void* send = ctx.buffer_a;
   void* recv = p == Placement::in_place ? ctx.buffer_a : ctx.buffer_b;
@@ -207,7 +205,16 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
   ctx.comm.wait_all(label + ", warm-up");
   SampleSummary summary;
   for (auto _ : state) {
-    summary = summarize_samples(time_ops(ctx, layout, p, label));
+    try {
+      ctx.comm.barrier();
+    } catch (const TimeoutError& e) {
+      // A peer that stopped between two sizes: say which measurement was waiting for it.
+      throw TimeoutError(label + ": " + e.what());
+    }
+    // Undilated: an emulated fabric shaped to bandwidth / D makes every op D times longer.
+    std::vector<double> samples_us = time_ops(ctx, layout, p, label);
+    for (double& us : samples_us) us /= ctx.options.run.dilation;
+    summary = summarize_samples(samples_us);
     state.SetIterationTime(summary.mean * 1e-6);
   }
   const std::uint64_t wrong = ctx.options.check ? check_result(ctx, layout, p, label) : 0;
@@ -265,6 +272,15 @@ void print_header(const PerfContext& ctx, const RunMetadata& meta) {
               std::string(ctx.op.name()).c_str(), meta.backend.c_str(),
               meta.transport_verified.c_str(), meta.transport_asked.c_str(), meta.ranks,
               meta.nodes, meta.nodes == 1 ? "" : "s");
+  if (meta.emulated || meta.fabric != "real" || meta.dilation != 1)
+    std::printf("# fabric %s%s, dilation %g (times shown undilated)\n", meta.fabric.c_str(),
+                meta.emulated ? " (emulated)" : "", meta.dilation);
+  if (!meta.interfaces.empty()) {
+    std::string names;
+    for (const std::string& n : meta.interfaces) names += (names.empty() ? "" : ", ") + n;
+    std::printf("# interfaces: %s\n", names.c_str());
+  }
+  for (const std::string& note : run_notes(meta)) std::printf("# %s\n", note.c_str());
   std::printf("#  minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d "
               "validation: %d report: %s%s\n",
               static_cast<unsigned long long>(o.min_bytes),
@@ -291,6 +307,7 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   // Everything that can be wrong with the input is found here, before MPI starts.
   const BackendKind backend = options.backend.value_or(default_backend());
   require_backend_available(backend);
+  const RunSetup setup = prepare_run(options.run, backend);
   const std::vector<std::uint64_t> sizes = size_sweep(options);
   if (backend == BackendKind::mpi) check_host_memory(options);
   const bool is_rank0 = launcher_rank() == 0;
@@ -300,13 +317,15 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   MpiSession mpi(&argc, &argv);
   BackendOptions backend_options;
   backend_options.timeout_seconds = options.timeout_seconds;
+  setup.fill(backend_options);
   const std::unique_ptr<Communicator> comm = make_communicator(backend, MPI_COMM_WORLD, backend_options);
   comm->barrier();  // a first collective, so that transport() reports what was really used
-  const RunMetadata meta = collect_run_metadata(*comm, MPI_COMM_WORLD, command_line, options.transport);
-  int mismatch = transport_matches(options.transport, meta.transport_verified) ? 0 : 1;
+  RunMetadata meta = collect_run_metadata(*comm, MPI_COMM_WORLD, command_line, setup.transport.name());
+  describe_run(meta, setup);
+  int mismatch = transport_matches(meta.transport_asked, meta.transport_verified) ? 0 : 1;
   MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &mismatch, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   if (mismatch)
-    throw TransportMismatchError("--transport " + options.transport + " was asked for, but " +
+    throw TransportMismatchError("--transport " + meta.transport_asked + " was asked for, but " +
                                  meta.backend + " uses " + meta.transport_verified);
 
   PerfContext ctx(op, options, *comm);
@@ -375,6 +394,7 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
 
   comm->release(ctx.buffer_a);
   comm->release(ctx.buffer_b);
+  meta.nccl_algo = comm->algorithms();  // the algorithms of the measured sizes, seen by now
   std::uint64_t wrong = 0;
   for (const Measurement& m : ctx.measurements) {
     results.add(record_for(ctx, m, meta));

@@ -32,8 +32,9 @@ int run_preflight_command(const PreflightCommand& c) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   // The communicator places each rank on its GPU (and checks ranks per node against GPUs).
-  const std::unique_ptr<Communicator> comm =
-      make_communicator(backend, MPI_COMM_WORLD, BackendOptions{300, false});
+  BackendOptions options;
+  options.timeout_seconds = 300;
+  const std::unique_ptr<Communicator> comm = make_communicator(backend, MPI_COMM_WORLD, options);
   const std::unique_ptr<ComputeEngine> engine =
       comm->device_buffers()
           ? make_cublas_engine(gpu_for_local_rank(local_rank(MPI_COMM_WORLD), visible_gpu_count()))

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bench/compute/compute_blas.hpp"
+#include "bench/compute/compute_model.hpp"
 #include "bench/compute/compute_cublas.hpp"
 #include "bench/app/cross_rank.hpp"
 #include "bench/executor/executor.hpp"
@@ -20,10 +21,13 @@
 #include "bench/replay/cli/replay_cli.hpp"
 #include "bench/replay/replay_report.hpp"
 #include "bench/app/results.hpp"
+#include "bench/app/run_flags.hpp"
 #include "bench/app/run_metadata.hpp"
 #include "bench/app/setup_watchdog.hpp"
 #include "bench/replay/footprint.hpp"
 #include "collectives/backend.hpp"
+#include "collectives/transport/emulated_nodes.hpp"
+#include "collectives/transport/transport_select.hpp"
 #include "common/errors.hpp"
 #include "common/host_identity.hpp"
 #include "workloads/plan/schedule_builder.hpp"
@@ -67,19 +71,18 @@ Schedule schedule_for_rank(const ReplayOptions& options, WorkloadRequest request
   return build_schedule(request);
 }
 
-bool transport_matches(const std::string& asked, const std::string& verified) {
-  if (asked == "any" || asked == verified) return true;
-  return verified.starts_with(asked + ":") || asked == "mpi";  // "ucx" matches "ucx:tcp"
-}
-
 struct Peak {
   std::optional<double> tflops;
   std::string source;
 };
 
-// Given, the GPU default, or (host) the fastest rank's measured sgemm: MFU needs a peak.
-Peak choose_peak(const ReplayOptions& options, ComputeEngine& engine) {
+// Given, the modeled GPU's, the GPU default, or (host) the fastest rank's measured sgemm: MFU
+// needs a peak.
+Peak choose_peak(const ReplayOptions& options, const RunSetup& setup, ComputeEngine& engine) {
   if (options.peak_tflops) return {options.peak_tflops, "--peak-tflops"};
+  if (setup.compute_model)
+    return {setup.compute_model->gpu.bf16_dense_tflops,
+            "modeled " + std::string(setup.compute_model->gpu.name) + " bf16 dense"};
   if (engine.enqueues_on_device()) return {kGpuPeakTflops, "H100/H200 bf16 dense default"};
   // One rank of a node at a time: ranks probing together share the cores and see a fraction.
   MPI_Comm node = MPI_COMM_NULL;
@@ -88,6 +91,33 @@ Peak choose_peak(const ReplayOptions& options, ComputeEngine& engine) {
   MPI_Comm_free(&node);
   return {max_across_ranks(MPI_COMM_WORLD, probe.tflops, options.timeout_s),
           "measured sgemm 1024^3, one rank per node at a time, fastest rank"};
+}
+
+// With dilation D everything emulated ran D times slower: report undilated times.
+PassResult undilated(PassResult result, double dilation) {
+  for (std::vector<double>* times : {&result.step_ms, &result.agreed_step_ms, &result.op_ms})
+    for (double& t : *times) t /= dilation;
+  return result;
+}
+
+// Emulated nodes (--emulate-nodes) stand in for hosts: they decide the node group and the ranks
+// per node of the schedule; the real placement still picks the GPU.
+RankPlacement emulated_placement(const RunSetup& setup, int world, int rank, RankPlacement real) {
+  if (setup.emulate_nodes == 0) return real;
+  const EmulatedNode node = emulated_node_of(rank, world, setup.emulate_nodes);
+  RankPlacement p;
+  p.node_color = node.node * node.ranks_per_node;
+  p.local_rank = rank % node.ranks_per_node;
+  p.ranks_per_node = node.ranks_per_node;
+  return p;
+}
+
+std::unique_ptr<ComputeEngine> make_engine(const ReplayOptions& options, const RunSetup& setup,
+                                           const Communicator& comm, int local_rank) {
+  if (setup.compute_model) return make_model_engine(*setup.compute_model, setup.dilation);
+  return comm.device_buffers()
+             ? make_cublas_engine(gpu_for_local_rank(local_rank, visible_gpu_count()))
+             : make_blas_engine(options.compute_threads);
 }
 
 PassSummary summarize(const PassResult& result, double timeout_s) {
@@ -156,6 +186,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   const BackendKind backend =
       options.backend.empty() ? default_backend() : parse_backend(options.backend);
   require_backend_available(backend);
+  const RunSetup setup = prepare_run(options.run, backend);
 
   MpiSession mpi(nullptr, nullptr);
   int world = 1, rank = 0;
@@ -174,11 +205,12 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   ResultsFile& results = *results_file;
   const RankPlacement placement =
       place(all_gather_identities(MPI_COMM_WORLD, "", timeout_s), rank);
+  const RankPlacement nodes = emulated_placement(setup, world, rank, placement);
   // Every rank loads or builds its own schedule; a problem on any rank stops every rank alike.
   Schedule schedule;
   std::string schedule_problem;
   try {
-    schedule = schedule_for_rank(options, request, world, rank, placement.ranks_per_node);
+    schedule = schedule_for_rank(options, request, world, rank, nodes.ranks_per_node);
     if (schedule.world != world)
       throw UsageError("the schedule is for " + std::to_string(schedule.world) +
                        " ranks, but this run has " + std::to_string(world));
@@ -193,23 +225,32 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   const double backstop_s = timeout_s > 0 ? timeout_s + kBackstopExtraS : 0;
   SetupWatchdog setup_watchdog(backstop_s, std::string("communicator setup (") +
                                                (backend == BackendKind::nccl ? "NCCL" : "MPI") + ")");
+  BackendOptions backend_options;
+  backend_options.timeout_seconds = options.timeout_s;
+  setup.fill(backend_options);
   const std::unique_ptr<Communicator> comm =
-      make_communicator(backend, MPI_COMM_WORLD, BackendOptions{options.timeout_s, false});
+      make_communicator(backend, MPI_COMM_WORLD, backend_options);
   comm->barrier();  // a first collective, so that transport() reports what is really used
   setup_watchdog.step("collecting run metadata");
-  const RunMetadata meta =
-      collect_run_metadata(*comm, MPI_COMM_WORLD, options.command_line, options.transport);
+  RunMetadata meta = collect_run_metadata(*comm, MPI_COMM_WORLD, options.command_line,
+                                          setup.transport.name());
   setup_watchdog.disarm();
-  const int mismatch = transport_matches(options.transport, meta.transport_verified) ? 0 : 1;
+  describe_run(meta, setup);
+  const int mismatch = transport_matches(meta.transport_asked, meta.transport_verified) ? 0 : 1;
   if (max_across_ranks(MPI_COMM_WORLD, mismatch, timeout_s) > 0)
-    throw TransportMismatchError("--transport " + options.transport + " was asked for, but " +
+    throw TransportMismatchError("--transport " + meta.transport_asked + " was asked for, but " +
                                  meta.backend + " uses " + meta.transport_verified);
+  for (const std::string& note : run_notes(meta)) say(rank, note);
+  if (meta.emulated || meta.fabric != "real" || meta.dilation != 1) {
+    char line[200];
+    std::snprintf(line, sizeof line, "fabric %s%s on %d node(s), dilation %g (times shown undilated)",
+                  meta.fabric.c_str(), meta.emulated ? " (emulated)" : "", meta.nodes, meta.dilation);
+    say(rank, line);
+  }
 
   const std::unique_ptr<ComputeEngine> engine =
-      comm->device_buffers()
-          ? make_cublas_engine(gpu_for_local_rank(placement.local_rank, visible_gpu_count()))
-          : make_blas_engine(options.compute_threads);
-  if (!comm->device_buffers() && rank == 0)
+      make_engine(options, setup, *comm, placement.local_rank);
+  if (!comm->device_buffers() && !setup.compute_model && rank == 0)
     if (const std::string warning = oversubscription_warning(
             placement.ranks_per_node, options.compute_threads, usable_cores());
         !warning.empty())
@@ -219,7 +260,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   if (options.preflight)
     run_preflight(MPI_COMM_WORLD, *engine, comm->device_description(),
                   {options.slow_threshold, options.strict});
-  const Peak peak = choose_peak(options, *engine);
+  const Peak peak = choose_peak(options, setup, *engine);
   const double flops = schedule_totals(schedule).flops;
   // Steps to come: warm-up, then three passes of --steps (until stable: between 5 and
   // --max-steps; half the cap is the guess). The estimate is the GEMMs' time at the peak, a
@@ -232,7 +273,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
                                 : 0);
 
   SetupWatchdog groups_watchdog(backstop_s, "splitting the group communicators");
-  const GroupComms groups(*comm, schedule, placement.node_color);
+  const GroupComms groups(*comm, schedule, nodes.node_color);
   ExecutorOptions executor_options;
   executor_options.steps = options.steps;
   executor_options.max_steps = options.max_steps;
@@ -266,7 +307,8 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   if (options.target_mfu > 0) {
     if (!peak.tflops) throw UsageError("--target-mfu needs --peak-tflops");
     executor.set_compute_scale(1);
-    const double at_one_ms = median(executor.run_pass(PassKind::compute_only).agreed_step_ms);
+    const double at_one_ms = median(
+        undilated(executor.run_pass(PassKind::compute_only), setup.dilation).agreed_step_ms);
     executor.set_compute_scale(
         scale_for_target_mfu(model_flops_per_step, at_one_ms, *peak.tflops, options.target_mfu));
     char line[160];
@@ -279,7 +321,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   m.schedule = &schedule;
   int passes_done = 0;
   for (PassKind pass : {PassKind::compute_only, PassKind::comm_only, PassKind::overlapped}) {
-    m.passes[static_cast<std::size_t>(pass)] = summarize(executor.run_pass(pass), timeout_s);
+    m.passes[static_cast<std::size_t>(pass)] = summarize(undilated(executor.run_pass(pass), setup.dilation), timeout_s);
     ++passes_done;
     progress.advance(options.warmup + passes_done * pass_steps,
                      "pass " + std::to_string(passes_done) + "/3 (" +
@@ -321,6 +363,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   m.nodes = meta.nodes;
 
   print_replay_table(m, stdout);
+  meta.nccl_algo = comm->algorithms();  // what the replayed sizes used, seen by now
   const nlohmann::json run = meta.to_json();
   for (nlohmann::json& record : replay_records(m, run)) results.add(std::move(record));
   results.commit();

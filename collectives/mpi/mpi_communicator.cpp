@@ -109,6 +109,10 @@ MpiCommunicator::~MpiCommunicator() {
 
 std::string MpiCommunicator::transport() const { return transport_; }
 
+std::vector<std::string> MpiCommunicator::interfaces() const {
+  return mpi_transport_interfaces(transport_);
+}
+
 std::string MpiCommunicator::device_description() const {
   if (device_buffers_) return "GPU buffers through CUDA-aware MPI";
   return "host (" + host_name() + ", " + std::to_string(std::thread::hardware_concurrency()) +

@@ -29,6 +29,7 @@ class MpiCommunicator final : public Communicator {
   int size() const override { return size_; }
   BackendKind backend() const override { return BackendKind::mpi; }
   std::string transport() const override;
+  std::vector<std::string> interfaces() const override;
   std::string device_description() const override;
   std::map<std::string, std::string> library_versions() const override;
   bool device_buffers() const override { return device_buffers_; }

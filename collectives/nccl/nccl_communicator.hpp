@@ -1,7 +1,8 @@
 // The NCCL backend: one rank per GPU (chosen by local rank), device buffers, its own
 // non-blocking CUDA stream, sums only. Users keep NCCL_NVLS_ENABLE=0 on the test machines (NVLink
-// SHARP needs multicast objects those machines do not lend); this backend never sets NCCL
-// variables that change how NCCL communicates (see nccl_log.hpp for the logging ones).
+// SHARP needs multicast objects those machines do not lend). The only NCCL variables this backend
+// sets are the ones its flags ask for: the transport's (transport_select.hpp), NCCL_HOSTID for
+// --emulate-nodes (emulated_nodes.hpp) and the logging ones (nccl_log.hpp).
 #pragma once
 #include <cuda_runtime_api.h>
 #include <mpi.h>
@@ -45,6 +46,9 @@ class NcclCommunicator final : public Communicator {
   // inferred one followed by " (inferred)" when NCCL's log could not be read.
   std::string transport() const override;
   TransportEvidence transport_evidence() const;
+  // From the whole process's NCCL log (every communicator of this process).
+  std::vector<std::string> interfaces() const override;
+  std::map<std::string, std::string> algorithms() const override;
   std::string device_description() const override;
   std::map<std::string, std::string> library_versions() const override;
   bool device_buffers() const override { return true; }
@@ -89,6 +93,7 @@ class NcclCommunicator final : public Communicator {
   class LogWindow;
   void* scratch(std::size_t bytes);  // staging for in-place all_to_all(v)
   std::string where() const;
+  std::string bus_id() const;  // of this rank's GPU ("0000:18:00.0"), "" when unknown
   std::string inferred_transport() const;
 
   MPI_Comm mpi_ = MPI_COMM_NULL;  // duplicate of the parent's group, owned

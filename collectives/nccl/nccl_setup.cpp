@@ -13,6 +13,8 @@
 #include "collectives/nccl/nccl_backend.hpp"
 #include "collectives/nccl/nccl_check.hpp"
 #include "collectives/nccl/nccl_internal.hpp"
+#include "collectives/transport/emulated_nodes.hpp"
+#include "collectives/transport/transport_select.hpp"
 
 namespace collreplay {
 namespace {
@@ -57,11 +59,17 @@ void throw_if_any_rank_has(MPI_Comm world, const std::string& problem) {
   throw UsageError(message.data());
 }
 
+// NCCL's idea of a host: NCCL_HOSTID when set (emulated nodes), else the host name.
+std::string nccl_host_identity() {
+  const char* id = std::getenv("NCCL_HOSTID");
+  return id && *id ? id : nccl_host_name();
+}
+
 int count_hosts(MPI_Comm comm) {
   int size = 1;
   MPI_Comm_size(comm, &size);
   std::vector<char> mine(kNcclHostNameBytes, '\0');
-  std::strncpy(mine.data(), nccl_host_name().c_str(), kNcclHostNameBytes - 1);
+  std::strncpy(mine.data(), nccl_host_identity().c_str(), kNcclHostNameBytes - 1);
   std::vector<char> all(static_cast<std::size_t>(kNcclHostNameBytes) * size);
   MPI_Allgather(mine.data(), kNcclHostNameBytes, MPI_CHAR, all.data(), kNcclHostNameBytes,
                 MPI_CHAR, comm);
@@ -83,9 +91,18 @@ ncclConfig_t nonblocking_config() {
 
 std::unique_ptr<NcclCommunicator> NcclCommunicator::create(MPI_Comm world,
                                                            const BackendOptions& options) {
-  NcclLogTap::for_process();  // NCCL reads its logging settings at its first call: set them now
-  int world_rank = 0;
+  int world_rank = 0, world_size = 1;
   MPI_Comm_rank(world, &world_rank);
+  MPI_Comm_size(world, &world_size);
+  // Everything NCCL reads from its environment is settled before its first call: the emulated
+  // host id, the transport's settings (which depend on the node count) and the log.
+  if (options.emulate_nodes > 0) {
+    const EmulatedNode node = emulated_node_of(world_rank, world_size, options.emulate_nodes);
+    setenv("NCCL_HOSTID", emulated_host_id(nccl_host_name(), node.node).c_str(), 1);
+  }
+  const int hosts = count_hosts(world);
+  apply_settings(nccl_transport_settings(options.transport, hosts == 1));
+  NcclLogTap::for_process(hosts > 1);
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, &node);
   int local_rank = 0;

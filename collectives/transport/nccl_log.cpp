@@ -39,6 +39,17 @@ bool is_network(const std::string& kind) {
   return kind != "p2p" && kind != "shm";
 }
 
+template <typename Fn>
+void for_each_line(std::string_view text, Fn&& fn) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    fn(text.substr(start, end - start));
+    start = end + 1;
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> nccl_log_path_kinds(std::string_view log_text) {
@@ -73,6 +84,69 @@ std::string nccl_transport_name(const std::vector<std::string>& kinds,
   return name;
 }
 
+std::map<std::string, std::string> nccl_log_algorithms(std::string_view log_text) {
+  std::map<std::string, std::set<std::string>> seen;
+  for_each_line(log_text, [&](std::string_view line) {
+    // "... NCCL INFO AllGather: 1048576 Bytes -> Algo PAT proto SIMPLE channel{Lo..Hi}={0..1}"
+    const std::size_t arrow = line.find(" Bytes -> Algo ");
+    if (arrow == std::string_view::npos) return;
+    const std::size_t colon = line.rfind(": ", arrow);
+    if (colon == std::string_view::npos) return;
+    const std::size_t func_start = line.rfind(' ', colon);
+    const std::string_view func = line.substr(func_start == std::string_view::npos ? 0 : func_start + 1,
+                                              colon - (func_start == std::string_view::npos ? 0 : func_start + 1));
+    std::string_view algo = line.substr(arrow + 15);
+    algo = algo.substr(0, algo.find(' '));
+    if (!func.empty() && !algo.empty()) {
+      std::string upper(algo);
+      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      seen[std::string(func)].insert(upper);
+    }
+  });
+  std::map<std::string, std::string> out;
+  for (const auto& [func, algos] : seen) {
+    std::string joined;
+    for (const std::string& a : algos) joined += (joined.empty() ? "" : "+") + a;
+    out[func] = joined;
+  }
+  return out;
+}
+
+std::vector<std::string> nccl_log_net_interfaces(std::string_view log_text) {
+  std::string network;
+  std::map<std::string, std::vector<std::string>> devices;  // by network name
+  for_each_line(log_text, [&](std::string_view line) {
+    if (const std::size_t at = line.find("Using network "); at != std::string_view::npos) {
+      std::string_view name = line.substr(at + 14);
+      network = std::string(name.substr(0, name.find_first_of(" \r")));
+      return;
+    }
+    // "NET/Socket : Using [0]eth0:10.0.0.1<0> [1]..." (some versions write "NET/Socket: Using")
+    const std::size_t net = line.find("NET/");
+    const std::size_t using_at = line.find("Using [");
+    if (net == std::string_view::npos || using_at == std::string_view::npos || using_at < net) return;
+    std::string_view name = line.substr(net + 4, using_at - net - 4);
+    while (!name.empty() && (name.back() == ' ' || name.back() == ':')) name.remove_suffix(1);
+    std::string_view list = line.substr(using_at + 6);
+    list = list.substr(0, list.find(';'));  // "; OOB eth0:..." is the bootstrap, not the data path
+    const bool socket = name == "Socket";
+    std::vector<std::string>& found = devices[std::string(name)];
+    found.clear();
+    for (std::size_t at = list.find('['); at != std::string_view::npos; at = list.find('[', at + 1)) {
+      const std::size_t close = list.find(']', at);
+      if (close == std::string_view::npos) break;
+      std::string_view device = list.substr(close + 1);
+      device = device.substr(0, device.find_first_of(socket ? ": " : "/ "));
+      if (!device.empty() && !std::isdigit(static_cast<unsigned char>(list[at + 1]))) continue;
+      if (!device.empty()) found.emplace_back(device);
+    }
+  });
+  if (network.empty()) return {};
+  // The plugin line may call the network "IBext_v8" while the device line says "NET/IBext_v8".
+  auto it = devices.find(network);
+  return it == devices.end() ? std::vector<std::string>{} : it->second;
+}
+
 std::string expand_nccl_debug_file(std::string_view pattern, std::string_view host, long pid) {
   std::string out;
   for (std::size_t i = 0; i < pattern.size(); ++i) {
@@ -86,12 +160,12 @@ std::string expand_nccl_debug_file(std::string_view pattern, std::string_view ho
   return out;
 }
 
-NcclLogTap& NcclLogTap::for_process() {
-  static NcclLogTap tap;
+NcclLogTap& NcclLogTap::for_process(bool with_tuning) {
+  static NcclLogTap tap(with_tuning);
   return tap;
 }
 
-NcclLogTap::NcclLogTap() {
+NcclLogTap::NcclLogTap(bool with_tuning) {
   const char* level = std::getenv("NCCL_DEBUG");
   const char* file = std::getenv("NCCL_DEBUG_FILE");
   if (file && *file) {
@@ -115,7 +189,7 @@ NcclLogTap::NcclLogTap() {
   ours_ = true;
   // Logging settings only: they decide where NCCL writes, not how it communicates.
   setenv("NCCL_DEBUG", "INFO", 1);
-  setenv("NCCL_DEBUG_SUBSYS", "INIT", 0);
+  setenv("NCCL_DEBUG_SUBSYS", with_tuning ? "INIT,TUNING" : "INIT", 0);
   setenv("NCCL_DEBUG_FILE", path_.c_str(), 1);
 }
 

@@ -7,7 +7,7 @@
 // How the log is reached (NCCL reads its logging settings once per process, at its first log
 // call, so this is decided once per process, before the first NCCL call):
 //   - NCCL_DEBUG and NCCL_DEBUG_FILE both unset: we set NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT
-//     (unless set) and NCCL_DEBUG_FILE to a private file in $TMPDIR (or /tmp), which we unlink as
+//     (INIT,TUNING when the job spans nodes, where the algorithm matters; unless set) and NCCL_DEBUG_FILE to a private file in $TMPDIR (or /tmp), which we unlink as
 //     soon as it is open. These change only where NCCL writes its log, never how it communicates;
 //     by default NCCL prints nothing, so the user sees no difference.
 //   - NCCL_DEBUG_FILE set by the user (with NCCL_DEBUG=INFO or TRACE): we read that file (%h and
@@ -16,6 +16,7 @@
 //     inferred from the environment and the topology and labelled "(inferred)".
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,18 @@ std::vector<std::string> nccl_log_path_kinds(std::string_view log_text);
 std::string nccl_transport_name(const std::vector<std::string>& kinds,
                                 const std::string& p2p_name);
 
+// The algorithm NCCL chose for each collective, from its tuning lines (NCCL_DEBUG_SUBSYS
+// TUNING; written by each communicator's rank 0): "AllGather: 1048576 Bytes -> Algo PAT proto
+// SIMPLE channel{Lo..Hi}={0..1}". Maps the collective ("AllGather") to the algorithms seen, sorted
+// and joined with '+' ("RING" or "PAT+RING" when sizes differ). Empty without tuning lines.
+std::map<std::string, std::string> nccl_log_algorithms(std::string_view log_text);
+
+// The interfaces of the network NCCL uses, from "Using network Socket" and its device line:
+// "NET/Socket : Using [0]eth0:10.0.0.1<0> [1]ib0:10.1.0.1<0>" gives {"eth0", "ib0"};
+// "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:..." gives
+// {"mlx5_0:1", "mlx5_1:1"}. Empty when the log names no network or no devices.
+std::vector<std::string> nccl_log_net_interfaces(std::string_view log_text);
+
 // Expands NCCL_DEBUG_FILE's %h (host name) and %p (pid).
 std::string expand_nccl_debug_file(std::string_view pattern, std::string_view host, long pid);
 
@@ -47,7 +60,9 @@ struct NcclLogSpan {
 class NcclLogTap {
  public:
   // Configures the environment on first use; call before the process's first NCCL call.
-  static NcclLogTap& for_process();
+  // `with_tuning` (first call only) adds NCCL's TUNING lines to a log we choose: one line per
+  // collective on rank 0, which is what names the algorithm (nccl_log_algorithms).
+  static NcclLogTap& for_process(bool with_tuning = false);
 
   // True when the log can be read; otherwise why_unreadable() says why.
   bool readable();
@@ -61,7 +76,7 @@ class NcclLogTap {
   NcclLogTap& operator=(const NcclLogTap&) = delete;
 
  private:
-  NcclLogTap();
+  explicit NcclLogTap(bool with_tuning);
   ~NcclLogTap();
   bool try_open();
 

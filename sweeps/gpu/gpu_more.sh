@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Extra GPU replays on this machine's GPUs (recorded in bench/RESULTS.md): Mixtral-8x7B plain FSDP
 # and expert-parallel, Qwen2.5-72B on its first layers, and Qwen2.5-7B with every rank made its own
-# emulated node (a distinct NCCL_HOSTID per rank, so NCCL goes over NET/Socket between them).
+# emulated node (--emulate-nodes: a distinct NCCL_HOSTID per rank, so NCCL goes over NET/Socket
+# between them).
 #   sweeps/gpu/gpu_more.sh OUT_DIR
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,6 +20,8 @@ run() {  # run NAME replay-args...
 run mixtral_fsdp build/bin/replay --model mixtral-8x7b --layers 2 --micro-batch 1 --seq 4096 -c --steps 3
 run mixtral_ep build/bin/replay --model mixtral-8x7b --layers 2 --micro-batch 1 --seq 4096 --ep "$np" -c --steps 3
 run qwen72b build/bin/replay --model qwen2.5-72b --layers 4 --micro-batch 1 --seq 4096 -c --steps 3
-run qwen7b_emulated_nodes sh -c 'NCCL_HOSTID=emulated-node-$OMPI_COMM_WORLD_RANK exec "$0" "$@"' \
-  build/bin/replay --model qwen2.5-7b --micro-batch 2 --seq 2048 --steps 3 --warmup 1 --transport socket
+run qwen7b_emulated_nodes build/bin/replay --model qwen2.5-7b --micro-batch 2 --seq 2048 --steps 3 \
+  --warmup 1 --emulate-nodes "$np" --transport socket
+# The algorithm NCCL chose at one GPU per emulated node (PAT is likely for all-gather).
+grep -o '"nccl_algo":{[^}]*}' "$out/qwen7b_emulated_nodes.jsonl" | head -1
 exit $status

@@ -11,19 +11,21 @@ mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0
 np=$(nvidia-smi -L | wc -l)
 launch=(mpirun --allow-run-as-root -np "$np" --bind-to none -x NCCL_NVLS_ENABLE)
-socket_env=(-x NCCL_P2P_DISABLE=1 -x NCCL_SHM_DISABLE=1 -x NCCL_IB_DISABLE=1 -x NCCL_SOCKET_IFNAME=lo)
+# NCCL sockets over loopback: --transport socket sets NCCL_NET=Socket, NCCL_IB_DISABLE=1 and, on
+# one node, NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1; --ifname lo sets NCCL_SOCKET_IFNAME=lo.
+socket_flags=(--transport socket --ifname lo)
 workload=(--model qwen2.5-7b --micro-batch 2 --seq 2048 "$@")
 layer_bytes=$(build/bin/replay --dry-run --format json --world "$np" --gpus-per-node "$np" "${workload[@]}" |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["units"][1]["allgather_bytes"])')
 status=0
 "${launch[@]}" build/bin/replay "${workload[@]}" -c --steps 5 --transport nvlink \
   --out "$out/replay_nvlink.jsonl" 2>&1 | tee "$out/replay_nvlink.txt" || status=1
-"${launch[@]}" "${socket_env[@]}" build/bin/replay "${workload[@]}" --steps 3 --warmup 1 \
-  --transport socket --out "$out/replay_socket.jsonl" 2>&1 | tee "$out/replay_socket.txt" || status=1
+"${launch[@]}" build/bin/replay "${workload[@]}" --steps 3 --warmup 1 \
+  "${socket_flags[@]}" --out "$out/replay_socket.jsonl" 2>&1 | tee "$out/replay_socket.txt" || status=1
 for op in all_gather reduce_scatter; do
   "${launch[@]}" build/bin/${op}_perf -d bf16 -b "$layer_bytes" -e "$layer_bytes" -n 20 -w 5 \
     2>&1 | tee -a "$out/perf_layer.txt" || status=1
-  "${launch[@]}" "${socket_env[@]}" build/bin/${op}_perf -d bf16 -b "$layer_bytes" -e "$layer_bytes" \
-    -n 5 -w 2 2>&1 | tee -a "$out/perf_layer.txt" || status=1
+  "${launch[@]}" build/bin/${op}_perf -d bf16 -b "$layer_bytes" -e "$layer_bytes" \
+    -n 5 -w 2 "${socket_flags[@]}" 2>&1 | tee -a "$out/perf_layer.txt" || status=1
 done
 exit $status

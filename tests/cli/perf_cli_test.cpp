@@ -71,13 +71,6 @@ TEST_F(PerfCli, UnwritableOut) {
   EXPECT_FALSE(fs::exists("/nonexistent-dir"));
 }
 
-TEST_F(PerfCli, TransportMismatchExits5) {
-  const Outcome o = run(mpirun_command() + " -np 1 " + (bin_dir() / "all_reduce_perf").string() +
-                        " --backend mpi -b 1K -e 1K --transport ib");
-  EXPECT_EQ(o.exit_code, 5) << o.err;
-  EXPECT_NE(o.err.find("--transport ib"), std::string::npos) << o.err;
-}
-
 // A 2-rank run of each executable: table with 0 wrong, one JSON record per size x placement.
 class PerfRun : public PerfCli, public ::testing::WithParamInterface<const char*> {};
 

@@ -78,9 +78,32 @@ void expect_physical(const nlohmann::json& step) {
   EXPECT_DOUBLE_EQ(step["exposed_comm_ms"].get<double>(), overlapped - compute);
 }
 
+// Modeled compute (a timed wait, no BLAS threads) leaves the 2 cores to MPI, so the physical
+// bounds hold on a loaded machine; a wait never ends early, so the compute-only step is at least
+// the modeled FLOPs / (peak x MFU).
 TEST_F(ReplayRun, TwoRanksWriteAValidPhysicalFile) {
-  const Records r = replay(2, "--layers 2 --seq 64 -c " + kQuick);
+  // The tiny model's step becomes ~1.2 s of modeled A100 time, well above what its host
+  // collectives take, so the overlapped step is bounded below by the modeled compute (a wait is
+  // never early) and above by compute + comm, whatever else runs on the machine.
+  constexpr double kMfu = 1.25e-5;
+  const Records r =
+      replay(2, "--layers 2 --seq 64 -c --steps 2 --warmup 1 --compute model:a100@1.25e-5");
   expect_physical(r.step);
+  const double modeled_ms = r.step["flops_per_step"].get<double>() /
+                            (r.step["peak_tflops"].get<double>() * 1e9 * kMfu);
+  EXPECT_DOUBLE_EQ(r.step["peak_tflops"].get<double>(), 312.0);  // the modeled GPU's peak
+  EXPECT_GE(r.step["compute_ms"].get<double>(), modeled_ms * (1 - 1e-6)) << r.step.dump();
+  EXPECT_NE(r.step["compute_engine"].get<std::string>().find("modeled a100"), std::string::npos);
+  EXPECT_EQ(r.step["run"]["compute"], "model:a100@1.25e-05");
+  double unit_compute_ms = 0;
+  for (const auto& unit : r.units) {
+    // Headroom is compute minus the communication that must hide behind it.
+    EXPECT_NEAR(unit["headroom_ms"].get<double>(),
+                unit["compute_ms"].get<double>() - unit["comm_ms"].get<double>(), 1e-6)
+        << unit.dump();
+    unit_compute_ms += unit["compute_ms"].get<double>();
+  }
+  EXPECT_GE(unit_compute_ms, modeled_ms * (1 - 1e-6));
   EXPECT_EQ(r.step["world"], 2);
   EXPECT_EQ(r.units.size(), 3u);  // root, layers.0, layers.1
   for (const auto& unit : r.units)
@@ -95,8 +118,9 @@ TEST_F(ReplayRun, TwoRanksWriteAValidPhysicalFile) {
   EXPECT_NE(last_stdout_.find("straggler view"), std::string::npos);
 }
 
+// Four ranks on two cores: BLAS threads would fight MPI, so compute is modeled (~1 s a step).
 TEST_F(ReplayRun, FourRanksWriteAValidPhysicalFile) {
-  const Records r = replay(4, "--layers 1 --seq 32 --progress " + kQuick);
+  const Records r = replay(4, "--layers 1 --seq 32 --compute model:a100@0.000005 --progress " + kQuick);
   expect_physical(r.step);
   // --progress: rank 0 alone says what it runs, then each pass, on stderr.
   const std::string& err = last_stderr_;

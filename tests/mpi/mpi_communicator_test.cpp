@@ -7,6 +7,7 @@
 
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "collectives/mpi/mpi_dtypes.hpp"
+#include "collectives/mpi/mpi_transport.hpp"
 #include "collectives/ops/op_registry.hpp"
 
 namespace collreplay {
@@ -90,6 +91,21 @@ TEST(MpiCommunicator, EventsCompleteInIssueOrderAndTime) {
   EXPECT_FALSE(comm.transport().empty());
   EXPECT_EQ(comm.native_stream(), nullptr);
   EXPECT_TRUE(comm.library_versions().contains("mpi"));
+}
+
+// The PML is read from OpenMPI itself, so a transport ask is checked against what was selected.
+TEST(MpiTransport, SelectedPmlIsOpenMpisOwn) {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  if (std::string(version).find("Open MPI") == std::string::npos) GTEST_SKIP() << "not OpenMPI";
+  const std::string pml = selected_mpi_pml();
+  EXPECT_TRUE(pml == "ob1" || pml == "ucx" || pml == "cm") << "'" << pml << "'";
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::string transport = detect_mpi_transport(MPI_COMM_WORLD);
+  if (size > 1 && pml == "ob1") EXPECT_TRUE(transport == "shm" || transport == "tcp") << transport;
+  if (pml == "ob1") EXPECT_TRUE(mpi_transport_interfaces("shm").empty());
 }
 
 TEST(MpiDtypes, HugeCountsBecomeBlocks) {

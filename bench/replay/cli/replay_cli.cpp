@@ -47,7 +47,7 @@ void add_replay_options(CLI::App& app, ReplayOptions& o) {
   app.add_flag("-c,--check", o.check, "verify every replayed collective's data once, untimed");
   app.add_flag("--progress", o.progress,
                "progress on stderr (default: only when stderr is a terminal)");
-  app.add_option("--transport", o.transport, "transport to require (default any)");
+  add_run_flags(app, o.run);
   app.footer(headroom_help());
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/app/run_flags.hpp"
+
 namespace collreplay {
 
 struct ReplayOptions {
@@ -25,7 +27,7 @@ struct ReplayOptions {
   std::string out;              // JSON Lines results file
   bool check = false;           // verify every replayed collective's data once, untimed
   bool progress = false;        // progress on stderr even when it is not a terminal
-  std::string transport = "any";
+  RunFlags run;                 // --transport --ifname --emulate-nodes --fabric --dilate --compute ...
   std::vector<std::string> command_line;  // for run metadata; set by main
 
   // The stable spread as a fraction ("2%" or "2" -> 0.02); UsageError when malformed.

@@ -1,0 +1,46 @@
+// The modeled compute engine (--compute model:GPU[@MFU]): each compute op becomes a timed idle
+// wait as long as the modeled GPU would take for its GEMMs, FLOPs / (peak x MFU), instead of real
+// BLAS work. On a small host real GEMMs fight MPI for the cores and their speed says nothing
+// about a GPU cluster; a wait costs no CPU and has the GPU's duration. With dilation D the wait
+// is D times longer (the emulated fabric is D times slower too), and callers divide measured
+// times by D.
+//
+// The engine keeps its own timeline instead of a worker thread: an op starts when the previous
+// one ends (or now, when idle) and ends its duration later; events complete at those instants,
+// so op times are the modeled durations, not the sleep granularity of a loaded host.
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/compute/compute_engine.hpp"
+#include "bench/compute/gpu_peaks.hpp"
+
+namespace collreplay {
+
+// GPU time is modeled at this fraction of the bf16 dense peak unless @MFU says otherwise: dense
+// training at scale reaches 40-60% (FACTS.md: 57.8% on one H200, 44.4% for FSDP=8), and
+// large single GEMMs 55-70% of peak, so one half sits in the middle of what clusters show.
+inline constexpr double kDefaultModelMfu = 0.5;
+
+struct ComputeModel {
+  GpuPeak gpu;
+  double mfu = kDefaultModelMfu;  // (0, 1]
+  std::string name() const;       // "model:h100@0.5"
+};
+
+// "model:h100", "model:b200@0.4" (GPU names from gpu_peaks.hpp, case-insensitive); UsageError
+// naming the known GPUs, or the allowed MFU range.
+ComputeModel parse_compute_model(std::string_view spec);
+
+// True when `spec` asks for a modeled engine ("model:..."), so callers can tell it from a real one.
+bool is_compute_model(std::string_view spec);
+
+// Modeled milliseconds of `gemms` (2 M N K batch FLOPs each) on `model`, undilated. Pure.
+double modeled_ms(const std::vector<GemmShape>& gemms, const ComputeModel& model);
+
+// `dilation` (> 0, usually >= 1) stretches every wait (see above).
+std::unique_ptr<ComputeEngine> make_model_engine(const ComputeModel& model, double dilation);
+
+}  // namespace collreplay
