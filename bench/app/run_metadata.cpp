@@ -107,7 +107,7 @@ RunMetadata collect_run_metadata(const Communicator& comm, MPI_Comm world,
   meta.transport_asked = transport_asked;
   meta.transport_verified = comm.transport();
   std::set<std::string> interfaces;
-  for (const std::string& names : allgather_strings(world, joined_names(comm.interfaces())))
+  for (const std::string& names : all_gather_strings(world, joined_names(comm.interfaces())))
     for (std::size_t at = 0; at < names.size();) {
       const std::size_t comma = std::min(names.find(',', at), names.size());
       if (comma > at) interfaces.insert(names.substr(at, comma - at));

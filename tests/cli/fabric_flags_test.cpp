@@ -10,7 +10,7 @@
 
 #include "collectives/backend.hpp"
 #include "collectives/transport/transport_select.hpp"
-#include "tests/cli/subprocess.hpp"
+#include "tests/support/subprocess.hpp"
 
 namespace collreplay {
 namespace {

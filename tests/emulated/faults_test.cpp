@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/cli/subprocess.hpp"
+#include "tests/support/subprocess.hpp"
 
 namespace collreplay {
 namespace {
