@@ -77,6 +77,22 @@ Peak choose_peak(const ReplayOptions& options, ComputeEngine& engine) {
   return {max_across_ranks(MPI_COMM_WORLD, probe.tflops), "measured sgemm 1024^3, fastest rank"};
 }
 
+// Every rank's `local` (same length everywhere) to rank 0, one row per rank; empty elsewhere.
+std::vector<std::vector<double>> gather_rows_to_root(std::span<const double> local) {
+  int world = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int n = static_cast<int>(local.size());
+  std::vector<double> all(rank == 0 ? local.size() * world : 0);
+  if (MPI_Gather(local.data(), n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD) !=
+      MPI_SUCCESS)
+    throw RuntimeError("MPI_Gather of per-rank rows failed");
+  std::vector<std::vector<double>> rows;
+  for (int r = 0; rank == 0 && r < world; ++r)
+    rows.emplace_back(all.begin() + r * n, all.begin() + (r + 1) * n);
+  return rows;
+}
+
 PassSummary summarize(const PassResult& result) {
   PassSummary s;
   s.pass = result.pass;
@@ -88,6 +104,14 @@ PassSummary summarize(const PassResult& result) {
   const auto step_stats = gather_stats_to_root(MPI_COMM_WORLD, std::span(&my_step_ms, 1));
   if (!step_stats.empty()) s.rank_step_ms = step_stats[0];
   s.op_ms = gather_stats_to_root(MPI_COMM_WORLD, result.op_ms);
+  const auto steps_by_rank = gather_rows_to_root(std::span(&my_step_ms, 1));
+  for (const std::vector<double>& row : steps_by_rank) s.rank_step_ms_all.push_back(row[0]);
+  const auto starts = gather_rows_to_root(result.op_start_ms);
+  const auto ends = gather_rows_to_root(result.op_end_ms);
+  if (!starts.empty()) {
+    s.op_start_ms = starts.at(s.rank_step_ms.slowest_rank);
+    s.op_end_ms = ends.at(s.rank_step_ms.slowest_rank);
+  }
   return s;
 }
 
