@@ -1,6 +1,7 @@
 // Bus bandwidth vs message size per transport x op (nccl-tests conventions), with the sizes the
 // replayed models' per-layer collectives have marked on the size axis.
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -10,6 +11,21 @@
 #include "plots/figures.hpp"
 
 namespace collreplay::plots {
+namespace {
+
+std::string size_text(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (bytes >= 1024 && unit < 4) {
+    bytes /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, bytes < 10 ? "%.1f %s" : "%.0f %s", bytes, units[unit]);
+  return text;
+}
+
+}  // namespace
 
 FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& request) {
   // transport x op (x nodes when several) -> bytes -> busbw samples. In-place and out-of-place
@@ -50,13 +66,15 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
     kinds[model].insert(*kind);
   }
 
-  double min_bytes = 1e30, max_bytes = 0;
+  double min_bytes = 1e30, max_bytes = 0, min_busbw = 1e30, max_busbw = 0;
   std::vector<Series> series;
   int index = 0;
   for (const auto& [name, points] : curves) {
     std::vector<std::vector<double>> rows;
     for (const auto& [bytes, values] : points) {
       rows.push_back({bytes, median_of(values)});
+      min_busbw = std::min(min_busbw, rows.back()[1]);
+      max_busbw = std::max(max_busbw, rows.back()[1]);
       min_bytes = std::min(min_bytes, bytes);
       max_bytes = std::max(max_bytes, bytes);
     }
@@ -80,6 +98,9 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
       marks.push_back("set arrow " + std::to_string(mark_id++) + " from " + std::to_string(bytes) +
                       ", graph 0 to " + std::to_string(bytes) + ", graph 1 nohead lw 2" + lc + dt +
                       " back");
+      marks.push_back("set label " + std::to_string(mark_id++) + " " +
+                      quoted(model + " " + size_text(bytes)) + " at " + std::to_string(bytes) +
+                      ", graph 0.98 rotate by 90 right offset -0.8,0 font ',10' front");
     }
     ++model_index;
   }
@@ -90,10 +111,12 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
        << "set ylabel 'bus bandwidth (GB/s)'\n"
        << "set logscale x 2\n"
        << "set xrange [" << min_bytes / 1.5 << ":" << max_bytes * 1.5 << "]\n"
-       << "set yrange [0:*]\n"
-       << "set format x '%.0b%B'\n"
-       << "set xtics 4\n"
-       << "set key outside right top vertical\n";
+       // Transports two orders of magnitude apart (NVLink vs sockets) need a log axis to both show.
+       << (max_busbw > 20 * std::max(min_busbw, 1e-9) ? "set logscale y 10\nset yrange [*:*]\n"
+                                                      : "set yrange [0:*]\n")
+       << "set format x '%.0b %BB'\n"
+       << "set xtics 1, 4\n"
+       << key_below(static_cast<int>(series.size()), 3);
     for (const std::string& mark : marks) gp << mark << "\n";
     plot(gp, series);
   });

@@ -139,32 +139,31 @@ FigureFiles plot_headroom(const std::vector<Record>& records, const FigureReques
       series.push_back({"using 1:2 with points pt 9 ps 3" + lc +
                             (tipping_count ? " notitle" : " title 'tipping point (headroom = 0)'"),
                         {{*tip, 0.0}}});
-      // Labels stacked downwards so that two tipping points never print over each other.
+      // Beside its marker, stacked downwards so that two tipping points never print over each
+      // other.
       marks.push_back("set label " + std::to_string(100 + tipping_count) + " " +
-                      quoted(key.first + " / " + key.second + ": tips at ~" + at + " nodes") +
-                      " at first " + std::to_string(*tip) + ", graph " +
-                      std::to_string(0.40 - 0.06 * tipping_count) + " center tc " +
-                      colour(index - 1) + " front");
-      marks.push_back("set arrow " + std::to_string(100 + tipping_count) + " from first " +
-                      std::to_string(*tip) + ", graph " +
-                      std::to_string(0.37 - 0.06 * tipping_count) + " to first " +
-                      std::to_string(*tip) + ", first 0 lc " + colour(index - 1) +
-                      " lw 1 dt 3 nohead front");
+                      quoted(key.first + " / " + key.second + ": tips at ≈" + at + " nodes") +
+                      " at first " + std::to_string(*tip) + ", first 0 left offset 1.5," +
+                      std::to_string(-1.6 - 1.4 * tipping_count) + " tc " + colour(index - 1) +
+                      " front");
       ++tipping_count;
     }
   }
 
   return render(request.out_dir, request.name, {1280, 760}, [&](Gnuplot& gp) {
-    gp << "set title " << quoted(std::string("Overlap headroom per decoder layer vs node count") +
-                                 (any_projected ? " (measured points, projected lines)" : ""))
-       << " font ',16'\n"
+    gp << "set title " << quoted(std::string("Overlap headroom per decoder layer vs node count\n") +
+                                 (any_projected ? "points: measured; dashed lines and bands: projected; "
+                                                : "") +
+                                 "above zero, communication hides behind compute")
+       << " font ',15'\n"
        << "set xlabel 'nodes (log_2 scale)'\n"
-       << "set ylabel 'headroom per decoder layer (ms)   > 0: comm hides behind compute'\n"
+       << "set ylabel 'headroom per decoder layer (ms)'\n"
        << "set logscale x 2\n"
        << "set xrange [" << min_nodes / 1.25 << ":" << max_nodes * 1.25 << "]\n"
        << "set format x '%g'\n"
+       << "set xtics 2\n"
        << "set xzeroaxis lt -1 lw 2\n"
-       << "set key outside right top vertical\n"
+       << key_below(static_cast<int>(series.size()), 5)
        << "set offsets 0, 0, graph 0.08, graph 0.08\n";
     for (const std::string& mark : marks) gp << mark << "\n";
     plot(gp, series);

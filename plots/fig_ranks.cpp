@@ -48,6 +48,7 @@ FigureFiles plot_ranks(const std::vector<Record>& records, const FigureRequest& 
   for (const Run& run : runs) columns = std::max(columns, run.step_ms.size());
   const double width = 0.8 / static_cast<double>(runs.size());
   std::vector<Series> series;
+  std::vector<std::vector<double>> slowest_marks;
   for (std::size_t k = 0; k < runs.size(); ++k) {
     std::vector<std::vector<double>> rows;
     const double offset = (static_cast<double>(k) - (runs.size() - 1) / 2.0) * width;
@@ -56,7 +57,17 @@ FigureFiles plot_ranks(const std::vector<Record>& records, const FigureRequest& 
     series.push_back({"using 1:2:3 with boxes fs solid 0.8 noborder lc " + colour(static_cast<int>(k)) +
                           " title " + quoted(runs[k].label),
                       rows});
+    const auto slowest = std::max_element(rows.begin(), rows.end(),
+                                          [](auto& a, auto& b) { return a[1] < b[1]; });
+    slowest_marks.push_back({(*slowest)[0], (*slowest)[1]});
   }
+  // A marker just above each run's slowest bar.
+  double tallest_ms = 0;
+  for (const auto& mark : slowest_marks) tallest_ms = std::max(tallest_ms, mark[1]);
+  for (auto& mark : slowest_marks) mark[1] += 0.03 * tallest_ms;
+  series.push_back({"using 1:2 with points pt 11 ps 1.5 lc rgb 'black' title "
+                    "'slowest rank of each run'",
+                    slowest_marks});
   std::string xtics;
   if (!per_rank) {
     xtics = "set xtics ('fastest rank' 0, 'median rank' 1, 'slowest rank' 2)\n";
@@ -74,7 +85,7 @@ FigureFiles plot_ranks(const std::vector<Record>& records, const FigureRequest& 
        << "set offsets 0, 0, graph 0.05, 0\n"
        << "set grid noxtics\n"
        << xtics
-       << "set key outside below vertical maxrows 4\n";
+       << key_below(static_cast<int>(series.size()), 4);
     plot(gp, series);
   });
 }

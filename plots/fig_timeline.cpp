@@ -19,8 +19,10 @@ struct Interval {
 std::vector<Interval> merged(std::vector<Interval> spans) {
   std::sort(spans.begin(), spans.end(), [](auto& a, auto& b) { return a.start_ms < b.start_ms; });
   std::vector<Interval> out;
+  // Back-to-back ops (a gap of microseconds between them) are one busy stretch.
+  const double touching_ms = 0.05;
   for (const Interval& s : spans)
-    if (!out.empty() && s.start_ms <= out.back().end_ms)
+    if (!out.empty() && s.start_ms <= out.back().end_ms + touching_ms)
       out.back().end_ms = std::max(out.back().end_ms, s.end_ms);
     else
       out.push_back(s);
@@ -91,16 +93,22 @@ FigureFiles plot_timeline(const std::vector<Record>& records, const FigureReques
                 model.c_str(), fabric_of(first).c_str(), nodes_of(first),
                 static_cast<int>(number_at(first, "run/ranks").value_or(1)), step_ms, exposed_ms);
 
-  static const std::map<std::string, std::string> kColours = {
-      {"compute forward", "#1f77b4"}, {"compute backward", "#2ca02c"},
-      {"compute recompute", "#9ecae1"}, {"compute optimizer", "#8c564b"},
-      {"all_gather", "#ff7f0e"},      {"reduce_scatter", "#9467bd"},
-      {"all_to_all", "#17becf"},      {"all_to_allv", "#17becf"},
+  // Legend order: the compute phases as they happen, then the collectives; unknown ones last.
+  static const std::vector<std::pair<std::string, std::string>> kColours = {
+      {"compute forward", "#1f77b4"},   {"compute recompute", "#9ecae1"},
+      {"compute backward", "#2ca02c"},  {"compute optimizer", "#8c564b"},
+      {"all_gather", "#ff7f0e"},        {"reduce_scatter", "#9467bd"},
+      {"all_to_all", "#17becf"},        {"all_to_allv", "#17becf"},
       {"all_reduce", "#e377c2"}};
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const auto& [category, rgb] : kColours)
+    if (bars.count(category)) order.push_back({category, rgb});
+  for (const auto& [category, rows] : bars)
+    if (std::none_of(kColours.begin(), kColours.end(), [&](auto& c) { return c.first == category; }))
+      order.push_back({category, "#7f7f7f"});
   std::vector<Series> series;
-  for (const auto& [category, rows] : bars) {
-    const auto it = kColours.find(category);
-    const std::string rgb = it == kColours.end() ? "#7f7f7f" : it->second;
+  for (const auto& [category, rgb] : order) {
+    const auto& rows = bars[category];
     series.push_back({"using 1:2:3:4:5:6 with boxxyerror fs solid 0.85 border lc rgb 'white' "
                       "fc rgb '" + rgb + "' title " + quoted(category),
                       rows});
@@ -110,7 +118,7 @@ FigureFiles plot_timeline(const std::vector<Record>& records, const FigureReques
                       "title 'exposed communication (no compute beside it)'",
                       exposed_bars});
 
-  return render(request.out_dir, request.name, {1400, 560}, [&](Gnuplot& gp) {
+  return render(request.out_dir, request.name, {1400, 640}, [&](Gnuplot& gp) {
     gp << "set title " << quoted(std::string("One training step, overlapped (slowest rank)\n") + subtitle)
        << " font ',15'\n"
        << "set xlabel 'time since step start (ms)'\n"
@@ -118,7 +126,7 @@ FigureFiles plot_timeline(const std::vector<Record>& records, const FigureReques
        << "set yrange [-0.6:2.6]\n"
        << "set xrange [0:" << step_ms * 1.01 << "]\n"
        << "set grid noytics\n"
-       << "set key outside below horizontal maxrows 2\n";
+       << key_below(static_cast<int>(series.size()), 3);
     plot(gp, series);
   });
 }

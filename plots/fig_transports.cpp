@@ -51,6 +51,10 @@ FigureFiles plot_transports(const std::vector<Record>& records, const FigureRequ
     series.push_back({"using 1:2:3 with boxes fs solid 0.8 noborder lc " + colour(k++) +
                           " title " + quoted(name),
                       rows});
+    // Values on the bars while they stay legible: small bars beside big ones are otherwise unreadable.
+    if (layers * transports.size() <= 40)
+      series.push_back({"using 1:2:(sprintf('%.1f', $2)) with labels offset 0,0.8 font ',10' notitle",
+                        rows});
   }
   const std::string title = "Per-layer communication time by transport: " + chosen->first +
                             "\n(comm-only pass, slowest rank; all collectives of each decoder layer)";

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -81,6 +82,12 @@ void plot(Gnuplot& gp, const std::vector<Series>& series) {
     if (s.source == "'-'") gp.send1d(s.rows);
 }
 
+std::string key_below(int entries, int max_rows) {
+  const int rows = std::max(1, std::min(entries, max_rows));
+  return "set key outside below vertical maxrows " + std::to_string(rows) + "\nset bmargin " +
+         std::to_string(4 + rows + (rows + 1) / 2) + "\n";
+}
+
 std::string quoted(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
@@ -89,7 +96,8 @@ std::string quoted(const std::string& text) {
       continue;
     }
     if (c == '"' || c == '\\') out += '\\';
-    if (c == '_' || c == '^' || c == '@' || c == '&' || c == '{' || c == '}') out += "\\\\";
+    if (c == '_' || c == '^' || c == '@' || c == '&' || c == '{' || c == '}' || c == '~')
+      out += "\\\\";
     out += c;
   }
   return out + "\"";

@@ -41,6 +41,10 @@ struct Series {
 // "plot s1, s2, ..." and then each inline series' rows, through gp.send1d.
 void plot(Gnuplot& gp, const std::vector<Series>& series);
 
+// "set key" below the plot in columns of at most `max_rows` entries, with a bottom margin that
+// keeps it clear of the x label (gnuplot alone lets them overlap).
+std::string key_below(int entries, int max_rows);
+
 // A gnuplot string literal: "text" with backslashes and quotes escaped, and the enhanced-text
 // specials (_ ^ @ & { }) escaped so names like layers.0 or eth_10g print as written.
 std::string quoted(const std::string& text);
