@@ -55,7 +55,6 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
   // The replayed models' per-layer collective sizes (decoder layers; the root's are larger).
   const ModelIndex models = index_models(records);
   std::map<std::string, std::set<double>> sizes;  // model -> bytes
-  std::map<std::string, std::set<std::string>> kinds;
   for (const Record* r : of_kind(records, "op")) {
     const auto bytes = number_at(r->data, "bytes");
     const auto kind = text_at(r->data, "kind");
@@ -63,7 +62,6 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
     if (!bytes || !kind || !layer || *layer < 0) continue;
     const std::string model = model_of(r->data, models);
     sizes[model].insert(*bytes);
-    kinds[model].insert(*kind);
   }
 
   double min_bytes = 1e30, max_bytes = 0, min_busbw = 1e30, max_busbw = 0;
@@ -87,10 +85,8 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
   for (const auto& [model, set] : sizes) {
     const std::string lc = " lc rgb '" + std::string(model_index % 2 ? "#555555" : "#000000") + "'";
     const std::string dt = model_index % 2 ? " dt (4,4)" : " dt (12,6)";
-    std::string what;
-    for (const std::string& kind : kinds[model]) what += (what.empty() ? "" : ", ") + kind;
     series.push_back({"with lines lw 2" + lc + dt + " title " +
-                          quoted(model + " per-layer " + what + " sizes"),
+                          quoted(model + ": per-layer collective sizes"),
                       {}, "NaN"});
     for (double bytes : set) {
       min_bytes = std::min(min_bytes, bytes);

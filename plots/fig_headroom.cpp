@@ -145,7 +145,7 @@ FigureFiles plot_headroom(const std::vector<Record>& records, const FigureReques
                       quoted(key.first + " / " + key.second + ": tips at ≈" + at + " nodes") +
                       " at first " + std::to_string(*tip) + ", first 0 left offset 1.5," +
                       std::to_string(-1.6 - 1.4 * tipping_count) + " tc " + colour(index - 1) +
-                      " front");
+                      " boxed front");
       ++tipping_count;
     }
   }
@@ -163,6 +163,7 @@ FigureFiles plot_headroom(const std::vector<Record>& records, const FigureReques
        << "set format x '%g'\n"
        << "set xtics 2\n"
        << "set xzeroaxis lt -1 lw 2\n"
+       << "set style textbox opaque noborder margins 1,1\n"
        << key_below(static_cast<int>(series.size()), 5)
        << "set offsets 0, 0, graph 0.08, graph 0.08\n";
     for (const std::string& mark : marks) gp << mark << "\n";

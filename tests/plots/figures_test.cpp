@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include <gnuplot-iostream.h>
+
 #include "common/errors.hpp"
 #include "plots/figures.hpp"
 #include "tests/plots/plots_fixture.hpp"
@@ -41,6 +43,18 @@ TEST_F(Figures, EachRendersANonBlankPngAndAnSvg) {
     EXPECT_NE(cli_test::slurp(files.svg).find("<svg"), std::string::npos);
     EXPECT_FALSE(fs::exists(files.png + ".partial"));
   }
+}
+
+TEST_F(Figures, TheBlankCheckSeesABlankCanvas) {
+  // The same probe on a canvas with nothing drawn: one colour, so the check above can fail.
+  const FigureFiles files = render(dir_.string(), "blank", {640, 480}, [](Gnuplot& gp) {
+    gp << "unset border\nunset tics\nunset key\nunset grid\nplot NaN notitle\n";
+  });
+  const auto png = probe_png(files.png);
+  EXPECT_EQ(png.problem, "");
+  EXPECT_EQ(png.width, 640u);
+  EXPECT_EQ(png.height, 480u);
+  EXPECT_LE(png.distinct_colours, 2u);
 }
 
 TEST_F(Figures, HeadroomMarksTheTippingPointAndTheProjection) {
