@@ -102,7 +102,7 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
   }
 
   return render(request.out_dir, request.name, {1280, 760}, [&](Gnuplot& gp) {
-    gp << "set title 'Bus bandwidth vs message size (per rank; nccl-tests busbw)' font ',16'\n"
+    gp << "set title 'Bus bandwidth vs message size (nccl-tests conventions)' font ',16'\n"
        << "set xlabel 'message size (bytes, log scale)'\n"
        << "set ylabel 'bus bandwidth (GB/s)'\n"
        << "set logscale x 2\n"

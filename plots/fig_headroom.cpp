@@ -139,13 +139,12 @@ FigureFiles plot_headroom(const std::vector<Record>& records, const FigureReques
       series.push_back({"using 1:2 with points pt 9 ps 3" + lc +
                             (tipping_count ? " notitle" : " title 'tipping point (headroom = 0)'"),
                         {{*tip, 0.0}}});
-      // Beside its marker, stacked downwards so that two tipping points never print over each
-      // other.
+      // In the top-right corner, where falling headroom leaves the plot empty, stacked so that
+      // two never print over each other and never over a data point near the crossing.
       marks.push_back("set label " + std::to_string(100 + tipping_count) + " " +
-                      quoted(key.first + " / " + key.second + ": tips at ≈" + at + " nodes") +
-                      " at first " + std::to_string(*tip) + ", first 0 left offset 1.5," +
-                      std::to_string(-1.6 - 1.4 * tipping_count) + " tc " + colour(index - 1) +
-                      " boxed front");
+                      quoted("▲ " + key.first + " on " + key.second + ": tips at ≈" + at + " nodes") +
+                      " at graph 0.98, graph " + std::to_string(0.95 - 0.07 * tipping_count) +
+                      " right tc " + colour(index - 1) + " front");
       ++tipping_count;
     }
   }
@@ -163,7 +162,7 @@ FigureFiles plot_headroom(const std::vector<Record>& records, const FigureReques
        << "set format x '%g'\n"
        << "set xtics 2\n"
        << "set xzeroaxis lt -1 lw 2\n"
-       << "set style textbox opaque noborder margins 1,1\n"
+
        << key_below(static_cast<int>(series.size()), 5)
        << "set offsets 0, 0, graph 0.08, graph 0.08\n";
     for (const std::string& mark : marks) gp << mark << "\n";

@@ -213,10 +213,15 @@ void commands(std::ostream& md, const std::vector<Record>& records, const Report
     std::string text;
     for (const auto& word : *line)
       if (word.is_string()) text += (text.empty() ? "" : " ") + shell_word(word.get<std::string>());
-    if (seen.insert(text).second) lines.push_back(text);
+    if (!seen.insert(text).second) continue;
+    // The launcher (mpirun, srun, the emulated cluster) is not part of the command line: say
+    // how many ranks on how many nodes it ran with.
+    const auto ranks = number_at(r.data, "run/ranks");
+    lines.push_back("# " + (ranks ? fixed(*ranks, 0) : std::string("?")) + " rank(s) on " +
+                    std::to_string(nodes_of(r.data)) + " node(s), " + fabric_of(r.data) + "\n" + text);
   }
-  md << "## Reproduce\n\nThe runs, as they were started (from each record's `run.command_line`), "
-        "then this report:\n\n```sh\n";
+  md << "## Reproduce\n\nThe runs, as they were started (from each record's `run.command_line`; "
+        "launch each under mpirun or srun with the ranks and nodes noted), then this report:\n\n```sh\n";
   for (const std::string& line : lines) md << line << "\n";
   md << "build/bin/report";
   for (const std::string& input : request.inputs) md << " " << shell_word(input);

@@ -48,7 +48,8 @@ TEST_F(Figures, EachRendersANonBlankPngAndAnSvg) {
 TEST_F(Figures, TheBlankCheckSeesABlankCanvas) {
   // The same probe on a canvas with nothing drawn: one colour, so the check above can fail.
   const FigureFiles files = render(dir_.string(), "blank", {640, 480}, [](Gnuplot& gp) {
-    gp << "unset border\nunset tics\nunset key\nunset grid\nplot NaN notitle\n";
+    gp << "unset border\nunset tics\nunset key\nunset grid\nset xrange [0:1]\nset yrange [0:1]\n"
+       << "plot -1 notitle\n";  // entirely outside the range: nothing drawn
   });
   const auto png = probe_png(files.png);
   EXPECT_EQ(png.problem, "");

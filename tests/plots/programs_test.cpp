@@ -75,7 +75,8 @@ TEST_F(Programs, ReportEmbedsTheFiguresAndTheCommands) {
     EXPECT_NE(md.find(std::string("](") + png + ")"), std::string::npos) << png;
     EXPECT_GT(testing::probe_png((dir_ / png).string()).distinct_colours, 8u) << png;
   }
-  EXPECT_NE(md.find("```sh\nbuild/bin/all_gather_perf -b 1M"), std::string::npos);
+  EXPECT_NE(md.find("## Reproduce"), std::string::npos);
+  EXPECT_NE(md.find("\nbuild/bin/all_gather_perf -b 1M -e 4G"), std::string::npos);
   EXPECT_NE(md.find("build/bin/replay --model qwen2.5-7b --micro-batch 2"), std::string::npos);
   EXPECT_NE(md.find("| transport verified | "), std::string::npos);
   EXPECT_NE(md.find("eth-10g"), std::string::npos);
