@@ -98,17 +98,30 @@ std::vector<RankIdentity> all_gather_identities(MPI_Comm comm, const std::string
   return identities;
 }
 
-std::vector<CrossRankStat> gather_stats_to_root(MPI_Comm comm, std::span<const double> local,
-                                                double timeout_s) {
+std::vector<std::vector<double>> gather_rows_to_root(MPI_Comm comm, std::span<const double> local,
+                                                     double timeout_s) {
   const int size = comm_size(comm);
   const bool root = comm_rank(comm) == 0;
-  std::vector<double> all(root ? local.size() * size : 0);
+  const std::size_t n = local.size();
+  std::vector<double> all(root ? n * size : 0);
   MPI_Request request;
-  MPI_CHECK(MPI_Igather(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, all.data(),
-                        static_cast<int>(local.size()), MPI_DOUBLE, 0, comm, &request));
+  MPI_CHECK(MPI_Igather(local.data(), static_cast<int>(n), MPI_DOUBLE, all.data(),
+                        static_cast<int>(n), MPI_DOUBLE, 0, comm, &request));
   wait_request(request, timeout_s, "the cross-rank gather of times");
-  if (!root) return {};
-  return summarize_across_ranks(all, size, local.size());
+  std::vector<std::vector<double>> rows;
+  for (int r = 0; root && r < size; ++r)
+    rows.emplace_back(all.begin() + static_cast<std::ptrdiff_t>(r * n),
+                      all.begin() + static_cast<std::ptrdiff_t>((r + 1) * n));
+  return rows;
+}
+
+std::vector<CrossRankStat> gather_stats_to_root(MPI_Comm comm, std::span<const double> local,
+                                                double timeout_s) {
+  const std::vector<std::vector<double>> rows = gather_rows_to_root(comm, local, timeout_s);
+  if (rows.empty()) return {};
+  std::vector<double> all;
+  for (const std::vector<double>& row : rows) all.insert(all.end(), row.begin(), row.end());
+  return summarize_across_ranks(all, static_cast<int>(rows.size()), local.size());
 }
 
 std::vector<std::string> gather_strings_to_root(MPI_Comm comm, const std::string& mine,

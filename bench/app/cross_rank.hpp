@@ -26,6 +26,11 @@ std::vector<std::string> all_gather_strings(MPI_Comm comm, const std::string& mi
 std::vector<RankIdentity> all_gather_identities(MPI_Comm comm, const std::string& device,
                                                double timeout_s = 0);
 
+// Rank 0 receives every rank's `local` (the same size everywhere), one row per rank in rank
+// order; other ranks return an empty vector.
+std::vector<std::vector<double>> gather_rows_to_root(MPI_Comm comm, std::span<const double> local,
+                                                     double timeout_s = 0);
+
 // Rank 0 receives one row of `local.size()` values per rank (every rank passes the same size)
 // and returns their per-column stats; other ranks return an empty vector.
 std::vector<CrossRankStat> gather_stats_to_root(MPI_Comm comm, std::span<const double> local,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <map>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -256,22 +258,45 @@ void Executor::run_on_host(PassKind pass, std::vector<OpRun>& runs) {
   }
 }
 
-double Executor::run_step(PassKind pass, std::vector<double>& op_ms) {
+double Executor::run_step(PassKind pass, std::vector<double>& op_ms,
+                          std::vector<double>* op_start_ms, std::vector<double>* op_end_ms) {
   std::vector<OpRun> runs(schedule_.ops.size());
+  const bool device = engine_.enqueues_on_device();
   const Clock::time_point start = Clock::now();
-  if (engine_.enqueues_on_device())
+  // Device: an origin event on every stream, recorded while the streams are idle, so an op's
+  // start is measured on its own stream's clock (events of different kinds, e.g. MPI host events
+  // beside CUDA events, cannot be compared with each other).
+  std::map<const void*, std::shared_ptr<StreamEvent>> origins;
+  if (device) {
+    origins[&engine_] = engine_.record();
+    for (Communicator* comm : groups_.all()) origins[comm] = comm->record();
+  }
+  if (device)
     run_on_device(pass, runs);
   else
     run_on_host(pass, runs);
   const double step_ms = ms_between(start, Clock::now());
 
   op_ms.assign(schedule_.ops.size(), 0.0);
+  if (op_start_ms) op_start_ms->assign(schedule_.ops.size(), 0.0);
+  if (op_end_ms) op_end_ms->assign(schedule_.ops.size(), 0.0);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const OpRun& run = runs[i];
     if (!run.issued) continue;
-    const bool host_collective = schedule_.ops[i].is_collective() && !engine_.enqueues_on_device();
+    const ScheduleOp& op = schedule_.ops[i];
+    const bool host_collective = op.is_collective() && !device;
     op_ms[i] = host_collective ? ms_between(run.issued_at, run.finished_at)
                                : run.after->elapsed_ms_since(*run.before);
+    // Host: an op starts when issued (its stream is free and its dependencies are done then).
+    double begin_ms = ms_between(start, run.issued_at);
+    if (device) {
+      const void* stream = op.is_collective()
+                               ? static_cast<const void*>(&groups_.get(op.collective().group))
+                               : static_cast<const void*>(&engine_);
+      begin_ms = run.before->elapsed_ms_since(*origins.at(stream));
+    }
+    if (op_start_ms) (*op_start_ms)[i] = begin_ms;
+    if (op_end_ms) (*op_end_ms)[i] = begin_ms + op_ms[i];
   }
   return step_ms;
 }
@@ -287,13 +312,15 @@ void Executor::warm_up() {
 PassResult Executor::run_pass(PassKind pass) {
   PassResult result;
   result.pass = pass;
-  std::vector<std::vector<double>> op_ms_by_step;
+  std::vector<std::vector<double>> op_ms_by_step, starts_by_step, ends_by_step;
   const int cap = options_.steps > 0 ? options_.steps : std::max(options_.max_steps, 1);
   for (int step = 0; step < cap; ++step) {
     groups_.world().barrier();
-    std::vector<double> op_ms;
-    result.step_ms.push_back(run_step(pass, op_ms));
+    std::vector<double> op_ms, starts, ends;
+    result.step_ms.push_back(run_step(pass, op_ms, &starts, &ends));
     op_ms_by_step.push_back(std::move(op_ms));
+    starts_by_step.push_back(std::move(starts));
+    ends_by_step.push_back(std::move(ends));
     result.agreed_step_ms.push_back(agree_max_(result.step_ms.back()));
 
     const std::size_t window = std::min<std::size_t>(result.agreed_step_ms.size(), kStableWindow);
@@ -309,6 +336,14 @@ PassResult Executor::run_pass(PassKind pass) {
     for (const std::vector<double>& step : op_ms_by_step) samples.push_back(step[i]);
     result.op_ms[i] = median(samples);
   }
+  const double median_step_ms = median(result.step_ms);
+  std::size_t typical = 0;
+  for (std::size_t k = 1; k < result.step_ms.size(); ++k)
+    if (std::abs(result.step_ms[k] - median_step_ms) <
+        std::abs(result.step_ms[typical] - median_step_ms))
+      typical = k;
+  result.op_start_ms = std::move(starts_by_step.at(typical));
+  result.op_end_ms = std::move(ends_by_step.at(typical));
   return result;
 }
 

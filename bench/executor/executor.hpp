@@ -49,6 +49,11 @@ struct PassResult {
   std::vector<double> step_ms;         // this rank's step times
   std::vector<double> agreed_step_ms;  // the slowest rank's time of each step
   std::vector<double> op_ms;           // per schedule op: this rank's median; 0 if not run
+  // Per schedule op, when it ran in this rank's median step (the step whose time is nearest the
+  // median of step_ms, so that starts and ends come from one real step): ms from the step's start
+  // to the op's start and end on its own stream; 0 for ops not in the pass. Plots draw the
+  // step's timeline from these.
+  std::vector<double> op_start_ms, op_end_ms;
   bool stable = false;
   double spread = 0;  // of the last window of agreed_step_ms
 };
@@ -75,8 +80,11 @@ class Executor {
 
   void warm_up();
   PassResult run_pass(PassKind pass);
-  // Runs one step of `pass` and returns its wall time in ms (no barrier, no stats).
-  double run_step(PassKind pass, std::vector<double>& op_ms);
+  // Runs one step of `pass` and returns its wall time in ms (no barrier, no stats); fills each
+  // op's time and, when given, its start and end relative to the step's start.
+  double run_step(PassKind pass, std::vector<double>& op_ms,
+                  std::vector<double>* op_start_ms = nullptr,
+                  std::vector<double>* op_end_ms = nullptr);
 
   const Schedule& schedule() const { return schedule_; }
   const GroupComms& groups() const { return groups_; }

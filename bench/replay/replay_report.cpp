@@ -45,6 +45,10 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
                         {"stream", op.is_collective() ? "comm" : "compute"},
                         {"hides_behind", op.hides_behind},
                         {"overlapped_ms", stat_json(pass_of(m, PassKind::overlapped).op_ms[i], m)}};
+    // Timeline (overlapped pass): the slowest rank's median step, ms from that step's start.
+    const PassSummary& overlapped = pass_of(m, PassKind::overlapped);
+    if (i < overlapped.op_start_ms.size())
+      r.update({{"start_ms", overlapped.op_start_ms[i]}, {"end_ms", overlapped.op_end_ms[i]}});
     if (op.is_collective()) {
       const CollectiveOp& c = op.collective();
       const int n = m.group_sizes.at(static_cast<std::size_t>(c.group));
@@ -116,6 +120,7 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
                      {"collective_buffer_bytes", m.collective_buffer_bytes},
                      {"compute_buffer_bytes", m.compute_buffer_bytes},
                      {"passes", passes},
+                     {"rank_step_ms_all", pass_of(m, PassKind::overlapped).rank_step_ms_all},
                      {"sanity_ok", m.sanity_problems.empty()},
                      {"sanity_problems", m.sanity_problems},
                      {"run", run}});

@@ -23,6 +23,10 @@ struct PassSummary {
   bool stable = false;
   CrossRankStat rank_step_ms;   // each rank's median step time, across ranks
   std::vector<CrossRankStat> op_ms;  // each rank's median op time, across ranks, per op
+  std::vector<double> rank_step_ms_all;  // each rank's median step time, by rank
+  // The slowest rank's (rank_step_ms.slowest_rank) per-op start and end in its median step,
+  // relative to that step's start: the step timeline plots draw.
+  std::vector<double> op_start_ms, op_end_ms;
 };
 
 struct ReplayMeasurements {

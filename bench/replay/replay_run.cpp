@@ -95,7 +95,8 @@ Peak choose_peak(const ReplayOptions& options, const RunSetup& setup, ComputeEng
 
 // With dilation D everything emulated ran D times slower: report undilated times.
 PassResult undilated(PassResult result, double dilation) {
-  for (std::vector<double>* times : {&result.step_ms, &result.agreed_step_ms, &result.op_ms})
+  for (std::vector<double>* times : {&result.step_ms, &result.agreed_step_ms, &result.op_ms,
+                                     &result.op_start_ms, &result.op_end_ms})
     for (double& t : *times) t /= dilation;
   return result;
 }
@@ -132,6 +133,16 @@ PassSummary summarize(const PassResult& result, double timeout_s) {
       gather_stats_to_root(MPI_COMM_WORLD, std::span(&my_step_ms, 1), timeout_s);
   if (!step_stats.empty()) s.rank_step_ms = step_stats[0];
   s.op_ms = gather_stats_to_root(MPI_COMM_WORLD, result.op_ms, timeout_s);
+  // The timeline of the slowest rank: its op starts and ends within one of its steps.
+  const auto steps_by_rank =
+      gather_rows_to_root(MPI_COMM_WORLD, std::span(&my_step_ms, 1), timeout_s);
+  for (const std::vector<double>& row : steps_by_rank) s.rank_step_ms_all.push_back(row[0]);
+  const auto starts = gather_rows_to_root(MPI_COMM_WORLD, result.op_start_ms, timeout_s);
+  const auto ends = gather_rows_to_root(MPI_COMM_WORLD, result.op_end_ms, timeout_s);
+  if (!starts.empty()) {
+    s.op_start_ms = starts.at(static_cast<std::size_t>(s.rank_step_ms.slowest_rank));
+    s.op_end_ms = ends.at(static_cast<std::size_t>(s.rank_step_ms.slowest_rank));
+  }
   return s;
 }
 

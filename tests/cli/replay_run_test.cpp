@@ -113,6 +113,18 @@ TEST_F(ReplayRun, TwoRanksWriteAValidPhysicalFile) {
   for (const char* key : {"overlap_efficiency", "compute_slowdown", "tokens_per_s", "mfu",
                           "passes", "collective_buffer_bytes"})
     EXPECT_TRUE(r.step.contains(key)) << key;
+  // The timeline and straggler fields plots read: every op has start <= end within the step,
+  // and there is one overlapped step time per rank.
+  const double step_ms = r.step["overlapped_ms"];
+  for (const auto& op : r.ops) {
+    ASSERT_TRUE(op.contains("start_ms") && op.contains("end_ms")) << op["name"];
+    EXPECT_GE(op["start_ms"].get<double>(), 0) << op["name"];
+    EXPECT_LE(op["start_ms"].get<double>(), op["end_ms"].get<double>()) << op["name"];
+    // Within its own step, which may be a slower one than the median the step record reports.
+    EXPECT_LE(op["end_ms"].get<double>(), 3 * step_ms) << op["name"];
+  }
+  ASSERT_TRUE(r.step["rank_step_ms_all"].is_array());
+  EXPECT_EQ(r.step["rank_step_ms_all"].size(), 2u);
   EXPECT_NE(last_stdout_.find("-c: "), std::string::npos);
   EXPECT_NE(last_stdout_.find("headroom per unit"), std::string::npos);
   EXPECT_NE(last_stdout_.find("straggler view"), std::string::npos);

@@ -1,0 +1,121 @@
+// Bus bandwidth vs message size per transport x op (nccl-tests conventions), with the sizes the
+// replayed models' per-layer collectives have marked on the size axis.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include <gnuplot-iostream.h>
+
+#include "common/errors.hpp"
+#include "plots/figures.hpp"
+
+namespace collreplay::plots {
+namespace {
+
+std::string size_text(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (bytes >= 1024 && unit < 4) {
+    bytes /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, bytes < 10 ? "%.1f %s" : "%.0f %s", bytes, units[unit]);
+  return text;
+}
+
+}  // namespace
+
+FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& request) {
+  // transport x op (x nodes when several) -> bytes -> busbw samples. In-place and out-of-place
+  // rows are one curve each when both exist; out-of-place is what nccl-tests leads with.
+  bool any_out_of_place = false;
+  std::set<int> node_counts;
+  for (const Record* r : of_kind(records, "perf")) {
+    if (text_at(r->data, "placement").value_or("") == "out_of_place") any_out_of_place = true;
+    node_counts.insert(nodes_of(r->data));
+  }
+  std::map<std::string, std::map<double, std::vector<double>>> curves;
+  for (const Record* r : of_kind(records, "perf")) {
+    const auto bytes = number_at(r->data, "bytes");
+    const auto busbw = number_at(r->data, "busbw_GBps");
+    const auto op = text_at(r->data, "op");
+    if (!bytes || !busbw || !op || *bytes <= 0) continue;
+    if (any_out_of_place && text_at(r->data, "placement").value_or("out_of_place") != "out_of_place")
+      continue;
+    std::string name = transport_of(r->data) + " " + *op;
+    if (node_counts.size() > 1) name += ", " + std::to_string(nodes_of(r->data)) + " nodes";
+    curves[name][*bytes].push_back(*busbw);
+  }
+  if (curves.empty())
+    throw UsageError("no perf records (bytes, busbw_GBps) from the *_perf programs: nothing to "
+                     "draw bus bandwidth from");
+
+  // The replayed models' per-layer collective sizes (decoder layers; the root's are larger).
+  const ModelIndex models = index_models(records);
+  std::map<std::string, std::set<double>> sizes;  // model -> bytes
+  for (const Record* r : of_kind(records, "op")) {
+    const auto bytes = number_at(r->data, "bytes");
+    const auto kind = text_at(r->data, "kind");
+    const auto layer = number_at(r->data, "layer");
+    if (!bytes || !kind || !layer || *layer < 0) continue;
+    const std::string model = model_of(r->data, models);
+    sizes[model].insert(*bytes);
+  }
+
+  double min_bytes = 1e30, max_bytes = 0, min_busbw = 1e30, max_busbw = 0;
+  std::vector<Series> series;
+  int index = 0;
+  for (const auto& [name, points] : curves) {
+    std::vector<std::vector<double>> rows;
+    for (const auto& [bytes, values] : points) {
+      rows.push_back({bytes, median_of(values)});
+      min_busbw = std::min(min_busbw, rows.back()[1]);
+      max_busbw = std::max(max_busbw, rows.back()[1]);
+      min_bytes = std::min(min_bytes, bytes);
+      max_bytes = std::max(max_bytes, bytes);
+    }
+    series.push_back({"using 1:2 with linespoints lw 2.5 pt 7 ps 1.2 lc " + colour(index++) +
+                          " title " + quoted(name),
+                      rows});
+  }
+  std::vector<std::string> marks;
+  int model_index = 0, mark_id = 200;
+  for (const auto& [model, set] : sizes) {
+    const std::string lc = " lc rgb '" + std::string(model_index % 2 ? "#555555" : "#000000") + "'";
+    const std::string dt = model_index % 2 ? " dt (4,4)" : " dt (12,6)";
+    series.push_back({"with lines lw 2" + lc + dt + " title " +
+                          quoted(model + ": per-layer collective sizes"),
+                      {}, "NaN"});
+    for (double bytes : set) {
+      min_bytes = std::min(min_bytes, bytes);
+      max_bytes = std::max(max_bytes, bytes);
+      marks.push_back("set arrow " + std::to_string(mark_id++) + " from " + std::to_string(bytes) +
+                      ", graph 0 to " + std::to_string(bytes) + ", graph 1 nohead lw 2" + lc + dt +
+                      " back");
+      marks.push_back("set label " + std::to_string(mark_id++) + " " +
+                      quoted(model + " " + size_text(bytes)) + " at " + std::to_string(bytes) +
+                      ", graph 0.98 rotate by 90 right offset -0.8,0 font ',10' front");
+    }
+    ++model_index;
+  }
+
+  return render(request.out_dir, request.name, {1280, 760}, [&](Gnuplot& gp) {
+    gp << "set title 'Bus bandwidth vs message size (nccl-tests conventions)' font ',16'\n"
+       << "set xlabel 'message size (bytes, log scale)'\n"
+       << "set ylabel 'bus bandwidth (GB/s)'\n"
+       << "set logscale x 2\n"
+       << "set xrange [" << min_bytes / 1.5 << ":" << max_bytes * 1.5 << "]\n"
+       // Transports two orders of magnitude apart (NVLink vs sockets) need a log axis to both show.
+       << (max_busbw > 20 * std::max(min_busbw, 1e-9) ? "set logscale y 10\nset yrange [*:*]\n"
+                                                      : "set yrange [0:*]\n")
+       << "set format x '%.0b %BB'\n"
+       << "set xtics 1, 4\n"
+       << key_below(static_cast<int>(series.size()), 3);
+    for (const std::string& mark : marks) gp << mark << "\n";
+    plot(gp, series);
+  });
+}
+
+}  // namespace collreplay::plots

@@ -1,0 +1,81 @@
+// Every figure renders a real PNG (and an SVG) from the fixture results: the PNG signature, the
+// size in pixels asked for, and more than a handful of colours (not a blank canvas). Records a
+// figure cannot use are a UsageError, never an empty picture.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <gnuplot-iostream.h>
+
+#include "common/errors.hpp"
+#include "plots/figures.hpp"
+#include "tests/plots/plots_fixture.hpp"
+#include "tests/plots/png_probe.hpp"
+
+namespace collreplay::plots {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::fixtures;
+using testing::probe_png;
+
+class Figures : public cli_test::ScratchDirTest {
+ protected:
+  std::vector<Record> read(const std::string& sub = "") {
+    std::ostringstream warnings;
+    return read_results({fixtures(sub)}, warnings);
+  }
+};
+
+TEST_F(Figures, EachRendersANonBlankPngAndAnSvg) {
+  const std::vector<Record> records = read();
+  for (const FigureEntry& figure : all_figures()) {
+    SCOPED_TRACE(figure.name);
+    const FigureFiles files = figure.draw(records, {dir_.string(), figure.name});
+    EXPECT_EQ(files.png, (dir_ / (std::string(figure.name) + ".png")).string());
+    const auto png = probe_png(files.png);
+    EXPECT_TRUE(png.signature_ok);
+    EXPECT_EQ(png.problem, "");
+    EXPECT_GE(png.width, 1000u);
+    EXPECT_GE(png.height, 500u);
+    EXPECT_GE(png.distinct_colours, 8u) << "a blank or near-blank image";
+    ASSERT_TRUE(fs::exists(files.svg));
+    EXPECT_NE(cli_test::slurp(files.svg).find("<svg"), std::string::npos);
+    EXPECT_FALSE(fs::exists(files.png + ".partial"));
+  }
+}
+
+TEST_F(Figures, TheBlankCheckSeesABlankCanvas) {
+  // The same probe on a canvas with nothing drawn: one colour, so the check above can fail.
+  const FigureFiles files = render(dir_.string(), "blank", {640, 480}, [](Gnuplot& gp) {
+    gp << "unset border\nunset tics\nunset key\nunset grid\nset xrange [0:1]\nset yrange [0:1]\n"
+       << "plot -1 notitle\n";  // entirely outside the range: nothing drawn
+  });
+  const auto png = probe_png(files.png);
+  EXPECT_EQ(png.problem, "");
+  EXPECT_EQ(png.width, 640u);
+  EXPECT_EQ(png.height, 480u);
+  EXPECT_LE(png.distinct_colours, 2u);
+}
+
+TEST_F(Figures, HeadroomMarksTheTippingPointAndTheProjection) {
+  const std::vector<Record> records = read();
+  const FigureFiles files = plot_headroom(records, {dir_.string(), "headroom"});
+  const std::string svg = cli_test::slurp(files.svg);
+  // eth-10g measured: +0.85 ms at 2 nodes, -3.4 ms at 4 nodes -> tips between 2 and 4.
+  EXPECT_NE(svg.find("eth-10g: tips at ≈2."), std::string::npos);
+  EXPECT_NE(svg.find("projected band"), std::string::npos);
+  EXPECT_NE(svg.find("qwen2.5-0.5b on ib-ndr-8x400, measured"), std::string::npos);
+}
+
+TEST_F(Figures, RecordsAFigureCannotUseAreAUsageError) {
+  const std::vector<Record> counters_only = read("counters");
+  for (FigureFn draw : {plot_headroom, plot_busbw, plot_timeline, plot_ranks, plot_transports})
+    EXPECT_THROW(draw(counters_only, {dir_.string(), "x"}), UsageError);
+  const std::vector<Record> perf_only = read("perf");
+  EXPECT_THROW(plot_counters(perf_only, {dir_.string(), "x"}), UsageError);
+  EXPECT_TRUE(fs::is_empty(dir_)) << "nothing is written for a figure that cannot be drawn";
+}
+
+}  // namespace
+}  // namespace collreplay::plots

@@ -1,0 +1,18 @@
+// Where the plot tests find their fixture results: tests/fixtures/results from the repository
+// root (the working directory of `make test`), else two levels above the test binary.
+#pragma once
+#include <filesystem>
+#include <string>
+
+#include "tests/cli/subprocess.hpp"
+
+namespace collreplay::plots::testing {
+
+inline std::string fixtures(const std::string& sub = "") {
+  namespace fs = std::filesystem;
+  fs::path root = "tests/fixtures/results";
+  if (!fs::exists(root)) root = cli_test::bin_dir().parent_path().parent_path() / "tests/fixtures/results";
+  return (sub.empty() ? root : root / sub).string();
+}
+
+}  // namespace collreplay::plots::testing

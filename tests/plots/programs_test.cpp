@@ -1,0 +1,88 @@
+// The figure programs and `report` as a user runs them: outputs where asked, exit 2 with one
+// line for an empty or irrelevant folder, exit 1 with one line when gnuplot is missing, and a
+// report.md that embeds the figures and carries the commands that reproduce the runs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "tests/plots/plots_fixture.hpp"
+#include "tests/plots/png_probe.hpp"
+
+namespace collreplay::plots {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::fixtures;
+
+class Programs : public cli_test::ScratchDirTest {
+ protected:
+  std::string program(const std::string& name) { return (cli_test::bin_dir() / name).string(); }
+};
+
+int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+
+TEST_F(Programs, WriteThePngAndSvgWhereAsked) {
+  const auto o = run(program("plot_busbw") + " " + fixtures() + " --out " + dir_.string() + " --name bw");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(fs::exists(dir_ / "bw.png"));
+  EXPECT_TRUE(fs::exists(dir_ / "bw.svg"));
+  EXPECT_NE(o.out.find("bw.png"), std::string::npos);
+}
+
+TEST_F(Programs, AnEmptyFolderIsExitTwoWithOneLine) {
+  fs::create_directories(dir_ / "empty");
+  for (const char* name : {"plot_headroom", "plot_counters", "report"}) {
+    const auto o = run(program(name) + " " + (dir_ / "empty").string());
+    EXPECT_EQ(o.exit_code, 2) << name;
+    EXPECT_EQ(lines(o.err), 1) << o.err;
+    EXPECT_NE(o.err.find("no result records"), std::string::npos) << o.err;
+  }
+}
+
+TEST_F(Programs, AFolderWithoutTheNeededRecordsIsExitTwoWithOneLine) {
+  const auto o = run(program("plot_timeline") + " " + fixtures("perf") + " --out " + dir_.string());
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("start_ms"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "plot_timeline.png"));
+}
+
+TEST_F(Programs, MalformedLinesAreNamedAndTheRestIsDrawn) {
+  fs::copy(fixtures("perf"), dir_ / "in");
+  std::ofstream(dir_ / "in" / "broken.jsonl") << "{\"op\": \n";
+  const auto o = run(program("plot_busbw") + " " + (dir_ / "in").string());
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.err.find((dir_ / "in" / "broken.jsonl").string() + ":1: "), std::string::npos) << o.err;
+  EXPECT_TRUE(fs::exists(dir_ / "in" / "plot_busbw.png")) << "default --out: the results folder";
+}
+
+TEST_F(Programs, GnuplotMissingIsOneClearLineBeforeAnythingElse) {
+  fs::create_directories(dir_ / "empty");
+  const auto o = run("env PATH=" + (dir_ / "empty").string() + " " + program("plot_headroom") + " " +
+                     fixtures() + " --out " + dir_.string());
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("gnuplot is not on PATH"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "plot_headroom.png"));
+}
+
+TEST_F(Programs, ReportEmbedsTheFiguresAndTheCommands) {
+  const auto o = run(program("report") + " " + fixtures() + " --out " + dir_.string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const std::string md = cli_test::slurp(dir_ / "report.md");
+  for (const char* png : {"plot_headroom.png", "plot_busbw.png", "plot_timeline.png",
+                          "plot_transports.png", "plot_ranks.png", "plot_counters.png"}) {
+    EXPECT_NE(md.find(std::string("](") + png + ")"), std::string::npos) << png;
+    EXPECT_GT(testing::probe_png((dir_ / png).string()).distinct_colours, 8u) << png;
+  }
+  EXPECT_NE(md.find("## Reproduce"), std::string::npos);
+  EXPECT_NE(md.find("\nbuild/bin/all_gather_perf -b 1M -e 4G"), std::string::npos);
+  EXPECT_NE(md.find("build/bin/replay --model qwen2.5-7b --micro-batch 2"), std::string::npos);
+  EXPECT_NE(md.find("| transport verified | "), std::string::npos);
+  EXPECT_NE(md.find("eth-10g"), std::string::npos);
+  EXPECT_NE(md.find("Step summary"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_ / "report.md.partial"));
+}
+
+}  // namespace
+}  // namespace collreplay::plots
