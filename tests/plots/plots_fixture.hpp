@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string>
 
-#include "tests/cli/subprocess.hpp"
+#include "tests/support/subprocess.hpp"
 
 namespace collreplay::plots::testing {
 
