@@ -53,7 +53,7 @@ endif
 pick = $(filter-out $(NOT_HERE),$(wildcard $(1)))
 to_obj = $(patsubst %,$(OBJ)/%.o,$(1))
 
-LIB_SRCS  := $(call pick,common/*.cpp workloads/*.cpp collectives/*.cpp collectives/*.cu bench/*.cpp bench/*.cu)
+LIB_SRCS  := $(call pick,common/*.cpp workloads/*.cpp workloads/plan/*.cpp collectives/*.cpp collectives/*.cu bench/*.cpp bench/*.cu)
 PLOT_SRCS := $(call pick,plots/*.cpp)
 BENCH_BINS := $(patsubst bench/bin/%.cpp,$(BIN)/%,$(wildcard bench/bin/*.cpp))
 PLOT_BINS  := $(if $(HAVE_PLOT),$(patsubst plots/bin/%.cpp,$(BIN)/%,$(wildcard plots/bin/*.cpp)))

@@ -112,6 +112,8 @@ RunMetadata collect_run_metadata(const Communicator& comm, MPI_Comm world,
   meta.transport_asked = transport_asked;
   meta.transport_verified = comm.transport();
   meta.environment = relevant_environment();
+  meta.nccl_algo = meta.environment.count("NCCL_ALGO") ? meta.environment.at("NCCL_ALGO") : "";
+  meta.nccl_proto = meta.environment.count("NCCL_PROTO") ? meta.environment.at("NCCL_PROTO") : "";
   meta.git_revision = COLLREPLAY_GIT_REVISION;
   meta.command_line = command_line;
   meta.timestamp_utc = now_utc();
@@ -132,6 +134,8 @@ nlohmann::json RunMetadata::to_json() const {
           {"transport_verified", transport_verified},
           {"environment", environment},
           {"git_revision", git_revision},
+          {"nccl_algo", nccl_algo},
+          {"nccl_proto", nccl_proto},
           {"command_line", command_line}};
 }
 
