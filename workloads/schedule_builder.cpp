@@ -95,7 +95,9 @@ class Builder {
     c.phase = phase;
     c.after = seg_item_before;
     c.needed_by = seg_item_before + 1;
-    c.priority = 0;
+    // In backward the tensor-parallel all-gather of the block's output gradient (priority 0, same
+    // issue point) precedes the combine's backward; ties with all-gathers keep list order.
+    c.priority = phase == Phase::backward ? 1 : 0;
     if (marker == MoeMarker::dispatch && phase != Phase::backward) {
       // Megatron's dispatcher all-gathers every rank's per-expert token counts (int64, carried
       // as 2 x fp32 per count) before the dispatch.
