@@ -160,6 +160,7 @@ TEST(HierarchicalA2a, ScheduleUsesThreeStagesAndFp8Dispatch) {
 TEST(ScheduleJson, VersionTwoRoundTripsAndVersionOneStillLoads) {
   WorkloadRequest q = request("qwen2.5-7b", 8);
   q.tp = 2;
+  q.gpus_per_node = 4;  // shard groups of 2, 2 replicas
   q.sharding = "hybrid";
   q.layers = 1;
   const Schedule s = build_schedule(q);

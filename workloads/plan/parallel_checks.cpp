@@ -41,7 +41,7 @@ void resolve_parallelism(ResolvedRequest& r) {
   require(q.gpus_per_node % q.tp == 0 || q.tp == 1,
           "--tp " + str(q.tp) + " does not divide the " + str(q.gpus_per_node) +
               " GPUs per node (tensor parallelism stays within a node)");
-  require(q.world % (q.ep * q.tp) == 0,
+  require(q.tp == 1 || q.world % (q.ep * q.tp) == 0,
           "--ep " + str(q.ep) + " x --tp " + str(q.tp) + " does not divide world " + str(q.world));
   require(q.tp > 1 || !q.async_tp, "--async-tp needs --tp > 1");
 
