@@ -113,12 +113,15 @@ constexpr CollectiveKind kKinds[] = {CollectiveKind::all_gather, CollectiveKind:
                                      CollectiveKind::all_to_all, CollectiveKind::all_to_allv,
                                      CollectiveKind::all_reduce};
 constexpr const GroupKind (&kGroups)[std::size(kAllGroupKinds)] = kAllGroupKinds;
-constexpr DType kDTypes[] = {DType::bf16, DType::f16, DType::f32};
+constexpr DType kDTypes[] = {DType::bf16, DType::f16, DType::f32};  // GEMMs
+constexpr DType kCollectiveDTypes[] = {DType::bf16, DType::f16, DType::f32, DType::fp8};
 
 CollectiveOp read_collective(const Reader& r, const json& j, const std::string& where, const Schedule& s) {
   CollectiveOp c;
   c.kind = r.choice(j, "kind", where, kKinds, collective_kind_name);
-  c.dtype = r.choice(j, "dtype", where, kDTypes, dtype_name);
+  c.dtype = r.choice(j, "dtype", where, kCollectiveDTypes, dtype_name);
+  if (c.dtype == DType::fp8 && (c.kind == CollectiveKind::reduce_scatter || c.kind == CollectiveKind::all_reduce))
+    r.fail(where + ".dtype", "fp8 is moved, never reduced");
   c.group = r.choice(j, "group", where, kGroups, group_kind_name);
   c.bytes = r.count(r.get(j, "bytes", where), where + ".bytes");
   const std::uint64_t n = static_cast<std::uint64_t>(group_size(s, c.group));

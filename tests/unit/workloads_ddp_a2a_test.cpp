@@ -146,6 +146,7 @@ TEST(HierarchicalA2a, ScheduleUsesThreeStagesAndFp8Dispatch) {
   EXPECT_EQ(op(s, "a2a.combine.fwd.layers.0.gather").collective().dtype, DType::bf16);
   EXPECT_EQ(op(s, "a2a.dispatch.bwd.layers.0.gather").collective().dtype, DType::bf16);
   EXPECT_EQ(op(s, "a2a.dispatch.fwd.layers.0.rail").collective().group, GroupKind::expert_rail);
+  EXPECT_EQ(schedule_to_json(schedule_from_json(schedule_to_json(s), "fp8")), schedule_to_json(s));
   // Flat fp8 dispatch: half the bf16 bytes.
   q.a2a = "flat";
   EXPECT_EQ(op(build_schedule(q), "a2a.dispatch.fwd.layers.0").collective().bytes, 256u * 2 * 4096);
