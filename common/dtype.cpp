@@ -9,6 +9,7 @@ std::string_view dtype_name(DType t) {
     case DType::bf16: return "bf16";
     case DType::f16: return "fp16";
     case DType::f32: return "fp32";
+    case DType::fp8: return "fp8";
   }
   return "?";
 }
@@ -17,7 +18,8 @@ DType parse_dtype(std::string_view text) {
   if (text == "bf16" || text == "bfloat16") return DType::bf16;
   if (text == "f16" || text == "fp16" || text == "half" || text == "float16") return DType::f16;
   if (text == "f32" || text == "fp32" || text == "float" || text == "float32") return DType::f32;
-  throw UsageError("unknown dtype '" + std::string(text) + "' (expected bf16, fp16 or fp32)");
+  if (text == "fp8" || text == "e4m3") return DType::fp8;
+  throw UsageError("unknown dtype '" + std::string(text) + "' (expected bf16, fp16, fp32 or fp8)");
 }
 
 }  // namespace collreplay

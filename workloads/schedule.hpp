@@ -14,12 +14,22 @@
 
 namespace collreplay {
 
-inline constexpr int kScheduleSchemaVersion = 1;
+// Version 2 added tp, shard_group, the groups tp/shard/replicate/expert_node/expert_rail,
+// units[].allreduce_bytes and the fp8 dtype (workloads/SCHEDULE.md). Version 1 files still load.
+inline constexpr int kScheduleSchemaVersion = 2;
 
 enum class StreamKind { comm, compute };
-// Which ranks take part: all of them; the ranks of one node; one expert-parallel group
-// (ep consecutive ranks); one data-parallel group (ranks with the same index in their expert group).
-enum class GroupKind { world, node, expert, data_parallel };
+// Which ranks take part: all of them; the ranks of one node; one expert-parallel group; one
+// data-parallel group of expert weights (ranks with the same index in their expert group); one
+// tensor-parallel group (tp consecutive ranks); one FSDP shard group of dense weights (ranks with
+// the same TP index, shard_group of them); one HSDP/DDP replica group (ranks with the same place
+// in their shard group); the expert group's ranks on one node and those with the same local index
+// on other nodes (hierarchical all-to-all). Rank layout: workloads/plan/mesh.hpp.
+enum class GroupKind { world, node, expert, data_parallel, tp, shard, replicate, expert_node, expert_rail };
+inline constexpr GroupKind kAllGroupKinds[] = {GroupKind::world, GroupKind::node, GroupKind::expert,
+                                               GroupKind::data_parallel, GroupKind::tp, GroupKind::shard,
+                                               GroupKind::replicate, GroupKind::expert_node,
+                                               GroupKind::expert_rail};
 enum class Phase { forward, backward, recompute, optimizer };
 
 // C[m x n] = A[m x k] * B[k x n], `batch` times (attention scores and expert GEMMs are batched).
@@ -70,6 +80,7 @@ struct UnitSummary {
   std::uint64_t shard_bytes = 0;           // this rank's shard, in the param dtype
   std::uint64_t allgather_bytes = 0;       // all-gather output bytes per rank (padded)
   std::uint64_t reduce_scatter_bytes = 0;  // reduce-scatter input bytes per rank (reduce dtype)
+  std::uint64_t allreduce_bytes = 0;       // HSDP: the reduced shard; DDP: the bucket (0: none)
   double fwd_flops = 0;
   double bwd_flops = 0;                    // dgrad + wgrad (+ recompute when checkpointing)
 };
@@ -93,6 +104,8 @@ struct Schedule {
   int world = 1;
   int gpus_per_node = 1;
   int ep = 1;                 // expert-parallel degree (1: no expert parallelism)
+  int tp = 1;                 // tensor-parallel degree (consecutive ranks)
+  int shard_group = 0;        // ranks of a dense FSDP shard group (0: world / tp)
   int rank = 0;               // the rank this schedule is for (MoE row counts differ per rank)
   std::int64_t micro_batch = 1, seq = 1;
   int micro_batches = 1;      // gradient-accumulation micro-batches per step

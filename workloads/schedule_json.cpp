@@ -9,6 +9,7 @@
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
+#include "workloads/plan/mesh.hpp"
 #include "workloads/schedule_summary.hpp"
 
 namespace collreplay {
@@ -24,7 +25,7 @@ ordered units_json(const std::vector<UnitSummary>& units) {
   for (const UnitSummary& u : units)
     a.push_back({{"name", u.name}, {"params", u.params}, {"shard_bytes", u.shard_bytes},
                  {"allgather_bytes", u.allgather_bytes}, {"reduce_scatter_bytes", u.reduce_scatter_bytes},
-                 {"fwd_flops", u.fwd_flops}, {"bwd_flops", u.bwd_flops}});
+                 {"allreduce_bytes", u.allreduce_bytes}, {"fwd_flops", u.fwd_flops}, {"bwd_flops", u.bwd_flops}});
   return a;
 }
 
@@ -100,13 +101,16 @@ class Reader {
 
 constexpr StreamKind kStreams[] = {StreamKind::comm, StreamKind::compute};
 constexpr Phase kPhases[] = {Phase::forward, Phase::backward, Phase::recompute, Phase::optimizer};
-constexpr GroupKind kGroups[] = {GroupKind::world, GroupKind::node, GroupKind::expert, GroupKind::data_parallel};
-constexpr DType kDTypes[] = {DType::bf16, DType::f16, DType::f32};
+constexpr const GroupKind (&kGroups)[std::size(kAllGroupKinds)] = kAllGroupKinds;
+constexpr DType kDTypes[] = {DType::bf16, DType::f16, DType::f32};  // GEMMs
+constexpr DType kCollectiveDTypes[] = {DType::bf16, DType::f16, DType::f32, DType::fp8};
 
 CollectiveOp read_collective(const Reader& r, const json& j, const std::string& where, const Schedule& s) {
   CollectiveOp c;
   c.kind = r.choice(j, "kind", where, collective_kinds(), collective_kind_name);
-  c.dtype = r.choice(j, "dtype", where, kDTypes, dtype_name);
+  c.dtype = r.choice(j, "dtype", where, kCollectiveDTypes, dtype_name);
+  if (c.dtype == DType::fp8 && (c.kind == CollectiveKind::reduce_scatter || c.kind == CollectiveKind::all_reduce))
+    r.fail(where + ".dtype", "fp8 is moved, never reduced");
   c.group = r.choice(j, "group", where, kGroups, group_kind_name);
   c.bytes = r.count(r.get(j, "bytes", where), where + ".bytes");
   const std::uint64_t n = static_cast<std::uint64_t>(group_size(s, c.group));
@@ -166,6 +170,8 @@ std::string schedule_to_json(const Schedule& s) {
   j["world"] = s.world;
   j["gpus_per_node"] = s.gpus_per_node;
   j["ep"] = s.ep;
+  j["tp"] = s.tp;
+  j["shard_group"] = s.shard_group;
   j["rank"] = s.rank;
   j["micro_batch"] = s.micro_batch;
   j["seq"] = s.seq;
@@ -217,9 +223,10 @@ Schedule schedule_from_json(std::string_view text, std::string_view origin) {
   if (!j.is_object()) r.fail("top level", "is not an object");
   Schedule s;
   const std::int64_t version = r.integer(j, "version", "top level", 0);
-  if (version != kScheduleSchemaVersion)
-    r.fail("version", std::to_string(version) + " is not supported (this build reads version " +
+  if (version != kScheduleSchemaVersion && version != 1)
+    r.fail("version", std::to_string(version) + " is not supported (this build reads versions 1 and " +
                           std::to_string(kScheduleSchemaVersion) + ")");
+  const bool v1 = version == 1;  // no tp, shard_group, allreduce_bytes: they default
   s.model = r.text(j, "model", "top level");
   s.plan = r.text(j, "plan", "top level");
   s.wrap = r.text(j, "wrap", "top level");
@@ -227,6 +234,14 @@ Schedule schedule_from_json(std::string_view text, std::string_view origin) {
   s.gpus_per_node = static_cast<int>(r.integer(j, "gpus_per_node", "top level", 1));
   s.ep = static_cast<int>(r.integer(j, "ep", "top level", 1));
   if (s.world % s.ep != 0) r.fail("ep", std::to_string(s.ep) + " does not divide world " + std::to_string(s.world));
+  s.tp = v1 ? 1 : static_cast<int>(r.integer(j, "tp", "top level", 1));
+  s.shard_group = v1 ? 0 : static_cast<int>(r.integer(j, "shard_group", "top level", 0));
+  if (s.world % (s.ep * s.tp) != 0)
+    r.fail("tp", "ep x tp (" + std::to_string(s.ep) + " x " + std::to_string(s.tp) + ") does not divide world " +
+                     std::to_string(s.world));
+  if (s.world % (static_cast<std::int64_t>(mesh_layout(s).shard()) * s.tp) != 0)
+    r.fail("shard_group", std::to_string(s.shard_group) + " x tp " + std::to_string(s.tp) +
+                              " does not divide world " + std::to_string(s.world));
   s.rank = static_cast<int>(r.integer(j, "rank", "top level", 0));
   if (s.rank >= s.world) r.fail("rank", "is outside the world");
   s.micro_batch = r.integer(j, "micro_batch", "top level", 1);
@@ -244,6 +259,7 @@ Schedule schedule_from_json(std::string_view text, std::string_view origin) {
     u.shard_bytes = r.count(r.get(units[i], "shard_bytes", w), w + ".shard_bytes");
     u.allgather_bytes = r.count(r.get(units[i], "allgather_bytes", w), w + ".allgather_bytes");
     u.reduce_scatter_bytes = r.count(r.get(units[i], "reduce_scatter_bytes", w), w + ".reduce_scatter_bytes");
+    if (!v1) u.allreduce_bytes = r.count(r.get(units[i], "allreduce_bytes", w), w + ".allreduce_bytes");
     u.fwd_flops = r.number(units[i], "fwd_flops", w);
     u.bwd_flops = r.number(units[i], "bwd_flops", w);
     s.units.push_back(u);
@@ -345,13 +361,25 @@ std::string dry_run_json(const Schedule& s) {
   j["plan"] = s.plan;
   j["wrap"] = s.wrap;
   j["world"] = s.world;
+  j["tp"] = s.tp;
+  j["ep"] = s.ep;
+  j["shard_group"] = mesh_layout(s).shard();
   j["units"] = units_json(s.units);
   j["moe"] = moe_json(s.moe);
   const ScheduleTotals t = schedule_totals(s);
+  ordered groups = ordered::array();
+  for (GroupKind g : kAllGroupKinds) {
+    const GroupTotals& gt = t.by_group[static_cast<std::size_t>(g)];
+    if (gt.ops > 0)
+      groups.push_back({{"group", group_kind_name(g)}, {"size", group_size(s, g)}, {"ops", gt.ops},
+                        {"bytes", gt.bytes}});
+  }
+  j["groups"] = groups;
   j["totals"] = {{"params", t.params}, {"active_params", t.active_params}, {"allgathers", t.allgathers},
                  {"reduce_scatters", t.reduce_scatters}, {"alltoalls", t.alltoalls},
                  {"allgather_bytes", t.allgather_bytes}, {"reduce_scatter_bytes", t.reduce_scatter_bytes},
-                 {"alltoall_bytes", t.alltoall_bytes}, {"flops", t.flops}};
+                 {"alltoall_bytes", t.alltoall_bytes}, {"allreduces", t.allreduces},
+                 {"allreduce_bytes", t.allreduce_bytes}, {"flops", t.flops}};
   return j.dump(1) + "\n";
 }
 

@@ -18,6 +18,11 @@ std::string_view group_kind_name(GroupKind group) {
     case GroupKind::node: return "node";
     case GroupKind::expert: return "expert";
     case GroupKind::data_parallel: return "data_parallel";
+    case GroupKind::tp: return "tp";
+    case GroupKind::shard: return "shard";
+    case GroupKind::replicate: return "replicate";
+    case GroupKind::expert_node: return "expert_node";
+    case GroupKind::expert_rail: return "expert_rail";
   }
   return "?";
 }

@@ -6,17 +6,12 @@
 
 #include "common/sizes.hpp"
 #include "workloads/model/gemm_slices.hpp"
+#include "workloads/plan/mesh.hpp"
 
 namespace collreplay {
 
 int group_size(const Schedule& s, GroupKind g) {
-  switch (g) {
-    case GroupKind::world: return s.world;
-    case GroupKind::node: return s.gpus_per_node < s.world ? s.gpus_per_node : s.world;
-    case GroupKind::expert: return s.ep;
-    case GroupKind::data_parallel: return s.ep > 0 ? s.world / s.ep : 0;
-  }
-  return 0;
+  return s.ep > 0 && s.tp > 0 ? mesh_group_size(mesh_layout(s), g) : 0;
 }
 
 ScheduleTotals schedule_totals(const Schedule& s) {
@@ -29,6 +24,9 @@ ScheduleTotals schedule_totals(const Schedule& s) {
       continue;
     }
     const CollectiveOp& c = op.collective();
+    GroupTotals& g = t.by_group[static_cast<std::size_t>(c.group)];
+    ++g.ops;
+    g.bytes = checked_add(g.bytes, c.bytes, "group bytes per step");
     switch (c.kind) {
       case CollectiveKind::all_gather:
         ++t.allgathers;
@@ -43,7 +41,10 @@ ScheduleTotals schedule_totals(const Schedule& s) {
         ++t.alltoalls;
         t.alltoall_bytes = checked_add(t.alltoall_bytes, c.bytes, "all-to-all bytes per step");
         break;
-      default: break;  // all_reduce and later ops have no total of their own
+      case CollectiveKind::all_reduce:
+        ++t.allreduces;
+        t.allreduce_bytes = checked_add(t.allreduce_bytes, c.bytes, "all-reduce bytes per step");
+        break;
     }
   }
   return t;
@@ -69,15 +70,15 @@ std::string tflop(double f) {
 void print_schedule_table(const Schedule& s, std::ostream& out) {
   char line[512];
   out << "# collreplay dry run: " << s.model << ", plan " << s.plan << ", wrap " << s.wrap << ", world "
-      << s.world << ", ep " << s.ep << ", rank " << s.rank << ", micro-batch " << s.micro_batch << " x seq "
+      << s.world << ", ep " << s.ep << ", tp " << s.tp << ", shard group " << mesh_layout(s).shard() << ", rank " << s.rank << ", micro-batch " << s.micro_batch << " x seq "
       << s.seq << " x " << s.micro_batches << " micro-batches\n";
-  std::snprintf(line, sizeof line, "%-34s %16s %16s %18s %18s %10s %10s\n", "unit", "params", "shard_bytes",
-                "allgather_bytes", "reduce_scat_bytes", "fwd_TFLOP", "bwd_TFLOP");
+  std::snprintf(line, sizeof line, "%-34s %16s %16s %18s %18s %16s %10s %10s\n", "unit", "params", "shard_bytes",
+                "allgather_bytes", "reduce_scat_bytes", "allreduce_bytes", "fwd_TFLOP", "bwd_TFLOP");
   out << line;
   for (const UnitSummary& u : s.units) {
-    std::snprintf(line, sizeof line, "%-34s %16s %16s %18s %18s %10s %10s\n", u.name.c_str(),
+    std::snprintf(line, sizeof line, "%-34s %16s %16s %18s %18s %16s %10s %10s\n", u.name.c_str(),
                   num(u.params).c_str(), num(u.shard_bytes).c_str(), num(u.allgather_bytes).c_str(),
-                  num(u.reduce_scatter_bytes).c_str(), tflop(u.fwd_flops).c_str(), tflop(u.bwd_flops).c_str());
+                  num(u.reduce_scatter_bytes).c_str(), num(u.allreduce_bytes).c_str(), tflop(u.fwd_flops).c_str(), tflop(u.bwd_flops).c_str());
     out << line;
   }
   if (!s.moe.empty()) {
@@ -100,6 +101,16 @@ void print_schedule_table(const Schedule& s, std::ostream& out) {
       << format_bytes(t.reduce_scatter_bytes) << ")\n";
   out << "#   all-to-alls     " << num(t.alltoalls) << "  " << num(t.alltoall_bytes) << " B ("
       << format_bytes(t.alltoall_bytes) << ")\n";
+  out << "#   all-reduces     " << num(t.allreduces) << "  " << num(t.allreduce_bytes) << " B ("
+      << format_bytes(t.allreduce_bytes) << ")\n";
+  for (GroupKind g : kAllGroupKinds) {
+    const GroupTotals& gt = t.by_group[static_cast<std::size_t>(g)];
+    if (gt.ops == 0) continue;
+    std::snprintf(line, sizeof line, "#   group %-13s size %-5d %6s ops  %s B (%s)\n",
+                  std::string(group_kind_name(g)).c_str(), group_size(s, g), num(gt.ops).c_str(),
+                  num(gt.bytes).c_str(), format_bytes(gt.bytes).c_str());
+    out << line;
+  }
   out << "#   GEMM            " << tflop(t.flops) << " TFLOP\n";
 }
 

@@ -1,16 +1,25 @@
 // What a schedule adds up to per step per rank, and the human table `replay --dry-run` prints.
 #pragma once
+#include <array>
 #include <cstdint>
+#include <iterator>
 #include <iosfwd>
 
 #include "workloads/schedule.hpp"
 
 namespace collreplay {
 
+// Collectives of one group per step per rank.
+struct GroupTotals {
+  std::uint64_t ops = 0, bytes = 0;
+};
+
 struct ScheduleTotals {
   std::uint64_t params = 0, active_params = 0;
   std::uint64_t allgathers = 0, reduce_scatters = 0, alltoalls = 0;  // ops per step (every kind of
   std::uint64_t allgather_bytes = 0, reduce_scatter_bytes = 0, alltoall_bytes = 0;  // all-gather counts)
+  std::uint64_t allreduces = 0, allreduce_bytes = 0;
+  std::array<GroupTotals, std::size(kAllGroupKinds)> by_group{};  // indexed by GroupKind
   double flops = 0;  // every GEMM of every compute op
 };
 

@@ -116,6 +116,8 @@ RunMetadata collect_run_metadata(const Communicator& comm, MPI_Comm world,
   meta.interfaces.assign(interfaces.begin(), interfaces.end());
   meta.nccl_algo = comm.algorithms();
   meta.environment = relevant_environment();
+  meta.nccl_algo = meta.environment.count("NCCL_ALGO") ? meta.environment.at("NCCL_ALGO") : "";
+  meta.nccl_proto = meta.environment.count("NCCL_PROTO") ? meta.environment.at("NCCL_PROTO") : "";
   meta.git_revision = COLLREPLAY_GIT_REVISION;
   meta.command_line = command_line;
   meta.timestamp_utc = now_utc();
@@ -143,6 +145,8 @@ nlohmann::json RunMetadata::to_json() const {
           {"nccl_algo", nccl_algo},
           {"environment", environment},
           {"git_revision", git_revision},
+          {"nccl_algo", nccl_algo},
+          {"nccl_proto", nccl_proto},
           {"command_line", command_line},
           {"launcher", launcher}};
 }

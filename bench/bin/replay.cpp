@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
     if (dry_run) return collreplay::run_dry_run(request, dry);
     replay.schedule_file = dry.schedule_file;
     replay.command_line.assign(args, args + n);
+    replay.gpus_per_node_given = app.count("--gpus-per-node") > 0;
     return collreplay::run_replay(replay, request);
   });
 }

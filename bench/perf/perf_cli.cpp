@@ -121,6 +121,7 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   if (check_text != "0" && check_text != "1") throw UsageError("-c must be 0 or 1");
   options.check = check_text == "1";
   options.dtype = parse_dtype(dtype_text);
+  if (options.dtype == DType::fp8) throw UsageError("--dtype fp8 is for replay's --a2a-dtype only");
   if (!backend_text.empty()) options.backend = parse_backend(backend_text);
   options.report = parse_rank_reduce(report_text);
   char* end = nullptr;

@@ -32,6 +32,7 @@ const char* table_type_name(DType t) {
     case DType::f32: return "float";
     case DType::f16: return "half";
     case DType::bf16: return "bfloat16";
+    case DType::fp8: return "fp8";
   }
   return "?";
 }

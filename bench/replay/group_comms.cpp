@@ -6,6 +6,7 @@
 
 #include "bench/replay/collective_plan.hpp"
 #include "common/errors.hpp"
+#include "workloads/plan/mesh.hpp"
 
 namespace collreplay {
 
@@ -16,20 +17,21 @@ GroupComms::GroupComms(Communicator& world, const Schedule& schedule, int node_c
     if (op.is_collective() && op.collective().group != GroupKind::world)
       used.insert(op.collective().group);
   const int rank = world.rank();
-  const int ep = schedule.ep;
-  if (used.count(GroupKind::expert) || used.count(GroupKind::data_parallel)) {
-    if (ep < 1 || world.size() % ep != 0)
-      throw UsageError("expert-parallel degree " + std::to_string(ep) +
-                       " does not divide the world of " + std::to_string(world.size()) +
-                       " ranks");
-  }
-  // std::set iterates in enum order, so every rank splits in the same order.
+  const MeshLayout mesh = mesh_layout(schedule);
+  if (mesh.ep < 1 || mesh.tp < 1 || world.size() % (mesh.ep * mesh.tp) != 0 ||
+      world.size() % (mesh.shard() * mesh.tp) != 0)
+    throw UsageError("the schedule's mesh (ep " + std::to_string(mesh.ep) + ", tp " +
+                     std::to_string(mesh.tp) + ", shard group " + std::to_string(mesh.shard()) +
+                     ") does not divide the world of " + std::to_string(world.size()) + " ranks");
+  // std::set iterates in enum order, so every rank splits in the same order. Every group but
+  // node follows the schedule's layout (its gpus_per_node), so emulated nodes on one host work.
   for (GroupKind group : used) {
-    int color = 0;
-    if (group == GroupKind::node) color = node_color;
-    if (group == GroupKind::expert) color = rank / ep;
-    if (group == GroupKind::data_parallel) color = rank % ep;
+    const int color = group == GroupKind::node ? node_color : mesh_group_color(mesh, group, rank);
     subgroups_[group] = world.split(color, rank);
+    if (subgroups_[group]->size() != mesh_group_size(mesh, group))
+      throw UsageError("group " + std::string(group_kind_name(group)) + " has " +
+                       std::to_string(subgroups_[group]->size()) + " ranks here, the schedule expects " +
+                       std::to_string(mesh_group_size(mesh, group)));
   }
 }
 

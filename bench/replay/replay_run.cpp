@@ -1,6 +1,7 @@
 #include "bench/replay/replay_run.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -67,7 +68,8 @@ Schedule schedule_for_rank(const ReplayOptions& options, WorkloadRequest request
   if (!options.schedule_file.empty()) return load_schedule_for_rank(options.schedule_file, rank);
   request.world = world;
   request.rank = rank;
-  request.gpus_per_node = ranks_per_node;
+  // Measured unless given: --gpus-per-node N lays out emulated nodes on fewer hosts.
+  if (!options.gpus_per_node_given) request.gpus_per_node = ranks_per_node;
   return build_schedule(request);
 }
 
@@ -192,6 +194,9 @@ void say(int rank, const std::string& line) {
 int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   // Everything that can be judged without MPI fails here, alike on every rank.
   validate_replay_options(options);
+  // NCCL reads these when a communicator starts: set before any does, on every rank alike.
+  if (!options.nccl_algo.empty()) setenv("NCCL_ALGO", options.nccl_algo.c_str(), 1);
+  if (!options.nccl_proto.empty()) setenv("NCCL_PROTO", options.nccl_proto.c_str(), 1);
   if (request.layers == 0)
     throw UsageError("--layers 0 replays nothing: give N >= 1 (or leave it out for every layer)");
   const BackendKind backend =
@@ -365,7 +370,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   m.compute_buffer_bytes = compute_bytes;
   m.hosts = meta.hosts;
   m.devices = meta.devices;
-  for (GroupKind g : {GroupKind::world, GroupKind::node, GroupKind::expert, GroupKind::data_parallel})
+  for (GroupKind g : kAllGroupKinds)
     m.group_sizes.push_back(groups.has(g) ? groups.get(g).size() : 1);
   m.engine = engine->description();
   m.backend = meta.backend;

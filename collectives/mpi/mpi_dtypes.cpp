@@ -32,7 +32,9 @@ void sum_in_float(void* in, void* inout, int* items, MPI_Datatype* type) {
 
 }  // namespace
 
-MPI_Datatype mpi_element_type(DType t) { return t == DType::f32 ? MPI_FLOAT : MPI_UINT16_T; }
+MPI_Datatype mpi_element_type(DType t) {
+  return t == DType::f32 ? MPI_FLOAT : t == DType::fp8 ? MPI_UINT8_T : MPI_UINT16_T;
+}
 
 MpiTypeCache::~MpiTypeCache() {
   if (!mpi_alive()) return;
@@ -62,6 +64,7 @@ MpiSpan MpiTypeCache::span(DType t, std::size_t elements) {
 
 MPI_Op MpiTypeCache::sum_op(DType t, MPI_Datatype type) {
   if (t == DType::f32 && type == MPI_FLOAT) return MPI_SUM;
+  if (t == DType::fp8) throw UsageError("fp8 data is moved, never reduced");
   auto [it, inserted] = sums_.try_emplace(t, MPI_OP_NULL);
   if (inserted) {
     MPI_User_function* fn = t == DType::bf16  ? &sum_in_float<DType::bf16>

@@ -20,6 +20,7 @@ inline ncclDataType_t nccl_type(DType t) {
     case DType::bf16: return ncclBfloat16;
     case DType::f16: return ncclFloat16;
     case DType::f32: return ncclFloat32;
+    case DType::fp8: return ncclUint8;  // moved only (all-to-all); reductions are refused earlier
   }
   throw UsageError("unsupported dtype for NCCL");
 }

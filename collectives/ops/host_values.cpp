@@ -1,6 +1,7 @@
 #include "collectives/ops/host_values.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace collreplay {
 namespace {
@@ -78,6 +79,29 @@ void add_values(DType t, void* inout, const void* in, std::size_t elements) {
                         elements, [](std::uint16_t v) { return fp16_to_float(v); },
                         [](float v) { return float_to_fp16(v); });
   }
+}
+
+float fp8_to_float(std::uint8_t bits) {
+  const float sign = (bits & 0x80) ? -1.0f : 1.0f;
+  const int exponent = (bits >> 3) & 0xf, mantissa = bits & 0x7;
+  if (exponent == 0xf && mantissa == 0x7) return std::nanf("");
+  if (exponent == 0) return sign * std::ldexp(static_cast<float>(mantissa), -9);  // subnormal
+  return sign * std::ldexp(1.0f + static_cast<float>(mantissa) / 8, exponent - 7);
+}
+
+std::uint8_t float_to_fp8(float value) {
+  if (std::isnan(value)) return 0x7f;
+  const std::uint8_t sign = std::signbit(value) ? 0x80 : 0;
+  const float magnitude = std::min(std::fabs(value), 448.0f);
+  // The nearest of the 127 non-negative codes (ties to the even code), by search: exact and
+  // short, and speed does not matter for check data.
+  std::uint8_t best = 0;
+  for (std::uint8_t code = 1; code < 0x7f; ++code) {
+    const float here = std::fabs(fp8_to_float(code) - magnitude);
+    const float there = std::fabs(fp8_to_float(best) - magnitude);
+    if (here < there || (here == there && (code & 1) == 0)) best = code;
+  }
+  return static_cast<std::uint8_t>(sign | best);
 }
 
 }  // namespace collreplay

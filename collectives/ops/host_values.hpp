@@ -72,11 +72,16 @@ inline std::uint16_t float_to_fp16(float value) {
   return static_cast<std::uint16_t>(sign | result);
 }
 
+// OCP fp8 e4m3 (bias 7, no infinities, 0x7f NaN), round to nearest even, saturating at 448.
+float fp8_to_float(std::uint8_t bits);
+std::uint8_t float_to_fp8(float value);
+
 inline float load_value(DType t, const void* base, std::size_t index) {
   switch (t) {
     case DType::f32: return static_cast<const float*>(base)[index];
     case DType::bf16: return bf16_to_float(static_cast<const std::uint16_t*>(base)[index]);
     case DType::f16: return fp16_to_float(static_cast<const std::uint16_t*>(base)[index]);
+    case DType::fp8: return fp8_to_float(static_cast<const std::uint8_t*>(base)[index]);
   }
   return 0;
 }
@@ -86,6 +91,7 @@ inline void store_value(DType t, void* base, std::size_t index, float value) {
     case DType::f32: static_cast<float*>(base)[index] = value; return;
     case DType::bf16: static_cast<std::uint16_t*>(base)[index] = float_to_bf16(value); return;
     case DType::f16: static_cast<std::uint16_t*>(base)[index] = float_to_fp16(value); return;
+    case DType::fp8: static_cast<std::uint8_t*>(base)[index] = float_to_fp8(value); return;
   }
 }
 

@@ -34,10 +34,10 @@ int add_norm(ModuleTree& t, int parent, const std::string& name, std::int64_t hi
   return id;
 }
 
-void add_attention(ModuleTree& t, int layer_node, const ModelConfig& m) {
+void add_attention(ModuleTree& t, int layer_node, const ModelConfig& m, int tp) {
   const int attn = t.add(layer_node, "self_attn");
   t.nodes[attn].attention = true;
-  const std::int64_t q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim;
+  const std::int64_t q = m.heads * m.head_dim / tp, kv = m.kv_heads * m.head_dim / tp;
   const int qp = add_linear(t, attn, "q_proj", m.hidden, q, m.qkv_bias);
   const int kp = add_linear(t, attn, "k_proj", m.hidden, kv, m.qkv_bias);
   const int vp = add_linear(t, attn, "v_proj", m.hidden, kv, m.qkv_bias);
@@ -49,11 +49,12 @@ void add_attention(ModuleTree& t, int layer_node, const ModelConfig& m) {
 }
 
 // One expert as the released checkpoint has it: w1 (gate), w2 (down), w3 (up); runs w1, w3, w2.
-void add_expert(ModuleTree& t, int experts, int e, const ModelConfig& m, bool with_params) {
+void add_expert(ModuleTree& t, int experts, int e, const ModelConfig& m, bool with_params, int tp) {
   const int ex = t.add(experts, std::to_string(e) + (with_params ? "" : "(replica)"));
-  const int w1 = add_linear(t, ex, "w1", m.hidden, m.intermediate, false, with_params);
-  const int w2 = add_linear(t, ex, "w2", m.intermediate, m.hidden, false, with_params);
-  const int w3 = add_linear(t, ex, "w3", m.hidden, m.intermediate, false, with_params);
+  const std::int64_t inter = m.intermediate / tp;
+  const int w1 = add_linear(t, ex, "w1", m.hidden, inter, false, with_params);
+  const int w2 = add_linear(t, ex, "w2", inter, m.hidden, false, with_params);
+  const int w3 = add_linear(t, ex, "w3", m.hidden, inter, false, with_params);
   for (int id : {w1, w2, w3}) t.nodes[id].expert = e;
   t.nodes[ex].exec_children = {w1, w3, w2};
 }
@@ -74,8 +75,8 @@ void add_moe(ModuleTree& t, int layer_node, const ModelConfig& m, const TreeOpti
     ModuleNode& n = t.nodes[ex];
     n.experts_container = true;
     n.compute = ComputeKind::stacked_experts;
-    n.params.push_back(tensor(n, "gate_up_proj", {per_rank, 2 * m.intermediate, m.hidden}));
-    n.params.push_back(tensor(n, "down_proj", {per_rank, m.hidden, m.intermediate}));
+    n.params.push_back(tensor(n, "gate_up_proj", {per_rank, 2 * m.intermediate / o.tp, m.hidden}));
+    n.params.push_back(tensor(n, "down_proj", {per_rank, m.hidden, m.intermediate / o.tp}));
     for (int e = first; e < first + per_rank; ++e) n.experts_here.push_back(e);
     for (int e : replicas)
       if (!local(e)) n.experts_here.push_back(e);
@@ -84,9 +85,9 @@ void add_moe(ModuleTree& t, int layer_node, const ModelConfig& m, const TreeOpti
   const int ex = t.add(block, "experts");
   t.nodes[ex].experts_container = true;
   t.nodes[ex].module_list = true;
-  for (int e = first; e < first + per_rank; ++e) add_expert(t, ex, e, m, true);
+  for (int e = first; e < first + per_rank; ++e) add_expert(t, ex, e, m, true, o.tp);
   for (int e : replicas)
-    if (!local(e)) add_expert(t, ex, e, m, false);
+    if (!local(e)) add_expert(t, ex, e, m, false, o.tp);
 }
 
 }  // namespace
@@ -121,7 +122,7 @@ ModuleTree build_module_tree(const ModelConfig& m, const TreeOptions& o) {
   t.nodes[model].path = "model";
   const int embed = t.add(model, "embed_tokens");
   t.nodes[embed].path = "embed_tokens";
-  t.nodes[embed].params.push_back(ParamTensor{"embed_tokens.weight", {m.vocab, m.hidden}});
+  t.nodes[embed].params.push_back(ParamTensor{"embed_tokens.weight", {m.vocab / o.tp, m.hidden}});
   const int layers = t.add(model, "layers");
   t.nodes[layers].path = "layers";
   t.nodes[layers].module_list = true;
@@ -131,15 +132,15 @@ ModuleTree build_module_tree(const ModelConfig& m, const TreeOptions& o) {
     const int ln = t.add(layers, std::to_string(l));
     t.nodes[ln].layer = l;
     t.nodes[ln].decoder_layer = true;
-    add_attention(t, ln, m);
+    add_attention(t, ln, m, o.tp);
     if (m.is_moe()) {
       add_moe(t, ln, m, o, l);
     } else {
       const int mlp = t.add(ln, "mlp");
       t.nodes[mlp].mlp = true;
-      add_linear(t, mlp, "gate_proj", m.hidden, m.intermediate, false);
-      add_linear(t, mlp, "up_proj", m.hidden, m.intermediate, false);
-      add_linear(t, mlp, "down_proj", m.intermediate, m.hidden, false);
+      add_linear(t, mlp, "gate_proj", m.hidden, m.intermediate / o.tp, false);
+      add_linear(t, mlp, "up_proj", m.hidden, m.intermediate / o.tp, false);
+      add_linear(t, mlp, "down_proj", m.intermediate / o.tp, m.hidden, false);
     }
     const int in_norm = add_norm(t, ln, "input_layernorm", m.hidden);
     const int post_norm = add_norm(t, ln, "post_attention_layernorm", m.hidden);
@@ -151,7 +152,7 @@ ModuleTree build_module_tree(const ModelConfig& m, const TreeOptions& o) {
   t.nodes[norm].path = "norm";
   t.nodes[norm].params[0].name = "norm.weight";
   // Tied embeddings: lm_head reuses embed_tokens.weight (counted once, held by embed_tokens' unit).
-  add_linear(t, 0, "lm_head", m.hidden, m.vocab, false, !m.tied_embeddings);
+  add_linear(t, 0, "lm_head", m.hidden, m.vocab / o.tp, false, !m.tied_embeddings);
   return t;
 }
 

@@ -51,6 +51,10 @@ struct TreeOptions {
   bool stacked_experts = false;  // transformers 5.x layout instead of one Linear per expert
   int ep = 1;                    // expert-parallel degree
   int ep_index = 0;              // this rank's index in its expert group: which experts it holds
+  // Tensor parallelism (Megatron / torchtitan): q, k, v, gate, up, expert w1/w3 and lm_head are
+  // split by output (column), o_proj, down and expert w2 by input (row); the embedding by vocab
+  // rows; norms and the router stay whole. Sizes are checked to divide beforehand.
+  int tp = 1;
   // Per decoder layer: experts replicated onto every rank (their rows are computed locally).
   std::vector<std::vector<int>> replicated;
 };

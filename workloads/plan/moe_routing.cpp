@@ -161,6 +161,9 @@ MoeLayerTraffic moe_layer_traffic(const RoutingInput& in, const MoeTrafficOption
     return std::find(t.replicated.begin(), t.replicated.end(), e) != t.replicated.end();
   };
   const int per_rank = in.experts / o.ep;
+  t.rows_between.assign(o.ep, std::vector<std::uint64_t>(o.ep, 0));
+  for (int p = 0; p < o.ep; ++p)
+    for (int e = 0; e < in.experts; ++e) t.rows_between[p][replicated(e) ? p : e / per_rank] += rows[p][e];
   t.send_rows.assign(o.ep, 0);
   t.recv_rows.assign(o.ep, 0);
   t.expert_rows.assign(in.experts, 0);

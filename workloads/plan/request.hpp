@@ -10,7 +10,7 @@ namespace collreplay {
 struct WorkloadRequest {
   std::string model = "qwen2.5-7b";  // catalog name, or a path to a model .json file
   std::string catalog_dir;           // optional: look for <dir>/<model>.json before the built-in catalog
-  std::string plan = "fsdp1";        // fsdp1 | fsdp2
+  std::string plan = "fsdp1";        // fsdp1 | fsdp2 | ddp
   std::string wrap = "block";        // block | submodule | size[:N]   (N defaults to 1e8)
   int world = 8;
   int gpus_per_node = 8;
@@ -24,7 +24,17 @@ struct WorkloadRequest {
   int layers = -1;                   // -1: all decoder layers; N: the first N plus the root
   bool use_orig_params = false;      // FSDP1: 16-byte alignment of every parameter's start
   std::string experts_layout = "per-expert";  // per-expert | stacked
-  std::string sharding = "full";     // full (FULL_SHARD) | grad-op (SHARD_GRAD_OP)
+  std::string sharding = "full";     // full | grad-op | hybrid (HYBRID_SHARD) | hybrid-zero2
+  int shard_group = 0;               // hybrid: ranks per FSDP shard group (0: gpus_per_node / tp)
+  int tp = 1;                        // tensor-parallel degree (consecutive ranks within a node)
+  bool sequence_parallel = true;     // TP: all-gather / reduce-scatter (false: all-reduce)
+  bool async_tp = false;             // TP collectives overlap the GEMM next to them
+  std::string mesh;                  // "DPxEPxTP" (MoE): sets ep and tp, checked against world
+  double bucket_cap_mb = 25;         // ddp: bucket cap in MiB (the first bucket is 1 MiB)
+  std::string grad_compression = "none";  // ddp: none | powersgd:R
+  std::string a2a = "flat";          // MoE all-to-all: flat | hierarchical
+  std::string a2a_dtype;             // dispatch dtype (bf16 | fp16 | fp8); empty: param dtype
+  std::string a2a_combine_dtype;     // combine dtype; empty: param dtype
   std::string param_dtype = "bf16";  // all-gather / compute dtype
   std::string reduce_dtype = "bf16"; // reduce-scatter dtype
   int prefetch = 1;                  // all-gathers in flight ahead of the compute that needs them

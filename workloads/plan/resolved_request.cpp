@@ -4,6 +4,7 @@
 
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
+#include "workloads/plan/parallel_checks.hpp"
 
 namespace collreplay {
 namespace {
@@ -33,7 +34,8 @@ ResolvedRequest resolve_request(const WorkloadRequest& q) {
 
   if (q.plan == "fsdp1") r.plan = PlanKind::fsdp1;
   else if (q.plan == "fsdp2") r.plan = PlanKind::fsdp2;
-  else throw UsageError("unknown --plan '" + q.plan + "' (expected fsdp1 or fsdp2)");
+  else if (q.plan == "ddp") r.plan = PlanKind::ddp;
+  else throw UsageError("unknown --plan '" + q.plan + "' (expected fsdp1, fsdp2 or ddp)");
   r.wrap = parse_wrap(q.wrap);
   r.routing = parse_routing(q.routing);
   if (q.experts_layout == "per-expert") r.stacked_experts = false;
@@ -41,22 +43,29 @@ ResolvedRequest resolve_request(const WorkloadRequest& q) {
   else throw UsageError("unknown --experts-layout '" + q.experts_layout + "' (expected per-expert or stacked)");
   if (q.sharding == "full" || q.sharding == "FULL_SHARD") r.full_shard = true;
   else if (q.sharding == "grad-op" || q.sharding == "SHARD_GRAD_OP") r.full_shard = false;
-  else throw UsageError("unknown --sharding '" + q.sharding + "' (expected full or grad-op)");
+  else if (q.sharding == "hybrid" || q.sharding == "HYBRID_SHARD") r.hybrid = true;
+  else if (q.sharding == "hybrid-zero2" || q.sharding == "_HYBRID_SHARD_ZERO2") r.hybrid = true, r.full_shard = false;
+  else throw UsageError("unknown --sharding '" + q.sharding + "' (expected full, grad-op, hybrid or hybrid-zero2)");
   r.param_dtype = parse_dtype(q.param_dtype);
   r.reduce_dtype = parse_dtype(q.reduce_dtype);
+  require(r.param_dtype != DType::fp8 && r.reduce_dtype != DType::fp8,
+          "fp8 is for --a2a-dtype only (parameters and reductions stay bf16, fp16 or fp32)");
+  resolve_parallelism(r);
 
   r.model = load_model(q.model, q.catalog_dir);
   const ModelConfig& m = r.model;
+  check_model_split(r);
   require(q.layers >= -1 && q.layers <= m.layers,
           "--layers " + std::to_string(q.layers) + " is outside -1.." + std::to_string(m.layers) +
               " for " + m.name);
   r.layers = q.layers < 0 ? static_cast<int>(m.layers) : q.layers;
-  if (q.ep > 1) {
-    require(m.is_moe(), "--ep " + std::to_string(q.ep) + " needs a mixture-of-experts model; " +
+  const WorkloadRequest& p = r.request;  // --mesh may have set ep and tp
+  if (p.ep > 1) {
+    require(m.is_moe(), "--ep " + std::to_string(p.ep) + " needs a mixture-of-experts model; " +
                             m.name + " is dense");
-    require(m.experts % q.ep == 0, "--ep " + std::to_string(q.ep) + " does not divide the " +
+    require(m.experts % p.ep == 0, "--ep " + std::to_string(p.ep) + " does not divide the " +
                                        std::to_string(m.experts) + " experts of " + m.name);
-    require(q.world % q.ep == 0, "--ep " + std::to_string(q.ep) + " does not divide world " +
+    require(q.world % p.ep == 0, "--ep " + std::to_string(p.ep) + " does not divide world " +
                                      std::to_string(q.world));
   }
   // K hot experts out of K or fewer is no skew at all: every expert would be "hot".
@@ -64,7 +73,7 @@ ResolvedRequest resolve_request(const WorkloadRequest& q) {
     require(r.routing.hot_k < m.experts,
             "bad --routing '" + q.routing + "': K must be below the " + std::to_string(m.experts) +
                 " experts of " + m.name);
-  require(q.replicate_hot == 0 || q.ep > 1, "--replicate-hot needs expert parallelism (--ep > 1)");
+  require(q.replicate_hot == 0 || p.ep > 1, "--replicate-hot needs expert parallelism (--ep > 1)");
   require(q.replicate_hot <= m.experts, "--replicate-hot exceeds the number of experts");
 
   r.tokens = checked_mul(static_cast<std::uint64_t>(q.micro_batch), static_cast<std::uint64_t>(q.seq),
@@ -77,6 +86,14 @@ ResolvedRequest resolve_request(const WorkloadRequest& q) {
               dtype_size_bytes(r.param_dtype), "logits bytes");
   checked_mul(r.tokens, static_cast<std::uint64_t>(q.micro_batches), "tokens per step");
   return r;
+}
+
+GroupKind dense_shard_group(const ResolvedRequest& r) {
+  return r.request.tp == 1 && !r.hybrid ? GroupKind::world : GroupKind::shard;
+}
+
+GroupKind dense_replica_group(const ResolvedRequest& r) {
+  return r.request.tp == 1 && r.shard_group == 1 ? GroupKind::world : GroupKind::replicate;
 }
 
 }  // namespace collreplay

@@ -5,13 +5,14 @@
 
 #include "common/dtype.hpp"
 #include "workloads/model/model.hpp"
+#include "workloads/schedule.hpp"
 #include "workloads/plan/moe_routing.hpp"
 #include "workloads/plan/request.hpp"
 #include "workloads/plan/wrap.hpp"
 
 namespace collreplay {
 
-enum class PlanKind { fsdp1, fsdp2 };
+enum class PlanKind { fsdp1, fsdp2, ddp };
 
 struct ResolvedRequest {
   WorkloadRequest request;
@@ -21,11 +22,22 @@ struct ResolvedRequest {
   RoutingSpec routing;
   bool stacked_experts = false;
   bool full_shard = true;           // FULL_SHARD (reshard after forward) vs SHARD_GRAD_OP
+  bool hybrid = false;              // HSDP: shard within shard_group, all-reduce across replicas
+  int shard_group = 1;              // dense FSDP shard group (ranks with one TP index)
+  int replicas = 1;                 // world / (shard_group * tp)
+  int powersgd_rank = 0;            // ddp --grad-compression powersgd:R (0: none)
+  bool hierarchical_a2a = false;
+  DType dispatch_dtype = DType::bf16, combine_dtype = DType::bf16;
   DType param_dtype = DType::bf16;
   DType reduce_dtype = DType::bf16;
   std::uint64_t tokens = 0;         // tokens per rank per micro-batch
   int layers = 0;                   // decoder layers modelled
 };
+
+// The group dense weights are sharded over (world when that is every rank) and the group their
+// HSDP / DDP all-reduce runs over.
+GroupKind dense_shard_group(const ResolvedRequest& r);
+GroupKind dense_replica_group(const ResolvedRequest& r);
 
 // Throws UsageError with one line naming the problem.
 ResolvedRequest resolve_request(const WorkloadRequest& request);

@@ -8,42 +8,25 @@
 #include "workloads/plan/moe_routing.hpp"
 #include "workloads/plan/resolved_request.hpp"
 #include "workloads/plan/step_structure.hpp"
+#include "workloads/plan/ddp_buckets.hpp"
+#include "workloads/plan/hierarchical_a2a.hpp"
+#include "workloads/plan/hsdp.hpp"
+#include "workloads/plan/mesh.hpp"
+#include "workloads/plan/phase_ops.hpp"
+#include "workloads/plan/tensor_parallel.hpp"
 
 namespace collreplay {
 namespace {
-
-// Ops of one phase before they get global indices. Indices in `after`, `needed_by` and `hides`
-// are positions in the phase's compute list (-1: none / phase start).
-struct CommItem {
-  std::string name, unit;
-  int layer = -1;
-  Phase phase = Phase::forward;
-  CollectiveOp op;
-  int after = -1;      // issued once this compute item is done
-  int needed_by = -1;  // this compute item waits for it
-  int hides = -1;      // the compute item it is meant to overlap
-  int priority = 0;    // at one issue point: MoE (critical path) 0, all-gather 1, reduce-scatter 2
-};
-
-struct ComputeItem {
-  std::string name, unit;
-  int layer = -1;
-  Phase phase = Phase::forward;
-  std::vector<GemmShape> gemms;
-};
-
-struct PhaseOps {
-  std::vector<ComputeItem> compute;
-  std::vector<CommItem> comm;
-};
-
-std::uint64_t times(std::uint64_t a, std::uint64_t b) { return checked_mul(a, b, "collective bytes"); }
 
 class Builder {
  public:
   Builder(const ResolvedRequest& r, const StepStructure& s, const std::vector<MoeLayerTraffic>& traffic,
           Schedule& out)
-      : r_(r), s_(s), traffic_(traffic), out_(out) {}
+      : r_(r), s_(s), traffic_(traffic), out_(out) {
+    if (r.plan == PlanKind::ddp) buckets_ = ddp_buckets(s, r.reduce_dtype, r.request.bucket_cap_mb);
+  }
+
+  const std::vector<DdpBucket>& buckets() const { return buckets_; }
 
   void micro_batch(int m) {
     prefix_ = r_.request.micro_batches > 1 ? "mb" + std::to_string(m) + "." : "";
@@ -58,7 +41,7 @@ class Builder {
 
   ComputeItem compute_item(int seg, Phase phase) const {
     const Segment& g = s_.segments[seg];
-    const char* tag = phase == Phase::forward ? "fwd" : phase == Phase::recompute ? "recompute" : "bwd";
+    const char* tag = phase_tag(phase);
     ComputeItem c;
     c.name = prefix_ + "compute." + tag + ".s" + std::to_string(seg) + "." + g.label;
     c.unit = s_.units[g.unit].name;
@@ -103,7 +86,7 @@ class Builder {
                PhaseOps& ops) const {
     const MoeLayerTraffic& t = traffic_.at(layer);
     const std::string l = ".layers." + std::to_string(layer);
-    const char* tag = phase == Phase::forward ? "fwd" : phase == Phase::recompute ? "recompute" : "bwd";
+    const char* tag = phase_tag(phase);
     // Backward of a dispatch sends the combine's splits and vice versa.
     const bool dispatch_splits = (marker == MoeMarker::dispatch) == (phase != Phase::backward);
     CommItem c;
@@ -112,7 +95,9 @@ class Builder {
     c.phase = phase;
     c.after = seg_item_before;
     c.needed_by = seg_item_before + 1;
-    c.priority = 0;
+    // In backward the tensor-parallel all-gather of the block's output gradient (priority 0, same
+    // issue point) precedes the combine's backward; ties with all-gathers keep list order.
+    c.priority = phase == Phase::backward ? 1 : 0;
     if (marker == MoeMarker::dispatch && phase != Phase::backward) {
       // Megatron's dispatcher all-gathers every rank's per-expert token counts (int64, carried
       // as 2 x fp32 per count) before the dispatch.
@@ -125,30 +110,31 @@ class Builder {
                               static_cast<std::uint64_t>(r_.request.ep));
       ops.comm.push_back(counts);
     }
+    // Dispatch and combine move rows in their own dtypes in forward; gradients in the param dtype.
+    const DType dtype = phase == Phase::backward        ? r_.param_dtype
+                        : marker == MoeMarker::dispatch ? r_.dispatch_dtype
+                                                        : r_.combine_dtype;
     c.name = prefix_ + (marker == MoeMarker::dispatch ? "a2a.dispatch." : "a2a.combine.") + tag + l;
-    c.op = all_to_all(dispatch_splits ? t.send_rows : t.recv_rows, dispatch_splits ? t.recv_rows : t.send_rows);
-    ops.comm.push_back(c);
-  }
-
-  CollectiveOp all_to_all(const std::vector<std::uint64_t>& send_rows,
-                          const std::vector<std::uint64_t>& recv_rows) const {
-    CollectiveOp op;
-    op.dtype = r_.param_dtype;
-    op.group = GroupKind::expert;
     const auto h = static_cast<std::uint64_t>(r_.model.hidden);
-    std::uint64_t total = 0;
-    for (std::uint64_t rows : send_rows) total = checked_add(total, times(rows, h), "all-to-all elements");
-    op.bytes = times(total, dtype_size_bytes(r_.param_dtype));
-    const bool fixed = r_.request.pad_to_capacity &&
-                       std::adjacent_find(send_rows.begin(), send_rows.end(), std::not_equal_to<>()) == send_rows.end() &&
-                       std::adjacent_find(recv_rows.begin(), recv_rows.end(), std::not_equal_to<>()) == recv_rows.end();
-    op.kind = fixed ? CollectiveKind::all_to_all : CollectiveKind::all_to_allv;
-    if (!fixed)
-      for (std::size_t p = 0; p < send_rows.size(); ++p) {
-        op.send_counts.push_back(send_rows[p] * h);
-        op.recv_counts.push_back(times(recv_rows[p], h));
-      }
-    return op;
+    if (!r_.hierarchical_a2a) {
+      c.op = rows_all_to_all(dispatch_splits ? t.send_rows : t.recv_rows,
+                             dispatch_splits ? t.recv_rows : t.send_rows, h, dtype, GroupKind::expert,
+                             r_.request.pad_to_capacity);
+      ops.comm.push_back(c);
+      return;
+    }
+    std::vector<std::vector<std::uint64_t>> rows = t.rows_between;
+    if (!dispatch_splits)  // rows travel back: transpose
+      for (std::size_t p = 0; p < rows.size(); ++p)
+        for (std::size_t q = 0; q < p; ++q) std::swap(rows[p][q], rows[q][p]);
+    const MeshLayout mesh{r_.request.world, r_.request.gpus_per_node, r_.request.tp, r_.request.ep, 0};
+    const std::string base = c.name;
+    for (const A2aStage& st : hierarchical_a2a_stages(rows, r_.request.rank / r_.request.tp % r_.request.ep,
+                                                      mesh.expert_local())) {
+      c.name = base + "." + st.name;
+      c.op = rows_all_to_all(st.send_rows, st.recv_rows, h, dtype, st.group, false);
+      ops.comm.push_back(c);
+    }
   }
 
   PhaseOps forward() const {
@@ -157,12 +143,15 @@ class Builder {
     for (int k = 0; k < n; ++k) ops.compute.push_back(compute_item(k, Phase::forward));
     std::vector<std::pair<const Unit*, int>> events;
     for (const Unit& u : s_.units)
-      if (u.gathered_numel > 0) events.emplace_back(&u, u.entry_seg);
+      if (u.gathered_numel > 0 && r_.plan != PlanKind::ddp) events.emplace_back(&u, u.entry_seg);
     add_gathers(events, Phase::forward, n, ops);
     for (int k = 0; k < n; ++k)
       if (s_.segments[k].after != MoeMarker::none)
         add_moe(k, s_.segments[k].layer, s_.segments[k].after, Phase::forward,
                 s_.units[s_.segments[k].unit].name, ops);
+    std::vector<int> item_seg(n);
+    std::iota(item_seg.begin(), item_seg.end(), 0);
+    add_tensor_parallel_items(r_, s_, item_seg, true, prefix_, ops);
     return ops;
   }
 
@@ -201,6 +190,11 @@ class Builder {
     const int items = static_cast<int>(item_seg.size());
     for (CommItem& c : ops.comm)
       if (c.needed_by >= items) c.needed_by = -1;
+    add_tensor_parallel_items(r_, s_, item_seg, false, prefix_, ops);
+    if (r_.plan == PlanKind::ddp) {
+      add_ddp_items(r_, buckets_, bwd_item, items, prefix_, ops);
+      return ops;
+    }
 
     if (r_.full_shard) {
       // Every non-root unit was freed after forward: gather it again before its first backward
@@ -236,6 +230,7 @@ class Builder {
       c.hides = c.after + 1 < items ? c.after + 1 : -1;
       c.priority = 2;
       ops.comm.push_back(c);
+      add_hsdp_allreduce(r_, u, c, ops);
     }
     return ops;
   }
@@ -291,6 +286,7 @@ class Builder {
   const std::vector<MoeLayerTraffic>& traffic_;
   Schedule& out_;
   std::string prefix_;
+  std::vector<DdpBucket> buckets_;
 };
 
 std::vector<MoeLayerTraffic> route_all_layers(const ResolvedRequest& r) {
@@ -301,15 +297,27 @@ std::vector<MoeLayerTraffic> route_all_layers(const ResolvedRequest& r) {
     RoutingInput in{r.routing, q.seed, l, static_cast<int>(r.model.experts),
                     static_cast<int>(r.model.top_k), r.tokens};
     traffic.push_back(moe_layer_traffic(
-        in, MoeTrafficOptions{q.ep, q.rank, q.capacity_factor, q.pad_to_capacity, q.replicate_hot}));
+        in, MoeTrafficOptions{q.ep, q.rank / q.tp, q.capacity_factor, q.pad_to_capacity, q.replicate_hot}));
   }
   return traffic;
 }
 
 void summarize(const ResolvedRequest& r, const StepStructure& s,
-               const std::vector<MoeLayerTraffic>& traffic, Schedule& out) {
+               const std::vector<MoeLayerTraffic>& traffic, const std::vector<DdpBucket>& buckets,
+               Schedule& out) {
   const double mbs = r.request.micro_batches;
+  for (std::size_t b = 0; b < buckets.size(); ++b) {
+    UnitSummary sum;
+    sum.name = "bucket" + std::to_string(b);
+    sum.params = buckets[b].numel;
+    sum.shard_bytes = times(buckets[b].numel, dtype_size_bytes(r.param_dtype));  // DDP holds it all
+    const PowerSgdSplit split = r.powersgd_rank > 0 ? powersgd_split(buckets[b], r.powersgd_rank)
+                                                    : PowerSgdSplit{buckets[b].numel, 0, 0};
+    sum.allreduce_bytes = times(split.uncompressed + split.p + split.q, dtype_size_bytes(r.reduce_dtype));
+    out.units.push_back(sum);
+  }
   for (const Unit& u : s.units) {
+    if (r.plan == PlanKind::ddp) break;
     UnitSummary sum;
     sum.name = u.name;
     sum.params = u.params;
@@ -317,12 +325,13 @@ void summarize(const ResolvedRequest& r, const StepStructure& s,
                             dtype_size_bytes(r.param_dtype));
     sum.allgather_bytes = times(u.gathered_numel, dtype_size_bytes(r.param_dtype));
     sum.reduce_scatter_bytes = times(u.gathered_numel, dtype_size_bytes(r.reduce_dtype));
+    sum.allreduce_bytes = times(hsdp_allreduce_numel(r, u), dtype_size_bytes(r.reduce_dtype));
     sum.fwd_flops = u.fwd_flops * mbs;
     sum.bwd_flops = (u.bwd_flops + u.recompute_flops) * mbs;
     out.units.push_back(sum);
   }
   const std::uint64_t row_bytes = times(static_cast<std::uint64_t>(r.model.hidden), dtype_size_bytes(r.param_dtype));
-  const int me = r.request.rank % r.request.ep;
+  const int me = r.request.rank / r.request.tp % r.request.ep;
   for (std::size_t l = 0; l < traffic.size(); ++l) {
     MoeLayerSummary m;
     m.layer = static_cast<int>(l);
@@ -348,21 +357,25 @@ Schedule build_schedule(const WorkloadRequest& request) {
   Schedule out;
   out.model = r.model.name;
   out.plan = request.plan;
+  out.tp = r.request.tp;
+  out.shard_group = r.shard_group;
   out.wrap = request.wrap;
   out.world = request.world;
   out.gpus_per_node = request.gpus_per_node;
-  out.ep = request.ep;
+  out.ep = r.request.ep;
   out.rank = request.rank;
   out.micro_batch = request.micro_batch;
   out.seq = request.seq;
   out.micro_batches = request.micro_batches;
-  out.tokens_per_step = times(r.tokens, static_cast<std::uint64_t>(request.micro_batches));
+  // A TP group shares its micro-batches: each rank's share of the tokens.
+  out.tokens_per_step = times(r.tokens, static_cast<std::uint64_t>(request.micro_batches)) /
+                        static_cast<std::uint64_t>(r.request.tp);
   const ModelTotals totals = model_totals(r.model, r.layers);
   out.model_params = totals.params;
   out.active_params = totals.active_params;
   Builder b(r, s, traffic, out);
   for (int m = 0; m < request.micro_batches; ++m) b.micro_batch(m);
-  summarize(r, s, traffic, out);
+  summarize(r, s, traffic, b.buckets(), out);
   return out;
 }
 

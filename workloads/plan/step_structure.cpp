@@ -32,8 +32,15 @@ class Walker {
     const int unit = unit_of_node_[id];
     const bool boundary = (unit >= 0 && s_.units[unit].params > 0) || n.decoder_layer;
     if (boundary) close();
+    const bool lm_head = n.compute == ComputeKind::linear && n.path == "lm_head";
+    const bool tp_block = r_.request.tp > 1 && (n.attention || n.mlp || lm_head);
+    if (tp_block) close();
+    const std::size_t block_start = s_.segments.size();
     if (unit >= 0) s_.units[unit].entry_seg = static_cast<int>(s_.segments.size());
-    if (!n.params.empty() && n.compute == ComputeKind::none) pending_grad_.push_back(owner_[id]);
+    if (!n.params.empty() && n.compute == ComputeKind::none) {
+      pending_grad_.push_back(owner_[id]);
+      pending_nodes_.push_back(id);
+    }
     if (n.compute != ComputeKind::none) leaf(id);
     const bool ep_moe = n.mlp && r_.model.is_moe() && r_.request.ep > 1;
     for (int c : n.exec_children) {
@@ -47,7 +54,11 @@ class Walker {
         walk(c);
       }
     }
-    if (boundary) close();
+    if (boundary || tp_block) close();
+    if (tp_block && s_.segments.size() > block_start) {
+      s_.segments[block_start].tp_in = true;
+      s_.segments.back().tp_out = !lm_head;  // lm_head feeds the vocab-parallel loss directly
+    }
     if (unit >= 0) s_.units[unit].exit_seg = static_cast<int>(s_.segments.size()) - 1;
   }
 
@@ -55,6 +66,7 @@ class Walker {
     close();
     const int last = static_cast<int>(s_.segments.size()) - 1;
     for (int u : pending_grad_) note_grad(u, std::max(last, 0));
+    for (int node : pending_nodes_) s_.node_grad_seg[node] = std::max(last, 0);
     for (Unit& u : s_.units)
       if (u.grad_seg < 0) u.grad_seg = std::max(std::min(u.entry_seg, last), 0);
   }
@@ -79,13 +91,14 @@ class Walker {
                          n.out_features, n.path, g);
         break;
       case ComputeKind::attention_core:
-        add_attention_gemms(r_.request.micro_batch, r_.request.seq, m.heads, m.head_dim, n.path, g);
+        add_attention_gemms(r_.request.micro_batch, r_.request.seq, m.heads / r_.request.tp, m.head_dim, n.path, g);
         break;
       case ComputeKind::stacked_experts:
         for (int e : n.experts_here) {
           const std::string label = n.path + "[" + std::to_string(e) + "]";
-          add_linear_gemms(expert_rows(e), m.hidden, 2 * m.intermediate, label + ".gate_up_proj", g);
-          add_linear_gemms(expert_rows(e), m.intermediate, m.hidden, label + ".down_proj", g);
+          const std::int64_t inter = m.intermediate / r_.request.tp;
+          add_linear_gemms(expert_rows(e), m.hidden, 2 * inter, label + ".gate_up_proj", g);
+          add_linear_gemms(expert_rows(e), inter, m.hidden, label + ".down_proj", g);
         }
         break;
       case ComputeKind::none: break;
@@ -102,6 +115,9 @@ class Walker {
     const int seg = static_cast<int>(s_.segments.size());
     for (int u : pending_grad_) note_grad(u, seg);
     pending_grad_.clear();
+    for (int node : pending_nodes_) s_.node_grad_seg[node] = seg;
+    pending_nodes_.clear();
+    if (!n.params.empty()) s_.node_grad_seg[id] = seg;
     if (!n.params.empty()) note_grad(owner_[id], seg);
     Unit& u = s_.units[owner_[id]];
     u.fwd_flops += gemm_flops(g.fwd);
@@ -126,6 +142,7 @@ class Walker {
   std::vector<int> open_;
   Segment open_seg_;
   std::vector<int> pending_grad_;  // units with norm/embedding weights waiting for the next leaf
+  std::vector<int> pending_nodes_; // the nodes holding those weights
 };
 
 // Parameters of a unit in named_parameters() order, without those of units nested in it.
@@ -152,10 +169,12 @@ StepStructure build_step_structure(const ResolvedRequest& r, const std::vector<M
   opt.layers = r.layers;
   opt.stacked_experts = r.stacked_experts;
   opt.ep = q.ep;
-  opt.ep_index = q.rank % q.ep;
+  opt.ep_index = q.rank / q.tp % q.ep;
+  opt.tp = q.tp;
   for (const MoeLayerTraffic& t : traffic) opt.replicated.push_back(t.replicated);
   s.tree = build_module_tree(r.model, opt);
   const ModuleTree& t = s.tree;
+  s.node_grad_seg.assign(t.nodes.size(), -1);
 
   std::vector<int> prewrapped;
   if (q.ep > 1)
@@ -177,8 +196,8 @@ StepStructure build_step_structure(const ResolvedRequest& r, const std::vector<M
     unit.name = unit.root ? "root" : n.path;
     unit.layer = n.layer;
     const bool dp = std::find(prewrapped.begin(), prewrapped.end(), nodes[u]) != prewrapped.end();
-    unit.group = dp ? GroupKind::data_parallel : GroupKind::world;
-    unit.group_size = dp ? q.world / q.ep : q.world;
+    unit.group = dp ? GroupKind::data_parallel : dense_shard_group(r);
+    unit.group_size = dp ? q.world / (q.ep * q.tp) : r.shard_group;
     std::vector<const ParamTensor*> params;
     collect_params(t, nodes[u], static_cast<int>(u), unit_of_node, params);
     for (const ParamTensor* p : params) unit.params = checked_add(unit.params, p->numel(), "unit parameters");

@@ -39,12 +39,18 @@ struct Segment {
   int layer = -1;
   GemmSet gemms;
   MoeMarker after = MoeMarker::none;  // an all-to-all follows this segment in forward
+  // Tensor parallelism: the first segment of a TP block (attention, MLP, lm_head) takes the
+  // block's input collective, the last its output collective (workloads/plan/tensor_parallel.hpp).
+  bool tp_in = false, tp_out = false;
 };
 
 struct StepStructure {
   ModuleTree tree;
   std::vector<Unit> units;        // units[0] is the root; the rest in forward entry order
   std::vector<Segment> segments;  // forward order
+  // Per tree node holding parameters: the segment whose backward completes their gradients
+  // (-1 for nodes without parameters). DDP buckets are ready from these.
+  std::vector<int> node_grad_seg;
 };
 
 StepStructure build_step_structure(const ResolvedRequest& request,

@@ -30,6 +30,7 @@ cudaDataType_t cuda_type(DType t) {
     case DType::bf16: return CUDA_R_16BF;
     case DType::f16: return CUDA_R_16F;
     case DType::f32: return CUDA_R_32F;
+    case DType::fp8: break;  // never a GEMM dtype (the schedule loader refuses it)
   }
   return CUDA_R_16BF;
 }

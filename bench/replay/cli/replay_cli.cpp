@@ -1,11 +1,36 @@
 #include "bench/replay/cli/replay_cli.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <initializer_list>
 #include <string>
 
 #include "bench/replay/headroom.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {
+namespace {
+
+// NCCL's syntax (src/graph/tuning.cc parseList): names separated by commas, case-insensitive,
+// optionally all negated by a leading '^'.
+void check_nccl_choice(const std::string& value, const char* flag, std::initializer_list<const char*> names) {
+  if (value.empty()) return;
+  std::string list = value[0] == '^' ? value.substr(1) : value;
+  std::string known;
+  for (const char* n : names) known += (known.empty() ? "" : "|") + std::string(n);
+  std::size_t from = 0;
+  while (from <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', from), list.size());
+    std::string item = list.substr(from, comma - from);
+    for (char& ch : item) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    bool ok = false;
+    for (const char* n : names) ok = ok || item == n;
+    if (!ok) throw UsageError(std::string(flag) + " '" + value + "' names '" + item + "', not one of " + known);
+    from = comma + 1;
+  }
+}
+
+}  // namespace
 
 double ReplayOptions::stable_fraction() const {
   std::string text = stable;
@@ -48,6 +73,11 @@ void add_replay_options(CLI::App& app, ReplayOptions& o) {
   app.add_flag("--progress", o.progress,
                "progress on stderr (default: only when stderr is a terminal)");
   add_run_flags(app, o.run);
+  app.add_option("--nccl-algo", o.nccl_algo, "NCCL_ALGO for this run: ring|tree|collnetdirect|"
+                                             "collnetchain|nvls|nvlstree|pat, a comma list, or "
+                                             "^list to exclude (recorded as run.nccl_algo)");
+  app.add_option("--nccl-proto", o.nccl_proto, "NCCL_PROTO for this run: simple|ll|ll128, a comma "
+                                               "list, or ^list (recorded as run.nccl_proto)");
   app.footer(headroom_help());
 }
 
@@ -62,6 +92,9 @@ void validate_replay_options(const ReplayOptions& o) {
   if (o.peak_tflops && !(*o.peak_tflops > 0)) throw UsageError("--peak-tflops must be > 0");
   if (o.compute_threads < 1) throw UsageError("--compute-threads must be >= 1");
   if (!(o.slow_threshold >= 0)) throw UsageError("--slow-threshold must be >= 0");
+  check_nccl_choice(o.nccl_algo, "--nccl-algo",
+                    {"ring", "tree", "collnet", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"});
+  check_nccl_choice(o.nccl_proto, "--nccl-proto", {"simple", "ll", "ll128"});
 }
 
 }  // namespace collreplay

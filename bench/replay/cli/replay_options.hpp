@@ -28,6 +28,9 @@ struct ReplayOptions {
   bool check = false;           // verify every replayed collective's data once, untimed
   bool progress = false;        // progress on stderr even when it is not a terminal
   RunFlags run;                 // --transport --ifname --emulate-nodes --fabric --dilate --compute ...
+  std::string nccl_algo;        // sets NCCL_ALGO before any communicator starts (validated)
+  std::string nccl_proto;       // sets NCCL_PROTO likewise
+  bool gpus_per_node_given = false;  // keep --gpus-per-node instead of the measured ranks per host
   std::vector<std::string> command_line;  // for run metadata; set by main
 
   // The stable spread as a fraction ("2%" or "2" -> 0.02); UsageError when malformed.

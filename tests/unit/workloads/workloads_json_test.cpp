@@ -71,17 +71,23 @@ TEST(WorkloadsJson, DryRunKeysExactly) {
   std::vector<std::string> top;
   for (auto it = j.begin(); it != j.end(); ++it) top.push_back(it.key());
   std::sort(top.begin(), top.end());
-  EXPECT_EQ(top, (std::vector<std::string>{"model", "moe", "plan", "totals", "units", "world", "wrap"}));
-  for (const char* k : {"name", "params", "shard_bytes", "allgather_bytes", "reduce_scatter_bytes", "fwd_flops", "bwd_flops"})
+  EXPECT_EQ(top, (std::vector<std::string>{"ep", "groups", "model", "moe", "plan", "shard_group", "totals", "tp",
+                                            "units", "world", "wrap"}));
+  for (const char* k : {"name", "params", "shard_bytes", "allgather_bytes", "reduce_scatter_bytes", "allreduce_bytes",
+                        "fwd_flops", "bwd_flops"})
     EXPECT_TRUE(j["units"][0].contains(k)) << k;
-  EXPECT_EQ(j["units"][0].size(), 7u);
+  EXPECT_EQ(j["units"][0].size(), 8u);
+  for (const auto& g : j["groups"]) {
+    EXPECT_EQ(g.size(), 4u);
+    for (const char* k : {"group", "size", "ops", "bytes"}) EXPECT_TRUE(g.contains(k)) << k;
+  }
   ASSERT_EQ(j["moe"].size(), 2u);
   for (const char* k : {"layer", "dispatch_send_bytes", "dispatch_cross_rank_bytes", "combine_send_bytes",
                         "combine_cross_rank_bytes"})
     EXPECT_TRUE(j["moe"][0].contains(k)) << k;
-  EXPECT_EQ(j["totals"].size(), 9u);
+  EXPECT_EQ(j["totals"].size(), 11u);
   for (const char* k : {"params", "active_params", "allgathers", "reduce_scatters", "alltoalls", "allgather_bytes",
-                        "reduce_scatter_bytes", "alltoall_bytes", "flops"})
+                        "reduce_scatter_bytes", "alltoall_bytes", "allreduces", "allreduce_bytes", "flops"})
     EXPECT_TRUE(j["totals"].contains(k)) << k;
   // Dispatch sends tokens * top_k rows of hidden bf16 elements; the cross-rank share is smaller.
   EXPECT_EQ(j["moe"][0]["dispatch_send_bytes"].get<std::uint64_t>(), 1024ull * 2 * 4096 * 2);

@@ -39,7 +39,10 @@ TEST(WorkloadsRequest, Rejections) {
   expect_usage(with([](auto& q) { q.routing = "zipf:0"; }), "S must be in (0, 64]");
   expect_usage(with([](auto& q) { q.routing = "zipf:-1"; }), "S must be in (0, 64]");
   expect_usage(with([](auto& q) { q.experts_layout = "fused"; }), "--experts-layout");
-  expect_usage(with([](auto& q) { q.sharding = "hybrid"; }), "--sharding");
+  expect_usage(with([](auto& q) { q.sharding = "hybrid-zero3"; }), "--sharding");
+  expect_usage(with([](auto& q) { q.sharding = "hybrid"; q.ep = 2; }), "--sharding");
+  expect_usage(with([](auto& q) { q.mesh = "2x4x2"; q.world = 8; }), "the world is 8");
+  expect_usage(with([](auto& q) { q.tp = 3; q.world = 24; }), "GPUs per node");
   expect_usage(with([](auto& q) { q.param_dtype = "int8"; }), "dtype");
   expect_usage(with([](auto& q) { q.layers = 33; }), "--layers");
   expect_usage(with([](auto& q) { q.seq = std::int64_t{1} << 40; q.micro_batch = std::int64_t{1} << 40; }),
