@@ -116,8 +116,10 @@ RunMetadata collect_run_metadata(const Communicator& comm, MPI_Comm world,
   meta.interfaces.assign(interfaces.begin(), interfaces.end());
   meta.nccl_algo = comm.algorithms();
   meta.environment = relevant_environment();
-  meta.nccl_algo = meta.environment.count("NCCL_ALGO") ? meta.environment.at("NCCL_ALGO") : "";
-  meta.nccl_proto = meta.environment.count("NCCL_PROTO") ? meta.environment.at("NCCL_PROTO") : "";
+  meta.nccl_algo_asked =
+      meta.environment.count("NCCL_ALGO") ? meta.environment.at("NCCL_ALGO") : "";
+  meta.nccl_proto_asked =
+      meta.environment.count("NCCL_PROTO") ? meta.environment.at("NCCL_PROTO") : "";
   meta.git_revision = COLLREPLAY_GIT_REVISION;
   meta.command_line = command_line;
   meta.timestamp_utc = now_utc();
@@ -145,8 +147,8 @@ nlohmann::json RunMetadata::to_json() const {
           {"nccl_algo", nccl_algo},
           {"environment", environment},
           {"git_revision", git_revision},
-          {"nccl_algo", nccl_algo},
-          {"nccl_proto", nccl_proto},
+          {"nccl_algo_asked", nccl_algo_asked},
+          {"nccl_proto_asked", nccl_proto_asked},
           {"command_line", command_line},
           {"launcher", launcher}};
 }

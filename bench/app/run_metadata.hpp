@@ -37,8 +37,9 @@ struct RunMetadata {
   std::map<std::string, std::string> nccl_algo;  // Communicator::algorithms(), refreshed at the end
   std::map<std::string, std::string> environment;  // NCCL_*, UCX_*, OMPI_MCA_*, CUDA_VISIBLE_DEVICES (rank 0)
   std::string git_revision;
-  // NCCL_ALGO / NCCL_PROTO as the communicators started with them ("" : NCCL chose freely).
-  std::string nccl_algo, nccl_proto;
+  // NCCL_ALGO / NCCL_PROTO as the communicators started with them ("" : NCCL chose freely);
+  // nccl_algo above is what NCCL then reported choosing.
+  std::string nccl_algo_asked, nccl_proto_asked;
   std::vector<std::string> command_line;
   std::string timestamp_utc;             // ISO 8601, when collected
   nlohmann::json launcher;               // {"kind": mpirun|srun|other} + Slurm job, step, nodelist

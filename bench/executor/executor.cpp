@@ -31,7 +31,7 @@ bool runs_in(PassKind pass, const ScheduleOp& op) {
 // The streams ops run on: the compute engine's, then one per group (as PyTorch keeps one NCCL
 // stream per process group), so that one group's collectives never queue behind another's.
 constexpr int kComputeStream = 0;
-constexpr int kStreams = 1 + static_cast<int>(GroupKind::data_parallel) + 1;
+constexpr int kStreams = 1 + static_cast<int>(std::size(kAllGroupKinds));
 
 int stream_of(const ScheduleOp& op) {
   return op.is_collective() ? 1 + static_cast<int>(op.collective().group) : kComputeStream;

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/cli/subprocess.hpp"
+#include "tests/support/subprocess.hpp"
 
 namespace collreplay {
 namespace {
@@ -130,8 +130,8 @@ TEST_F(ReplayParallel, NcclAlgoIsRecordedInRunMetadata) {
                         kTiny + " --layers 1 --nccl-algo ring,tree --nccl-proto simple --out " + results.string());
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const nlohmann::json first = nlohmann::json::parse(slurp(results).substr(0, slurp(results).find('\n')));
-  EXPECT_EQ(first["run"]["nccl_algo"], "ring,tree");
-  EXPECT_EQ(first["run"]["nccl_proto"], "simple");
+  EXPECT_EQ(first["run"]["nccl_algo_asked"], "ring,tree");
+  EXPECT_EQ(first["run"]["nccl_proto_asked"], "simple");
 }
 
 }  // namespace

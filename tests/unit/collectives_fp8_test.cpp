@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "collectives/host_values.hpp"
+#include "collectives/ops/host_values.hpp"
 #include "common/dtype.hpp"
 
 namespace collreplay {

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
-#include "tests/unit/workloads_test_util.hpp"
+#include "tests/unit/workloads/workloads_test_util.hpp"
 #include "workloads/plan/hierarchical_a2a.hpp"
 #include "workloads/schedule_json.hpp"
 #include "workloads/schedule_summary.hpp"

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "common/errors.hpp"
-#include "tests/unit/workloads_test_util.hpp"
+#include "tests/unit/workloads/workloads_test_util.hpp"
 #include "workloads/plan/mesh.hpp"
 #include "workloads/schedule_summary.hpp"
 

@@ -4,8 +4,8 @@
 // (FSDP1 _post_backward_hook / FSDP2 foreach_reduce: all_reduce on the replicate group).
 #pragma once
 #include "workloads/plan/phase_ops.hpp"
-#include "workloads/resolved_request.hpp"
-#include "workloads/step_structure.hpp"
+#include "workloads/plan/resolved_request.hpp"
+#include "workloads/plan/step_structure.hpp"
 
 namespace collreplay {
 

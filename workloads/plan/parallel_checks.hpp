@@ -2,7 +2,7 @@
 // sharding, DDP bucketing and compression, the all-to-all form and its dtypes. Each throws
 // UsageError with one line naming the flag.
 #pragma once
-#include "workloads/resolved_request.hpp"
+#include "workloads/plan/resolved_request.hpp"
 
 namespace collreplay {
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "workloads/plan/phase_ops.hpp"
-#include "workloads/resolved_request.hpp"
-#include "workloads/step_structure.hpp"
+#include "workloads/plan/resolved_request.hpp"
+#include "workloads/plan/step_structure.hpp"
 
 namespace collreplay {
 
