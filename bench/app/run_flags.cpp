@@ -24,6 +24,7 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("--compute", f.compute, "compute engine: auto (cuBLAS on GPU, BLAS on host) | "
                                          "blas | model:GPU[@MFU] (a timed wait at the GPU's "
                                          "bf16 peak x MFU, default MFU 0.5)");
+  add_monitor_options(app, f.monitor);
 }
 
 void RunSetup::fill(BackendOptions& options) const {

@@ -7,6 +7,8 @@
 //   --emulated            the run is on an emulated cluster (recorded, so nobody mistakes it)
 //   --dilate D            emulated time runs D x slower; reported times are divided by D
 //   --compute SPEC        auto | blas | model:GPU[@MFU] (replay's compute engine; recorded)
+//   --monitor-interval S --sysfs-root DIR --metrics-port P --metrics-address A --metrics-file F
+//                         counters during the run and their Prometheus exposition (monitor/)
 // prepare_run() checks them before MPI starts, on every rank alike, and applies the MPI
 // transport settings (which MPI_Init reads); the NCCL ones travel in BackendOptions.
 #pragma once
@@ -19,6 +21,7 @@
 #include "bench/app/fabric_profiles.hpp"
 #include "bench/app/run_metadata.hpp"
 #include "bench/compute/compute_model.hpp"
+#include "bench/monitor/monitor_session.hpp"
 #include "collectives/backend.hpp"
 
 namespace collreplay {
@@ -32,6 +35,7 @@ struct RunFlags {
   bool emulated = false;
   double dilation = 1;
   std::string compute = "auto";
+  MonitorOptions monitor;
 };
 
 void add_run_flags(CLI::App& app, RunFlags& flags);

@@ -42,7 +42,7 @@ void write_atomically(const std::string& path, const std::string& text) {
 
 void add_monitor_options(CLI::App& app, MonitorOptions& options) {
   app.add_option("--monitor-interval", options.interval_s,
-                 "seconds between counter samples (NIC, InfiniBand, GPU); 0 = off, minimum 0.1")
+                 "seconds between counter samples (NIC, InfiniBand, GPU), e.g. 1; 0 = off (default), minimum 0.1")
       ->capture_default_str();
   app.add_option("--sysfs-root", options.sysfs_root, "where class/net and class/infiniband live")
       ->capture_default_str();

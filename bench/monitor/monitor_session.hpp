@@ -24,7 +24,7 @@ namespace collreplay {
 class MetricsServer;
 
 struct MonitorOptions {
-  double interval_s = 1.0;  // 0: no sampling
+  double interval_s = 0;  // 0: no sampling (off unless asked: result files hold measurements only)
   std::string sysfs_root = "/sys";
   int metrics_port = 0;  // 0: no HTTP endpoint
   std::string metrics_address = "127.0.0.1";

@@ -1,5 +1,7 @@
 #include "bench/perf/perf_harness.hpp"
 
+#include <optional>
+
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include "bench/app/progress.hpp"
 #include "bench/app/rank_stats.hpp"
 #include "bench/app/results.hpp"
+#include "bench/monitor/host_monitor.hpp"
 #include "bench/app/run_flags.hpp"
 #include "bench/app/run_metadata.hpp"
 #include "collectives/backend.hpp"
@@ -74,6 +77,9 @@ struct Measurement {
   double bus_bytes;       // the bytes busbw counts (OpSpec::bus_bytes)
   std::uint64_t wrong;
   int repetition;
+  // What this host's NICs and InfiniBand ports moved while the size was timed (rank 0's host),
+  // when the monitor samples: the fabric's view of the same bytes.
+  std::optional<FabricBytes> fabric;
 };
 
 // Everything the benchmark cases share; lives for the duration of the run.
@@ -89,6 +95,7 @@ struct PerfContext {
   std::vector<Measurement> measurements;
   std::map<std::string, int> repetitions_seen;
   const Progress* progress = nullptr;
+  MonitorSession* monitor = nullptr;  // this host's, on the host's first rank only
   double work_done = 0;  // in case_work() units
   int cases = 0;
 };
@@ -205,6 +212,7 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
   }
   ctx.comm.wait_all(label + ", warm-up");
   SampleSummary summary;
+  std::optional<FabricBytes> fabric;
   for (auto _ : state) {
     try {
       ctx.comm.barrier();
@@ -212,8 +220,11 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
       // A peer that stopped between two sizes: say which measurement was waiting for it.
       throw TimeoutError(label + ": " + e.what());
     }
+    const bool sampled = ctx.monitor && ctx.monitor->sampling();
+    const CounterSnapshot before = sampled ? ctx.monitor->fabric_now() : CounterSnapshot{};
     // Undilated: an emulated fabric shaped to bandwidth / D makes every op D times longer.
     std::vector<double> samples_us = time_ops(ctx, layout, p, label);
+    if (sampled) fabric = fabric_bytes_between(before, ctx.monitor->fabric_now());
     for (double& us : samples_us) us /= ctx.options.run.dilation;
     summary = summarize_samples(samples_us);
     state.SetIterationTime(summary.mean * 1e-6);
@@ -226,7 +237,18 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
   state.counters["bus_factor"] = bytes > 0 ? bus_bytes / static_cast<double>(bytes) : 0;
   state.counters["wrong"] = static_cast<double>(wrong);
   const int repetition = ctx.repetitions_seen[label]++;
-  ctx.measurements.push_back({bytes, layout.count, p, summary, bus_bytes, wrong, repetition});
+  ctx.measurements.push_back({bytes, layout.count, p, summary, bus_bytes, wrong, repetition, fabric});
+  if (ctx.monitor) {
+    const double busbw = summary.mean > 0 ? bus_bytes / (summary.mean * 1e-6) / 1e9 : 0;
+    const std::map<std::string, std::string> which = {{"op", std::string(ctx.op.name())},
+                                                      {"placement", std::string(placement_name(p))}};
+    ctx.monitor->board().set("collreplay_busbw_gbps", "Bus bandwidth of the last measured size (GB/s).",
+                             which, busbw);
+    ctx.monitor->board().set("collreplay_message_bytes", "Size S of the last measured collective.",
+                             which, static_cast<double>(bytes));
+    ctx.monitor->board().set("collreplay_time_us", "Mean time of one op at the last size.", which,
+                             summary.mean);
+  }
   ctx.work_done += case_work(ctx.options, bytes);
   ctx.progress->advance(ctx.work_done, "case " + std::to_string(ctx.measurements.size()) + "/" +
                                            std::to_string(ctx.cases) + " " + label);
@@ -264,6 +286,12 @@ nlohmann::json record_for(const PerfContext& ctx, const Measurement& m, const Ru
       {"seed", ctx.options.seed},
       {"run", meta.to_json()}};
   if (ctx.op.name() == "all_to_allv") record["skew"] = skew_name(ctx.options.skew);
+  if (m.fabric) {
+    // Counted over the timed iterations and the time_ops bookkeeping between them.
+    record["fabric_tx_bytes"] = m.fabric->tx;
+    record["fabric_rx_bytes"] = m.fabric->rx;
+    record["fabric_iterations"] = m.times_us.samples;
+  }
   return record;
 }
 
@@ -329,7 +357,10 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
     throw TransportMismatchError("--transport " + meta.transport_asked + " was asked for, but " +
                                  meta.backend + " uses " + meta.transport_verified);
 
+  const std::unique_ptr<MonitorSession> monitor = start_host_monitor(
+      options.run.monitor, MPI_COMM_WORLD, comm->device_buffers(), options.timeout_seconds);
   PerfContext ctx(op, options, *comm);
+  ctx.monitor = monitor.get();
   const int ranks = comm->size();
   const OpParams params{options.seed, options.skew};
   std::vector<Placement> placements{Placement::out_of_place};
@@ -400,6 +431,11 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   for (const Measurement& m : ctx.measurements) {
     results.add(record_for(ctx, m, meta));
     wrong += m.wrong;
+  }
+  for (nlohmann::json& record :
+       finish_host_monitor(monitor.get(), MPI_COMM_WORLD, options.timeout_seconds)) {
+    record["run"] = meta.to_json();
+    results.add(std::move(record));
   }
   results.commit();
   if (wrong > 0)

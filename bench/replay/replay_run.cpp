@@ -1,4 +1,5 @@
 #include "bench/replay/replay_run.hpp"
+#include "bench/monitor/host_monitor.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -309,6 +310,8 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   groups_watchdog.disarm();
   // Destroyed before the executor and the engine: see AbandonOnUnwind.
   const AbandonOnUnwind abandon(groups);
+  const std::unique_ptr<MonitorSession> monitor = start_host_monitor(
+      options.run.monitor, MPI_COMM_WORLD, comm->device_buffers(), timeout_s);
 
   if (options.check) {
     const CheckSummary check = check_replayed_collectives(executor, 1);
@@ -379,9 +382,23 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   m.nodes = meta.nodes;
 
   print_replay_table(m, stdout);
+  if (monitor) {
+    MetricsBoard& board = monitor->board();
+    board.set("collreplay_step_ms", "Overlapped step time of the replay (slowest rank).", {},
+              m.step.overlapped_ms);
+    board.set("collreplay_exposed_comm_ms", "Communication the step could not hide.", {},
+              m.step.exposed_comm_ms);
+    for (const UnitHeadroom& u : m.units)
+      board.set("collreplay_headroom_ms", "Compute left to hide the unit's communication.",
+                {{"unit", u.unit}}, u.headroom_ms);
+  }
   meta.nccl_algo = comm->algorithms();  // what the replayed sizes used, seen by now
   const nlohmann::json run = meta.to_json();
   for (nlohmann::json& record : replay_records(m, run)) results.add(std::move(record));
+  for (nlohmann::json& record : finish_host_monitor(monitor.get(), MPI_COMM_WORLD, timeout_s)) {
+    record["run"] = run;
+    results.add(std::move(record));
+  }
   results.commit();
   if (results.enabled()) std::printf("# results: %s\n", results.path().c_str());
   return kExitOk;

@@ -51,7 +51,7 @@ TEST(MpiCommunicator, EveryOpEveryDtypeIsExact) {
 
 TEST(MpiCommunicator, SkewedAllToAllvIsExact) {
   MpiCommunicator comm(MPI_COMM_WORLD, test_options());
-  for (const char* skew : {"zipf:1.5", "hot:1"}) {
+  for (const char* skew : {"zipf:1.5", "hotspot:1"}) {
     OpParams params;
     params.seed = 3;
     params.skew = parse_skew(skew);

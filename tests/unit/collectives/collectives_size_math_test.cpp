@@ -36,7 +36,7 @@ TEST(SizeMath, BusBytesOfSkewedAllToAllvAreTheBusiestRanks) {
   EXPECT_DOUBLE_EQ(a2av.bus_bytes(bytes, a2av.layout(1000, 4, 0, uniform), DType::f32),
                    bytes * 0.75);  // all_to_all's rule when nothing is skewed
   OpParams hot;
-  hot.skew = parse_skew("hot:1");
+  hot.skew = parse_skew("hotspot:1");
   hot.seed = 5;
   const OpLayout l = a2av.layout(1000, 4, 0, hot);
   // The busiest rank, counted by hand from the matrix: max over ranks of what it sends to or
