@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 
 namespace collreplay {
 namespace {
@@ -33,7 +34,41 @@ constexpr const char* kIbExtras[] = {"port_xmit_packets",  "port_rcv_packets",
                                      "link_downed",        "port_rcv_errors",
                                      "port_xmit_discards", "port_xmit_wait"};
 
+// /proc/net/dev: "  eth0: rx_bytes rx_packets rx_errs rx_drop ... tx_bytes tx_packets tx_errs
+// tx_drop ...", 8 receive columns then 8 transmit ones.
+bool read_proc_net_dev(const fs::path& path, CounterSnapshot& snapshot) {
+  std::ifstream in(path);
+  if (!in) return false;
+  std::string line;
+  for (int header = 0; header < 2 && std::getline(in, line); ++header) {
+  }
+  std::vector<DeviceCounters> found;
+  while (std::getline(in, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string name = line.substr(0, colon);
+    name.erase(0, name.find_first_not_of(' '));
+    if (name == "lo") continue;
+    std::istringstream fields(line.substr(colon + 1));
+    std::uint64_t v[16] = {};
+    for (std::uint64_t& x : v) fields >> x;
+    if (!fields) continue;
+    DeviceCounters d{"net", name, v[8], v[0], {}};
+    d.other = {{"rx_packets", v[1]}, {"rx_errors", v[2]}, {"rx_dropped", v[3]},
+               {"tx_packets", v[9]}, {"tx_errors", v[10]}, {"tx_dropped", v[11]}};
+    found.push_back(std::move(d));
+  }
+  std::sort(found.begin(), found.end(),
+            [](const DeviceCounters& a, const DeviceCounters& b) { return a.device < b.device; });
+  for (DeviceCounters& d : found) snapshot.devices.push_back(std::move(d));
+  return true;
+}
+
 void read_net(const fs::path& root, CounterSnapshot& snapshot) {
+  // The real /sys lists the NICs of the network namespace that mounted it, not the caller's (an
+  // emulated node is a namespace entered without remounting /sys): /proc/net/dev is the
+  // caller's own, with the same counters.
+  if (root == "/sys" && read_proc_net_dev("/proc/self/net/dev", snapshot)) return;
   for (const fs::path& nic : sorted_entries(root / "class/net")) {
     const std::string name = nic.filename().string();
     if (name == "lo") continue;
