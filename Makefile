@@ -81,8 +81,8 @@ endif
 
 # The git revision goes into run metadata; run_metadata.o is rebuilt when HEAD moves.
 GIT_REVISION := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
-$(OBJ)/bench/app/run_metadata.cpp.o: CXXFLAGS += -DCOLLREPLAY_GIT_REVISION='"$(GIT_REVISION)"'
-$(OBJ)/bench/app/run_metadata.cpp.o: $(wildcard .git/HEAD .git/index $(shell git rev-parse --git-dir 2>/dev/null)/HEAD)
+$(OBJ)/bench/app/run/run_metadata.cpp.o: CXXFLAGS += -DCOLLREPLAY_GIT_REVISION='"$(GIT_REVISION)"'
+$(OBJ)/bench/app/run/run_metadata.cpp.o: $(wildcard .git/HEAD .git/index $(shell git rev-parse --git-dir 2>/dev/null)/HEAD)
 
 $(OBJ)/%.cpp.o: %.cpp
 	@mkdir -p $(@D)
@@ -136,7 +136,8 @@ test: deps
 	$(MAKE) all
 	tests/run_all.sh $(BIN) $(MPIRUN)
 
-demo: all
+demo: deps
+	$(MAKE) all
 	sweeps/demo.sh $(BIN) $(MPIRUN) $(NP)
 
 clean:

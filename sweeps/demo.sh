@@ -1,37 +1,85 @@
 #!/usr/bin/env bash
-# `make demo`: the main job on this machine. With GPUs: replay one Qwen2.5-7B FSDP step
-# (micro-batch 2, seq 2048) on every local GPU with NCCL + cuBLAS, then a short all-gather sweep.
-# Without: the same replay on NP host ranks (MPI + OpenBLAS) with a Qwen2-shaped model small
-# enough for a laptop (sweeps/models/replay-tiny.json), then the sweep.
+# `make demo`: the main job on this machine, ending with pictures, a report and the headline.
+#   With GPUs: Qwen2.5-7B (micro-batch 2, seq 2048) replayed on every local GPU over NVLink and
+#   over NCCL's socket transport, on 1 node and as 2 emulated nodes, plus a bus-bandwidth sweep.
+#   Without: an emulated cluster on this host (network namespaces, shaped links, modeled H100
+#   compute, time dilation) at 1, 2 and 4 nodes on a fast (ib-ndr-8x400) and a slow (eth-10g)
+#   fabric, replaying Qwen2.5-0.5B (needs root; without it, the same on 4 host ranks of one node).
+#   Then every figure and report.md.
 #   sweeps/demo.sh BIN_DIR MPIRUN NP
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-build/bin}; mpirun=${2:-mpirun}; np=${3:-4}
 out=results/demo
+rm -rf "$out"
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
-launch=("$mpirun" --bind-to none)
-[ "$(id -u)" = 0 ] && launch+=(--allow-run-as-root)
-gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-if [ "${gpus:-0}" -gt 0 ] && "$bin/replay" --dry-run --world 1 >/dev/null 2>&1 && ldd "$bin/replay" | grep -q libnccl; then
-  echo "== collreplay demo: $gpus GPU(s), NCCL + cuBLAS"
-  launch+=(-np "$gpus" -x NCCL_NVLS_ENABLE)
-  workload=(--model qwen2.5-7b --micro-batch 2 --seq 2048)
-  sweep=(-b 1M -e 1G -f 4)
-else
-  echo "== collreplay demo: no GPU, $np host ranks (MPI + OpenBLAS)"
-  launch+=(-np "$np" --oversubscribe --mca mpi_yield_when_idle 1)
-  workload=(--backend mpi --model "$here/models/replay-tiny.json" --micro-batch 1 --seq 256 --steps 3)
-  sweep=(--backend mpi -b 64K -e 16M -f 4)
-fi
-# Cell k of n with the time so far; the executables add their own progress on a terminal.
 start=$SECONDS
-cell() {
-  local k=$1 n=$2 what=$3; shift 3
-  echo "== [$k/$n] $what ($((SECONDS - start)) s elapsed)"
-  "$@"
-}
-cell 1 2 "replay" "${launch[@]}" "$bin/replay" "${workload[@]}" -c --out "$out/replay.jsonl"
-cell 2 2 "all_gather sweep" "${launch[@]}" "$bin/all_gather_perf" "${sweep[@]}" --out "$out/all_gather.jsonl"
-echo "== done in $((SECONDS - start)) s"
-echo "== results in $out/ (JSON Lines: replay.jsonl, all_gather.jsonl)"
+step=0
+steps=4
+# A progress line per step, with the time so far.
+say() { step=$((step + 1)); echo "== [$step/$steps] $* ($((SECONDS - start)) s elapsed)"; }
+
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if [ "${gpus:-0}" -gt 0 ] && ldd "$bin/replay" | grep -q libnccl; then
+  echo "== collreplay demo: $gpus GPU(s), NCCL + cuBLAS, about 5 minutes"
+  launch=("$mpirun" --bind-to none -np "$gpus" -x NCCL_NVLS_ENABLE)
+  [ "$(id -u)" = 0 ] && launch+=(--allow-run-as-root)
+  workload=(--model qwen2.5-7b --micro-batch 2 --seq 2048 --monitor-interval 1)
+  say "replay over NVLink and over sockets, 1 node"
+  "${launch[@]}" "$bin/replay" "${workload[@]}" --fabric nvlink --out "$out/replay/nvlink-1.jsonl"
+  "${launch[@]}" "$bin/replay" "${workload[@]}" --transport socket --ifname lo --fabric socket \
+    --out "$out/replay/socket-1.jsonl"
+  say "replay over sockets, $gpus emulated nodes"
+  if [ "$gpus" -gt 1 ]; then
+    "${launch[@]}" "$bin/replay" "${workload[@]}" --emulate-nodes "$gpus" --fabric socket \
+      --out "$out/replay/socket-$gpus.jsonl"
+  fi
+  say "bus bandwidth sweep"
+  "${launch[@]}" "$bin/all_gather_perf" -b 1M -e 1G -f 4 --fabric nvlink --out "$out/busbw/nvlink.jsonl"
+elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
+  echo "== collreplay demo: no GPU; an emulated cluster of 1, 2 and 4 nodes, about 8 minutes"
+  say "replay Qwen2.5-0.5B (4 layers, modeled H100) on ib-ndr-8x400 and eth-10g"
+  "$here/sweep" --emulate --name demo-replay --nodes 1,2,4 --fabric ib-ndr-8x400,eth-10g \
+    --backend mpi --model qwen2.5-0.5b --layers 4 --compute model:h100 --out "$out/replay" \
+    -- --monitor-interval 1
+  say "all_gather bus bandwidth on the same fabrics"
+  "$here/sweep" --emulate --name demo-busbw --exe all_gather_perf --nodes 2,4 \
+    --fabric ib-ndr-8x400,eth-10g --backend mpi --out "$out/busbw" -- -b 256K -e 64M -f 4 -n 5
+else
+  echo "== collreplay demo: no GPU and no root for an emulated cluster: $np host ranks of one node"
+  launch=("$mpirun" --bind-to none -np "$np" --oversubscribe --mca mpi_yield_when_idle 1)
+  workload=(--backend mpi --model qwen2.5-0.5b --layers 4 --compute model:h100 --steps 2)
+  say "replay Qwen2.5-0.5B on $np ranks (shared memory)"
+  "${launch[@]}" "$bin/replay" "${workload[@]}" --transport shm --fabric shm \
+    --out "$out/replay/shm.jsonl"
+  say "replay over TCP on loopback"
+  "${launch[@]}" "$bin/replay" "${workload[@]}" --transport socket --ifname lo --fabric socket \
+    --out "$out/replay/socket.jsonl"
+  say "bus bandwidth sweep"
+  "${launch[@]}" "$bin/all_gather_perf" --backend mpi -b 256K -e 64M -f 4 -n 5 --out "$out/busbw/shm.jsonl"
+fi
+
+say "figures and report"
+if [ -x "$bin/report" ]; then
+  # report draws every figure the results allow (PNG + SVG beside report.md) and embeds them.
+  "$bin/report" "$out" --out "$out"
+  ls "$out"/*.png 2>/dev/null | sed 's/^/   /'
+else
+  echo "   no plot programs in $bin (gnuplot-iostream missing: make deps installs it)"
+fi
+
+# The headline: median decoder-layer headroom per fabric at each node count, and where the
+# slowest fabric tips.
+echo "== done in $((SECONDS - start)) s; results, figures and report.md in $out/"
+find "$out" -name '*.jsonl' -exec cat {} + 2>/dev/null |
+  jq -rs '
+    [ .[] | select(.record == "unit" and (.unit | startswith("layers.")))
+      | {fabric: (.run.fabric // .run.transport_verified), nodes: .run.nodes, model: (.run.command_line | index("--model") as $i | if $i then .[$i + 1] else "?" end), h: .headroom_ms} ]
+    | group_by([.model, .fabric, .nodes])
+    | map({model: .[0].model, fabric: .[0].fabric, nodes: .[0].nodes,
+           h: (map(.h) | sort | .[(length / 2 | floor)])})
+    | group_by(.nodes) | map(
+        "\(.[0].model) at \(.[0].nodes) node(s): " +
+        (map("headroom \(if .h >= 0 then "+" else "" end)\(.h * 100 | round / 100) ms per layer on \(.fabric)") | join(", ")))
+    | .[]' 2>/dev/null || true

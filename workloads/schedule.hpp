@@ -24,7 +24,7 @@ enum class StreamKind { comm, compute };
 // tensor-parallel group (tp consecutive ranks); one FSDP shard group of dense weights (ranks with
 // the same TP index, shard_group of them); one HSDP/DDP replica group (ranks with the same place
 // in their shard group); the expert group's ranks on one node and those with the same local index
-// on other nodes (hierarchical all-to-all). Rank layout: workloads/plan/mesh.hpp.
+// on other nodes (hierarchical all-to-all). Rank layout: workloads/plan/parallel/mesh.hpp.
 enum class GroupKind { world, node, expert, data_parallel, tp, shard, replicate, expert_node, expert_rail };
 inline constexpr GroupKind kAllGroupKinds[] = {GroupKind::world, GroupKind::node, GroupKind::expert,
                                                GroupKind::data_parallel, GroupKind::tp, GroupKind::shard,

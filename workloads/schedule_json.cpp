@@ -9,7 +9,7 @@
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
-#include "workloads/plan/mesh.hpp"
+#include "workloads/plan/parallel/mesh.hpp"
 #include "workloads/schedule_summary.hpp"
 
 namespace collreplay {

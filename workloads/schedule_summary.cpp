@@ -6,7 +6,7 @@
 
 #include "common/sizes.hpp"
 #include "workloads/model/gemm_slices.hpp"
-#include "workloads/plan/mesh.hpp"
+#include "workloads/plan/parallel/mesh.hpp"
 
 namespace collreplay {
 

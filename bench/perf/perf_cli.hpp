@@ -4,7 +4,7 @@
 //   -n -w -c -d  iterations, warm-up iterations, check (0|1), dtype (default float, as nccl-tests)
 //   --backend nccl|mpi  --out FILE.jsonl  --report max|avg|min  --timeout SECONDS
 //   --transport auto|ib|socket|nvlink|shm --ifname NAME --emulate-nodes N --fabric NAME
-//   --fabrics-file PATH --emulated --dilate D --compute SPEC (bench/app/run_flags.hpp)
+//   --fabrics-file PATH --emulated --dilate D --compute SPEC (bench/app/run/run_flags.hpp)
 //   --seed N  --skew uniform|zipf:S|hotspot:K (all_to_allv only)
 //   --stable PCT  stop timing a size once its p50's 95% confidence interval is within PCT%
 //   --benchmark_*  passed to Google Benchmark (e.g. --benchmark_repetitions=3)
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "bench/app/rank_stats.hpp"
-#include "bench/app/run_flags.hpp"
+#include "bench/app/run/run_flags.hpp"
 #include "collectives/communicator.hpp"
 #include "collectives/ops/peer_counts.hpp"
 #include "common/dtype.hpp"

@@ -4,7 +4,7 @@
 
 #include "bench/app/cross_rank.hpp"
 #include "bench/app/stats.hpp"
-#include "bench/compute/gemm_probe.hpp"
+#include "bench/compute/gemm/gemm_probe.hpp"
 #include "bench/preflight/gpu_health.hpp"
 #include "bench/preflight/topology.hpp"
 #include "common/errors.hpp"

@@ -5,7 +5,7 @@
 #include "bench/compute/gpu_peaks.hpp"
 #include "bench/replay/headroom.hpp"
 #include "workloads/model/gemm_slices.hpp"
-#include "bench/project/measured_points.hpp"
+#include "bench/project/model/measured_points.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay::project {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/project/cost_model.hpp"
+#include "bench/project/model/cost_model.hpp"
 
 namespace collreplay::project {
 

@@ -6,8 +6,8 @@
 
 #include "bench/project/compute_source.hpp"
 #include "bench/project/fabric_profiles.hpp"
-#include "bench/project/fit.hpp"
-#include "bench/project/measured_points.hpp"
+#include "bench/project/model/fit.hpp"
+#include "bench/project/model/measured_points.hpp"
 #include "bench/project/project_report.hpp"
 #include "bench/project/projection.hpp"
 #include "bench/project/validate.hpp"

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/project/fit.hpp"
+#include "bench/project/model/fit.hpp"
 #include "bench/project/projection.hpp"
 #include "bench/project/validate.hpp"
 

@@ -4,8 +4,8 @@
 #include <map>
 
 #include "bench/replay/headroom.hpp"
-#include "bench/project/measured_points.hpp"
-#include "bench/project/step_sim.hpp"
+#include "bench/project/model/measured_points.hpp"
+#include "bench/project/model/step_sim.hpp"
 #include "common/errors.hpp"
 #include "workloads/plan/schedule_builder.hpp"
 #include "workloads/schedule_summary.hpp"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "bench/project/compute_source.hpp"
-#include "bench/project/cost_model.hpp"
+#include "bench/project/model/cost_model.hpp"
 #include "workloads/plan/request.hpp"
 
 namespace collreplay::project {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/project/fit.hpp"
-#include "bench/project/measured_points.hpp"
+#include "bench/project/model/fit.hpp"
+#include "bench/project/model/measured_points.hpp"
 
 namespace collreplay::project {
 

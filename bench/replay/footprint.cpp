@@ -1,5 +1,7 @@
 #include "bench/replay/footprint.hpp"
 
+#include "bench/app/cross_rank.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -8,20 +10,13 @@
 
 #include "bench/compute/operand_bytes.hpp"
 #include "bench/replay/collective_plan.hpp"
+#include "bench/compute/compute_cublas.hpp"
+#include "common/errors.hpp"
 #include "common/sizes.hpp"
+#include "workloads/schedule_summary.hpp"
 
 namespace collreplay {
 namespace {
-
-int group_size(const Schedule& s, GroupKind group) {
-  switch (group) {
-    case GroupKind::world: return s.world;
-    case GroupKind::node: return std::max(1, std::min(s.gpus_per_node, s.world));
-    case GroupKind::expert: return std::max(1, s.ep);
-    case GroupKind::data_parallel: return std::max(1, s.world / std::max(1, s.ep));
-  }
-  return s.world;
-}
 
 std::string gib(std::uint64_t bytes) {
   char text[32];
@@ -108,6 +103,25 @@ std::string does_not_fit_message(std::uint64_t needed_bytes, std::uint64_t avail
   return "needs " + gib(needed_bytes) + " per rank, " + gib(available_per_rank_bytes) +
          " available to each of the " + std::to_string(ranks_sharing) +
          " ranks on this host; try --layers or fewer ranks per node";
+}
+
+// Refuses, alike on every rank, a run whose buffers would not fit: the largest need against the
+// smallest share (host: usable MemAvailable split between the node's ranks; GPU: usable free
+// memory; see footprint.hpp).
+void check_memory(const Schedule& schedule, bool device, bool check, int local_device,
+                  int ranks_per_node, double timeout_s) {
+  const MemoryFootprint footprint = estimate_footprint(schedule, device, check);
+  const double available =
+      device ? static_cast<double>(usable_device_bytes(device_free_bytes(local_device)))
+             : static_cast<double>(usable_host_bytes(host_available_bytes())) /
+                   std::max(ranks_per_node, 1);
+  const double needed =
+      max_across_ranks(MPI_COMM_WORLD, static_cast<double>(footprint.checked_bytes()), timeout_s);
+  const double smallest = min_across_ranks(MPI_COMM_WORLD, available, timeout_s);
+  if (smallest > 0 && needed > smallest)
+    throw UsageError(does_not_fit_message(static_cast<std::uint64_t>(needed),
+                                          static_cast<std::uint64_t>(smallest), ranks_per_node,
+                                          device));
 }
 
 }  // namespace collreplay

@@ -43,4 +43,10 @@ std::uint64_t usable_device_bytes(std::uint64_t free_bytes);
 std::string does_not_fit_message(std::uint64_t needed_bytes, std::uint64_t available_per_rank_bytes,
                                  int ranks_sharing, bool device);
 
+// Collective. Refuses (UsageError, alike on every rank) a run whose buffers would not fit: the
+// largest need against the smallest share (host: usable MemAvailable split between the node's
+// ranks; GPU: usable free memory of local_device).
+void check_memory(const Schedule& schedule, bool device, bool check, int local_device,
+                  int ranks_per_node, double timeout_s);
+
 }  // namespace collreplay

@@ -6,7 +6,7 @@
 
 #include "bench/replay/collective_plan.hpp"
 #include "common/errors.hpp"
-#include "workloads/plan/mesh.hpp"
+#include "workloads/plan/parallel/mesh.hpp"
 
 namespace collreplay {
 

@@ -14,7 +14,7 @@
 #include "bench/compute/compute_cublas.hpp"
 #include "bench/app/cross_rank.hpp"
 #include "bench/executor/executor.hpp"
-#include "bench/compute/gemm_probe.hpp"
+#include "bench/compute/gemm/gemm_probe.hpp"
 #include "bench/compute/host_threads.hpp"
 #include "bench/app/guarded_main.hpp"
 #include "bench/app/progress.hpp"
@@ -23,8 +23,8 @@
 #include "bench/replay/cli/replay_cli.hpp"
 #include "bench/replay/replay_report.hpp"
 #include "bench/app/results.hpp"
-#include "bench/app/run_flags.hpp"
-#include "bench/app/run_metadata.hpp"
+#include "bench/app/run/run_flags.hpp"
+#include "bench/app/run/run_metadata.hpp"
 #include "bench/app/setup_watchdog.hpp"
 #include "bench/replay/footprint.hpp"
 #include "collectives/backend.hpp"
@@ -164,25 +164,6 @@ std::string describe_run(const Schedule& s, int world, int pass_steps, const std
                 s.model.c_str(), s.plan.c_str(), world, s.ops.size(),
                 schedule_totals(s).flops / 1e12, engine.c_str(), pass_steps);
   return text;
-}
-
-// Refuses, alike on every rank, a run whose buffers would not fit: the largest need against the
-// smallest share (host: usable MemAvailable split between the node's ranks; GPU: usable free
-// memory; see footprint.hpp).
-void check_memory(const Schedule& schedule, bool device, bool check, int local_device,
-                  int ranks_per_node, double timeout_s) {
-  const MemoryFootprint footprint = estimate_footprint(schedule, device, check);
-  const double available =
-      device ? static_cast<double>(usable_device_bytes(device_free_bytes(local_device)))
-             : static_cast<double>(usable_host_bytes(host_available_bytes())) /
-                   std::max(ranks_per_node, 1);
-  const double needed =
-      max_across_ranks(MPI_COMM_WORLD, static_cast<double>(footprint.checked_bytes()), timeout_s);
-  const double smallest = min_across_ranks(MPI_COMM_WORLD, available, timeout_s);
-  if (smallest > 0 && needed > smallest)
-    throw UsageError(does_not_fit_message(static_cast<std::uint64_t>(needed),
-                                          static_cast<std::uint64_t>(smallest), ranks_per_node,
-                                          device));
 }
 
 void say(int rank, const std::string& line) {
@@ -350,6 +331,9 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
       MPI_COMM_WORLD, static_cast<double>(executor.collective_buffer_bytes()), timeout_s));
   const std::uint64_t compute_bytes = static_cast<std::uint64_t>(max_across_ranks(
       MPI_COMM_WORLD, static_cast<double>(executor.compute_buffer_bytes()), timeout_s));
+  // Collective: every host's counters to rank 0, before the other ranks are done.
+  std::vector<nlohmann::json> counter_records =
+      finish_host_monitor(monitor.get(), MPI_COMM_WORLD, timeout_s);
   if (rank != 0) return kExitOk;
 
   m.op_times = {slowest(pass_of(m, PassKind::compute_only).op_ms),
@@ -395,7 +379,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   meta.nccl_algo = comm->algorithms();  // what the replayed sizes used, seen by now
   const nlohmann::json run = meta.to_json();
   for (nlohmann::json& record : replay_records(m, run)) results.add(std::move(record));
-  for (nlohmann::json& record : finish_host_monitor(monitor.get(), MPI_COMM_WORLD, timeout_s)) {
+  for (nlohmann::json& record : counter_records) {
     record["run"] = run;
     results.add(std::move(record));
   }

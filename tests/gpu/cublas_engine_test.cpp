@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "bench/compute/compute_cublas.hpp"
-#include "bench/compute/gemm_selfcheck.hpp"
+#include "bench/compute/gemm/gemm_selfcheck.hpp"
 #include "common/errors.hpp"
 #include "gpu_env.hpp"
 

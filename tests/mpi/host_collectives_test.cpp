@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench/compute/gemm_probe.hpp"
+#include "bench/compute/gemm/gemm_probe.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "collectives/mpi/mpi_request_queue.hpp"
 #include "collectives/ops/host_values.hpp"

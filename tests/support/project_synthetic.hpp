@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/project/cost_model.hpp"
-#include "bench/project/measured_points.hpp"
+#include "bench/project/model/cost_model.hpp"
+#include "bench/project/model/measured_points.hpp"
 #include "workloads/plan/schedule_builder.hpp"
 #include "workloads/schedule_summary.hpp"
 

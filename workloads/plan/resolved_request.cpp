@@ -4,7 +4,7 @@
 
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
-#include "workloads/plan/parallel_checks.hpp"
+#include "workloads/plan/parallel/parallel_checks.hpp"
 
 namespace collreplay {
 namespace {

@@ -8,12 +8,12 @@
 #include "workloads/plan/moe_routing.hpp"
 #include "workloads/plan/resolved_request.hpp"
 #include "workloads/plan/step_structure.hpp"
-#include "workloads/plan/ddp_buckets.hpp"
-#include "workloads/plan/hierarchical_a2a.hpp"
-#include "workloads/plan/hsdp.hpp"
-#include "workloads/plan/mesh.hpp"
-#include "workloads/plan/phase_ops.hpp"
-#include "workloads/plan/tensor_parallel.hpp"
+#include "workloads/plan/parallel/ddp_buckets.hpp"
+#include "workloads/plan/parallel/hierarchical_a2a.hpp"
+#include "workloads/plan/parallel/hsdp.hpp"
+#include "workloads/plan/parallel/mesh.hpp"
+#include "workloads/plan/parallel/phase_ops.hpp"
+#include "workloads/plan/parallel/tensor_parallel.hpp"
 
 namespace collreplay {
 namespace {

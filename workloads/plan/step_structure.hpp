@@ -40,7 +40,7 @@ struct Segment {
   GemmSet gemms;
   MoeMarker after = MoeMarker::none;  // an all-to-all follows this segment in forward
   // Tensor parallelism: the first segment of a TP block (attention, MLP, lm_head) takes the
-  // block's input collective, the last its output collective (workloads/plan/tensor_parallel.hpp).
+  // block's input collective, the last its output collective (workloads/plan/parallel/tensor_parallel.hpp).
   bool tp_in = false, tp_out = false;
 };
 

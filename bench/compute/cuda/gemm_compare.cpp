@@ -1,4 +1,4 @@
-#include "bench/compute/gemm_compare.hpp"
+#include "bench/compute/gemm/gemm_compare.hpp"
 
 #include <cublasLt.h>
 #include <cublas_v2.h>

@@ -1,4 +1,4 @@
-#include "bench/compute/gemm_selfcheck.hpp"
+#include "bench/compute/gemm/gemm_selfcheck.hpp"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -1,7 +1,7 @@
 // Host-only build: the cuBLAS engine of this folder is not compiled (see Makefile).
 #include "bench/compute/compute_cublas.hpp"
-#include "bench/compute/gemm_compare.hpp"
-#include "bench/compute/gemm_selfcheck.hpp"
+#include "bench/compute/gemm/gemm_compare.hpp"
+#include "bench/compute/gemm/gemm_selfcheck.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {

@@ -1,0 +1,68 @@
+// The flags every executable shares about where and how it runs, and what its results must say
+// about that:
+//   --transport auto|ib|socket|nvlink|shm  --ifname NAME   select, then verify (exit 5 if not)
+//   --emulate-nodes N     NCCL: N emulated nodes on this machine (own NCCL_HOSTID per group)
+//   --fabric NAME         the fabric profile the run stands for (sweeps/fabrics.tsv; "real")
+//   --fabrics-file PATH   where the profiles are (default: beside the build)
+//   --emulated            the run is on an emulated cluster (recorded, so nobody mistakes it)
+//   --dilate D            emulated time runs D x slower; reported times are divided by D
+//   --compute SPEC        auto | blas | model:GPU[@MFU] (replay's compute engine; recorded)
+//   --monitor-interval S --sysfs-root DIR --metrics-port P --metrics-address A --metrics-file F
+//                         counters during the run and their Prometheus exposition (monitor/)
+// prepare_run() checks them before MPI starts, on every rank alike, and applies the MPI
+// transport settings (which MPI_Init reads); the NCCL ones travel in BackendOptions.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/app/run/fabric_profiles.hpp"
+#include "bench/app/run/run_metadata.hpp"
+#include "bench/compute/compute_model.hpp"
+#include "bench/monitor/monitor_session.hpp"
+#include "collectives/backend.hpp"
+
+namespace collreplay {
+
+struct RunFlags {
+  std::string transport = "auto";
+  std::string ifname;
+  int emulate_nodes = 0;
+  std::string fabric = "real";
+  std::string fabrics_file;
+  bool emulated = false;
+  double dilation = 1;
+  std::string compute = "auto";
+  MonitorOptions monitor;
+};
+
+void add_run_flags(CLI::App& app, RunFlags& flags);
+
+struct RunSetup {
+  TransportRequest transport;
+  int emulate_nodes = 0;
+  std::optional<FabricProfile> fabric;  // none: "real"
+  bool emulated = false;                // --emulated or --emulate-nodes
+  double dilation = 1;
+  std::optional<ComputeModel> compute_model;  // --compute model:...
+  std::string compute = "auto";
+
+  // The BackendOptions fields these flags decide.
+  void fill(BackendOptions& options) const;
+};
+
+// UsageError (one line, nothing run) for bad values; then applies the MPI backend's transport
+// settings to this process's environment. Call before MPI_Init.
+RunSetup prepare_run(const RunFlags& flags, BackendKind backend);
+
+// Records the setup in the metadata: transport asked, fabric, emulated, dilation, compute, and
+// for emulated nodes the node count and ranks per node.
+void describe_run(RunMetadata& meta, const RunSetup& setup);
+
+// Lines for the run header that a reader must not miss (the IPoIB trap: NCCL's socket transport
+// on an ib* interface is TCP over InfiniBand ports, not Ethernet).
+std::vector<std::string> run_notes(const RunMetadata& meta);
+
+}  // namespace collreplay

@@ -1,0 +1,240 @@
+#include "bench/project/model/measured_points.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <tuple>
+
+#include "common/errors.hpp"
+
+namespace collreplay::project {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+double number_or(const json& j, const char* key, double fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+std::optional<double> optional_number(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::string string_or(const json& j, const char* key, const std::string& fallback = "") {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+// run.nccl_algo is a name ("Ring", "RING_LL128") or an object by collective ("all_gather": "PAT").
+std::optional<Algo> reported_algo(const json& run, const std::string& op) {
+  auto it = run.find("nccl_algo");
+  if (it == run.end()) return std::nullopt;
+  Algo algo;
+  if (it->is_string() && algo_from_name(it->get<std::string>(), algo)) return algo;
+  if (it->is_object() && it->contains(op) && (*it)[op].is_string() &&
+      algo_from_name((*it)[op].get<std::string>(), algo))
+    return algo;
+  return std::nullopt;
+}
+
+std::string transport_of(const json& record, const json& run) {
+  return string_or(run, "transport_verified", string_or(record, "transport"));
+}
+
+std::vector<fs::path> jsonl_files(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) return {fs::path(path)};
+  if (!fs::is_directory(path, ec)) throw UsageError("no results folder or file '" + path + "'");
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::recursive_directory_iterator(path, ec))
+    if (entry.is_regular_file() && entry.path().extension() == ".jsonl") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+struct Reader {
+  std::string transport_filter, fabric_filter;
+  ResultsSet set;
+  // Replay comm points before aggregation: same (file, kind, bytes, ranks, nodes) -> times.
+  std::map<std::tuple<std::string, int, double, int, int>, std::vector<double>> replay_times;
+  std::map<std::tuple<std::string, int, double, int, int>, MeasuredPoint> replay_point;
+
+  void perf(const json& r, const json& run, const std::string& file) {
+    if (number_or(r, "wrong", 0) > 0) return;
+    MeasuredPoint p;
+    p.kind = coll_kind_from_name(r.at("op").get<std::string>());
+    p.bytes = r.at("bytes").get<double>();
+    p.span.ranks = static_cast<int>(number_or(r, "ranks", number_or(run, "ranks", 1)));
+    p.span.nodes = static_cast<int>(number_or(r, "nodes", number_or(run, "nodes", 1)));
+    p.time_us = r.at("time_us").get<double>();
+    if (p.span.nodes < 1 || p.span.ranks % p.span.nodes != 0)
+      throw UsageError(file + ": " + std::to_string(p.span.ranks) + " ranks are not a multiple of " +
+                       std::to_string(p.span.nodes) + " nodes");
+    p.run_nodes = p.span.nodes;
+    p.algo_reported = reported_algo(run, r.at("op").get<std::string>());
+    p.transport = transport_of(r, run);
+    p.fabric = string_or(run, "fabric");
+    p.source = "perf";
+    p.file = file;
+    if (p.bytes > 0 && p.time_us > 0) set.points.push_back(p);
+  }
+
+  ReplayRun& replay_of(const std::string& file, const json& run) {
+    if (set.replays.empty() || set.replays.back().file != file) {
+      ReplayRun rr;
+      rr.file = file;
+      rr.nodes = static_cast<int>(number_or(run, "nodes", 1));
+      rr.world = static_cast<int>(number_or(run, "ranks", 1));
+      rr.ranks_per_node = static_cast<int>(number_or(run, "ranks_per_node", rr.world / std::max(rr.nodes, 1)));
+      rr.algo_reported = reported_algo(run, "");
+      set.replays.push_back(rr);
+    }
+    return set.replays.back();
+  }
+
+  void replay_op(const json& r, const json& run, const std::string& file) {
+    ReplayRun& rr = replay_of(file, run);
+    const int index = static_cast<int>(number_or(r, "op", -1));
+    if (string_or(r, "stream") == "compute") {
+      rr.compute_unit[index] = string_or(r, "unit");
+      if (r.contains("compute_only_ms"))
+        rr.compute_ms[string_or(r, "name")] = number_or(r["compute_only_ms"], "max", 0);
+      return;
+    }
+    ReplayComm c;
+    c.op = index;
+    c.name = string_or(r, "name");
+    c.unit = string_or(r, "unit");
+    c.hides_behind = static_cast<int>(number_or(r, "hides_behind", -1));
+    const std::string kind = r.at("kind").get<std::string>();
+    c.kind = coll_kind_from_name(kind);
+    c.bytes = r.at("bytes").get<double>();
+    c.span = replay_group_span(string_or(r, "group", "world"),
+                               static_cast<int>(number_or(r, "group_size", rr.world)), rr.nodes,
+                               rr.ranks_per_node);
+    c.comm_only_ms = r.contains("comm_only_ms") ? number_or(r["comm_only_ms"], "max", 0) : 0;
+    rr.comms.push_back(c);
+    if (c.bytes <= 0 || c.comm_only_ms <= 0) return;
+    const auto key = std::make_tuple(file, static_cast<int>(c.kind), c.bytes, c.span.ranks, c.span.nodes);
+    replay_times[key].push_back(c.comm_only_ms * 1e3);
+    MeasuredPoint p;
+    p.kind = c.kind;
+    p.bytes = c.bytes;
+    p.span = c.span;
+    p.run_nodes = rr.nodes;
+    p.algo_reported = reported_algo(run, kind);
+    p.transport = transport_of(r, run);
+    p.fabric = string_or(run, "fabric");
+    p.source = "replay";
+    p.file = file;
+    replay_point[key] = p;
+  }
+
+  void replay_step(const json& r, const json& run, const std::string& file) {
+    ReplayRun& rr = replay_of(file, run);
+    rr.model = string_or(r, "model");
+    rr.transport = transport_of(r, run);
+    rr.micro_batch = static_cast<std::int64_t>(number_or(r, "micro_batch", 0));
+    rr.seq = static_cast<std::int64_t>(number_or(r, "seq", 0));
+    rr.step_comm_ms = optional_number(r, "comm_ms");
+    rr.step_compute_ms = optional_number(r, "compute_ms");
+    rr.step_overlapped_ms = optional_number(r, "overlapped_ms");
+    rr.peak_tflops = optional_number(r, "peak_tflops");
+  }
+
+  void line(const std::string& text, const std::string& file, int number) {
+    json r;
+    try {
+      r = json::parse(text);
+    } catch (const json::exception&) {
+      throw UsageError(file + ":" + std::to_string(number) + ": not a JSON object");
+    }
+    if (!r.is_object()) throw UsageError(file + ":" + std::to_string(number) + ": not a JSON object");
+    const json run = r.contains("run") && r["run"].is_object() ? r["run"] : json::object();
+    if (!transport_filter.empty() && transport_of(r, run) != transport_filter) return;
+    if (!fabric_filter.empty() && string_or(run, "fabric") != fabric_filter) return;
+    const std::string record = string_or(r, "record");
+    try {
+      if (record.empty() && r.contains("op") && r.contains("time_us")) perf(r, run, file);
+      else if (record == "op") replay_op(r, run, file);
+      else if (record == "step") replay_step(r, run, file);
+    } catch (const json::exception& e) {
+      throw UsageError(file + ":" + std::to_string(number) + ": " + e.what());
+    }
+  }
+};
+
+}  // namespace
+
+GroupSpan replay_group_span(const std::string& group, int size, int nodes, int rpn) {
+  if (size < 1 || nodes < 1 || rpn < 1) throw UsageError("group of " + std::to_string(size) + " ranks");
+  if (group == "node") return {size, 1};
+  if (group == "expert") {
+    // Consecutive ranks: inside one node, or whole nodes.
+    if (size <= rpn) return {size, 1};
+    if (size % rpn != 0)
+      throw UsageError("an expert group of " + std::to_string(size) +
+                       " ranks is not a multiple of " + std::to_string(rpn) + " GPUs per node");
+    return {size, size / rpn};
+  }
+  if (group == "data_parallel") return {size, std::min(nodes, size)};
+  return {size, std::min(nodes, size)};  // world
+}
+
+ResultsSet load_results(const std::string& path, const std::string& transport, const std::string& fabric) {
+  Reader reader;
+  reader.transport_filter = transport;
+  reader.fabric_filter = fabric;
+  for (const fs::path& file : jsonl_files(path)) {
+    std::ifstream in(file);
+    std::string text;
+    for (int number = 1; std::getline(in, text); ++number)
+      if (text.find_first_not_of(" \t\r") != std::string::npos) reader.line(text, file.string(), number);
+    ++reader.set.files;
+  }
+  for (auto& [key, times] : reader.replay_times) {
+    std::sort(times.begin(), times.end());
+    MeasuredPoint p = reader.replay_point[key];
+    p.time_us = times[times.size() / 2];
+    reader.set.points.push_back(p);
+  }
+  return reader.set;
+}
+
+void require_one_fabric(const std::vector<MeasuredPoint>& points, const std::string& where) {
+  std::set<std::string> seen;
+  for (const MeasuredPoint& p : points)
+    if (!p.fabric.empty()) seen.insert(p.fabric);
+  if (seen.size() <= 1) return;
+  std::string list;
+  for (const std::string& f : seen) list += (list.empty() ? "" : ", ") + f;
+  throw UsageError(where + ": results from several fabrics (" + list + "): pick one with --results-fabric");
+}
+
+void require_one_transport_per_tier(const std::vector<MeasuredPoint>& points, const std::string& where) {
+  for (bool multi : {false, true}) {
+    std::set<std::string> seen;
+    for (const MeasuredPoint& p : points)
+      if ((p.span.nodes > 1) == multi && p.span.ranks > 1 && !p.transport.empty()) seen.insert(p.transport);
+    if (seen.size() > 1) {
+      std::string list;
+      for (const std::string& t : seen) list += (list.empty() ? "" : ", ") + t;
+      throw UsageError(where + ": " + (multi ? "multi" : "single") + "-node results mix transports " + list +
+                       ": pick one with --transport");
+    }
+  }
+}
+
+std::vector<int> node_counts(const std::vector<MeasuredPoint>& points) {
+  std::set<int> counts;
+  for (const MeasuredPoint& p : points) counts.insert(p.run_nodes);
+  return {counts.begin(), counts.end()};
+}
+
+}  // namespace collreplay::project

@@ -1,0 +1,40 @@
+// DistributedDataParallel's gradient buckets (torch/nn/parallel/distributed.py and
+// torch/csrc/distributed/c10d/reducer.cpp, compute_bucket_assignment_by_size) and PowerSGD's
+// split of a bucket (torch/distributed/algorithms/ddp_comm_hooks/powerSGD_hook.py).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "workloads/plan/parallel/phase_ops.hpp"
+#include "workloads/plan/resolved_request.hpp"
+#include "workloads/plan/step_structure.hpp"
+
+namespace collreplay {
+
+struct DdpBucket {
+  std::vector<const ParamTensor*> params;  // in the order they fill the bucket
+  std::uint64_t numel = 0;
+  int grad_seg = 0;  // the bucket is ready after the backward of this segment
+};
+
+// Parameters in reverse registration order (the order their gradients become ready, as DDP
+// assumes and its bucket rebuild after the first step records); a bucket is closed once its
+// bytes reach the limit: 1 MiB for the first (dist._DEFAULT_FIRST_BUCKET_BYTES), then
+// cap_mb MiB (bucket_cap_mb). So a bucket exceeds its cap by less than its last tensor.
+std::vector<DdpBucket> ddp_buckets(const StepStructure& s, DType grad_dtype, double cap_mb);
+
+// PowerSGD rank R on one bucket: every gradient viewed as a matrix [shape[0], numel/shape[0]]
+// with r = min(rows, cols, R) is compressed when (rows + cols) * r * 2 < rows * cols
+// (min_compression_rate 2); P holds rows x r, Q cols x r. One all-reduce of the uncompressed
+// tensors, one of every P, one of every Q (elements; 0 when none).
+struct PowerSgdSplit {
+  std::uint64_t uncompressed = 0, p = 0, q = 0;
+};
+PowerSgdSplit powersgd_split(const DdpBucket& bucket, int rank);
+
+// The bucket all-reduces of one micro-batch's backward; `bwd_item[seg]` is the backward compute
+// item of segment seg, `items` the phase's compute items.
+void add_ddp_items(const ResolvedRequest& r, const std::vector<DdpBucket>& buckets,
+                   const std::vector<int>& bwd_item, int items, const std::string& prefix, PhaseOps& ops);
+
+}  // namespace collreplay
