@@ -1,6 +1,7 @@
 // The perf harness's setup before anything is timed: the table's type names, the host-memory
 // check of a size sweep, Google Benchmark's flags, and how cases are named and weighed.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 

@@ -1,6 +1,7 @@
 // What replay reports, assembled on rank 0 from the gathered passes: the JSON Lines records
 // (record = step | unit | op) and the human table on stdout.
 #pragma once
+#include <cstdint>
 #include <array>
 #include <cstdio>
 #include <optional>

@@ -1,5 +1,6 @@
 // Helpers shared by the NCCL backend's sources (setup, ops, metadata); not part of its interface.
 #pragma once
+#include <cstdint>
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 #include <unistd.h>

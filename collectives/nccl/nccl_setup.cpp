@@ -251,6 +251,16 @@ std::unique_ptr<Communicator> NcclCommunicator::split(int color, int key) {
   }
   child->adopt_nccl(comm);
   child->settle(rc, "ncclCommSplit");
+  // NCCL's nonblocking split hands back no communicator for a group of one rank (seen with 2.28);
+  // a single rank needs nobody else, so it starts its own.
+  if (!child->state_->comm) {
+    if (child->size_ != 1)
+      throw RuntimeError("ncclCommSplit returned no communicator for a group of " +
+                         std::to_string(child->size_) + " ranks (" + where() + ")");
+    ncclUniqueId id{};
+    NCCL_CHECK(ncclGetUniqueId(&id));
+    child->init_nccl(id);
+  }
   return child;
 }
 

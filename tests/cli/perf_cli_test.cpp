@@ -139,7 +139,7 @@ TEST_F(PerfCli, StableStopsBeforeTheIterationCap) {
 TEST_F(PerfCli, SkewedAllToAllvBusbwCountsTheBusiestRank) {
   const fs::path out = dir_ / "skew.jsonl";
   const Outcome o = run(mpirun_command() + " -np 4 " + (bin_dir() / "alltoallv_perf").string() +
-                        " --backend mpi -b 64K -e 64K -n 2 -c 0 --skew hot:1 --seed 5 "
+                        " --backend mpi -b 64K -e 64K -n 2 -c 0 --skew hotspot:1 --seed 5 "
                         "--timeout 60 --out " + out.string());
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   std::ifstream in(out);

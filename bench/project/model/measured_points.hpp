@@ -2,6 +2,7 @@
 // collective points from the perf executables and from replay's comm-only pass, and each
 // replay's ops, units and step as measured.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
