@@ -57,6 +57,8 @@ struct PerfContext {
   std::map<std::string, int> repetitions_seen;
   const Progress* progress = nullptr;
   MonitorSession* monitor = nullptr;  // this host's, on the host's first rank only
+  ResultsFile* results = nullptr;     // each size's record is added as soon as it is measured
+  RunMetadata* meta = nullptr;
   double work_done = 0;  // in case_work() units
   int cases = 0;
 };
@@ -146,6 +148,8 @@ std::vector<double> time_ops(PerfContext& ctx, const OpLayout& layout, Placement
 
 // One Google Benchmark case: warm-up, then the timed ops; the case's manual time is the mean
 // per-op time (as nccl-tests' time column), the same number on every rank.
+nlohmann::json record_for(const PerfContext& ctx, const Measurement& m, const RunMetadata& meta);
+
 void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64_t bytes,
               benchmark::State& state) {
   const std::string label = case_label(ctx.op, bytes, p, ctx.comm.size());
@@ -171,7 +175,12 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
     const bool sampled = ctx.monitor && ctx.monitor->sampling();
     const CounterSnapshot before = sampled ? ctx.monitor->fabric_now() : CounterSnapshot{};
     // Undilated: an emulated fabric shaped to bandwidth / D makes every op D times longer.
-    std::vector<double> samples_us = time_ops(ctx, layout, p, label);
+    std::vector<double> samples_us;
+    try {
+      samples_us = time_ops(ctx, layout, p, label);
+    } catch (const TimeoutError& e) {
+      throw TimeoutError(label + ": " + e.what());  // the op, its size and its group, first
+    }
     if (sampled) fabric = fabric_bytes_between(before, ctx.monitor->fabric_now());
     for (double& us : samples_us) us /= ctx.options.run.dilation;
     summary = summarize_samples(samples_us);
@@ -186,6 +195,11 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
   state.counters["wrong"] = static_cast<double>(wrong);
   const int repetition = ctx.repetitions_seen[label]++;
   ctx.measurements.push_back({bytes, layout.count, p, summary, bus_bytes, wrong, repetition, fabric});
+  // Written now (into the results' .partial file), so a run that fails at a later size keeps it.
+  if (ctx.results) {
+    ctx.meta->nccl_algo = ctx.comm.algorithms();  // what NCCL reported for the sizes so far
+    ctx.results->add(record_for(ctx, ctx.measurements.back(), *ctx.meta));
+  }
   if (ctx.monitor) {
     const double busbw = summary.mean > 0 ? bus_bytes / (summary.mean * 1e-6) / 1e9 : 0;
     const std::map<std::string, std::string> which = {{"op", std::string(ctx.op.name())},
@@ -309,6 +323,8 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
       options.run.monitor, MPI_COMM_WORLD, comm->device_buffers(), options.timeout_seconds);
   PerfContext ctx(op, options, *comm);
   ctx.monitor = monitor.get();
+  ctx.results = &results;
+  ctx.meta = &meta;
   const int ranks = comm->size();
   const OpParams params{options.seed, options.skew};
   std::vector<Placement> placements{Placement::out_of_place};
@@ -374,10 +390,8 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
 
   comm->release(ctx.buffer_a);
   comm->release(ctx.buffer_b);
-  meta.nccl_algo = comm->algorithms();  // the algorithms of the measured sizes, seen by now
   std::uint64_t wrong = 0;
   for (const Measurement& m : ctx.measurements) {
-    results.add(record_for(ctx, m, meta));
     wrong += m.wrong;
   }
   for (nlohmann::json& record :
