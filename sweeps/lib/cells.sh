@@ -107,7 +107,10 @@ validate_inputs() {
   # Replay and the perf executables record --fabric/--emulated/--dilate; an older build without
   # them still runs, and the manifest says the records lack them.
   FABRIC_FLAGS=0
-  "$EXE" --help 2>/dev/null | grep -q -- '--dilate' && FABRIC_FLAGS=1
+  # (Captured first: `--help | grep -q` under pipefail fails when grep closes the pipe early.)
+  local help_text
+  help_text=$("$EXE" --help 2>/dev/null || true)
+  [[ $help_text == *--dilate* ]] && FABRIC_FLAGS=1
   [ -n "$OUT" ] || OUT=$REPO_DIR/results/$NAME
   [[ $OUT = /* ]] || OUT=$PWD/$OUT
   mkdir -p "$OUT" 2>/dev/null && [ -w "$OUT" ] && touch "$OUT/.write-test" 2>/dev/null ||
