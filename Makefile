@@ -65,7 +65,9 @@ LIB_SRCS  := $(call buildable,$(filter-out bench/bin/%,$(ALL_LIB_SRCS)))
 PLOT_SRCS := $(filter-out plots/bin/%,$(call rwildcard,plots,%.cpp))
 BENCH_BINS := $(patsubst bench/bin/%.cpp,$(BIN)/%,$(wildcard bench/bin/*.cpp))
 PLOT_BINS  := $(if $(HAVE_PLOT),$(patsubst plots/bin/%.cpp,$(BIN)/%,$(wildcard plots/bin/*.cpp)))
-TEST_SUITES := $(filter-out $(if $(HAVE_PLOT),,plots),$(patsubst tests/%/,%,$(sort $(dir $(wildcard tests/*/*.cpp)))))
+# A suite is a folder of tests/ with sources anywhere below it (tests/unit keeps its own in
+# subfolders by room).
+TEST_SUITES := $(filter-out $(if $(HAVE_PLOT),,plots),$(sort $(foreach f,$(call rwildcard,tests,%.cpp),$(word 2,$(subst /, ,$f)))))
 TEST_BINS := $(foreach s,$(TEST_SUITES),$(BIN)/$(s)_tests)
 
 .SECONDEXPANSION:
