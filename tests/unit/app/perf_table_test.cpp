@@ -15,7 +15,7 @@ namespace {
 
 std::string fixture_path(const std::string& name) {
   const std::string here = __FILE__;
-  return here.substr(0, here.rfind('/')) + "/../fixtures/" + name;
+  return here.substr(0, here.rfind('/')) + "/../../fixtures/" + name;
 }
 
 benchmark::BenchmarkReporter::Run make_run(double bytes, bool in_place, double time_us,
