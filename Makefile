@@ -84,7 +84,11 @@ endif
 # The git revision goes into run metadata; run_metadata.o is rebuilt when HEAD moves.
 GIT_REVISION := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 $(OBJ)/bench/app/run/run_metadata.cpp.o: CXXFLAGS += -DCOLLREPLAY_GIT_REVISION='"$(GIT_REVISION)"'
-$(OBJ)/bench/app/run/run_metadata.cpp.o: $(wildcard .git/HEAD .git/index $(shell git rev-parse --git-dir 2>/dev/null)/HEAD)
+# The revision goes through a stamp rewritten only when the revision changes: depending on
+# .git/index itself rebuilt (and relinked) everything after any git command that touched it.
+REVISION_STAMP := $(BUILD)/gen/git_revision
+$(shell mkdir -p $(BUILD)/gen && { [ "$$(cat $(REVISION_STAMP) 2>/dev/null)" = '$(GIT_REVISION)' ] || echo '$(GIT_REVISION)' > $(REVISION_STAMP); })
+$(OBJ)/bench/app/run/run_metadata.cpp.o: $(REVISION_STAMP)
 
 $(OBJ)/%.cpp.o: %.cpp
 	@mkdir -p $(@D)

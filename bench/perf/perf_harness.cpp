@@ -11,6 +11,8 @@
 
 #include "bench/app/guarded_main.hpp"
 #include "bench/perf/perf_cli.hpp"
+#include "bench/perf/perf_context.hpp"
+#include "bench/perf/perf_report.hpp"
 #include "bench/perf/perf_samples.hpp"
 #include "bench/perf/perf_setup.hpp"
 #include "bench/perf/perf_table_reporter.hpp"
@@ -29,39 +31,6 @@
 
 namespace collreplay {
 namespace {
-
-struct Measurement {
-  std::uint64_t bytes;
-  std::size_t count;
-  Placement placement;
-  SampleSummary times_us;  // per-op times, combined across ranks iteration by iteration
-  double bus_bytes;       // the bytes busbw counts (OpSpec::bus_bytes)
-  std::uint64_t wrong;
-  int repetition;
-  // What this host's NICs and InfiniBand ports moved while the size was timed (rank 0's host),
-  // when the monitor samples: the fabric's view of the same bytes.
-  std::optional<FabricBytes> fabric;
-};
-
-// Everything the benchmark cases share; lives for the duration of the run.
-struct PerfContext {
-  PerfContext(const OpSpec& o, const PerfOptions& opts, Communicator& c)
-      : op(o), options(opts), comm(c) {}
-  const OpSpec& op;
-  const PerfOptions& options;
-  Communicator& comm;
-  void* buffer_a = nullptr;  // send (out-of-place) or the single buffer (in-place)
-  void* buffer_b = nullptr;  // recv (out-of-place)
-  std::vector<unsigned char> staging;  // host copy of a buffer, for device buffers only
-  std::vector<Measurement> measurements;
-  std::map<std::string, int> repetitions_seen;
-  const Progress* progress = nullptr;
-  MonitorSession* monitor = nullptr;  // this host's, on the host's first rank only
-  ResultsFile* results = nullptr;     // each size's record is added as soon as it is measured
-  RunMetadata* meta = nullptr;
-  double work_done = 0;  // in case_work() units
-  int cases = 0;
-};
 
 // Writes the seeded input (and poison elsewhere) into the placement's buffers.
 void prepare_buffers(PerfContext& ctx, const OpLayout& layout, Placement p) {
@@ -148,8 +117,6 @@ std::vector<double> time_ops(PerfContext& ctx, const OpLayout& layout, Placement
 
 // One Google Benchmark case: warm-up, then the timed ops; the case's manual time is the mean
 // per-op time (as nccl-tests' time column), the same number on every rank.
-nlohmann::json record_for(const PerfContext& ctx, const Measurement& m, const RunMetadata& meta);
-
 void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64_t bytes,
               benchmark::State& state) {
   const std::string label = case_label(ctx.op, bytes, p, ctx.comm.size());
@@ -214,76 +181,6 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
   ctx.work_done += case_work(ctx.options, bytes);
   ctx.progress->advance(ctx.work_done, "case " + std::to_string(ctx.measurements.size()) + "/" +
                                            std::to_string(ctx.cases) + " " + label);
-}
-
-nlohmann::json record_for(const PerfContext& ctx, const Measurement& m, const RunMetadata& meta) {
-  const double time_us = m.times_us.mean;
-  const double algbw = time_us > 0 ? static_cast<double>(m.bytes) / (time_us * 1e-6) / 1e9 : 0;
-  const double busbw = time_us > 0 ? m.bus_bytes / (time_us * 1e-6) / 1e9 : 0;
-  nlohmann::json record = {
-      {"op", ctx.op.name()},
-      {"bytes", m.bytes},
-      {"count", m.count},
-      {"dtype", dtype_name(ctx.options.dtype)},
-      {"placement", placement_name(m.placement)},
-      {"ranks", meta.ranks},
-      {"nodes", meta.nodes},
-      {"time_us", time_us},
-      {"time_min_us", m.times_us.min},
-      {"time_p50_us", m.times_us.p50},
-      {"time_p95_us", m.times_us.p95},
-      {"time_max_us", m.times_us.max},
-      {"time_cv", m.times_us.cv},
-      {"iterations_timed", m.times_us.samples},
-      {"algbw_GBps", algbw},
-      {"busbw_GBps", busbw},
-      {"wrong", m.wrong},
-      {"backend", meta.backend},
-      {"transport", meta.transport_verified},
-      {"report", rank_reduce_name(ctx.options.report)},
-      {"iterations", ctx.options.iterations},
-      {"stable_pct", ctx.options.stable_pct},
-      {"warmup_iterations", ctx.options.warmup_iterations},
-      {"repetition", m.repetition},
-      {"seed", ctx.options.seed},
-      {"run", meta.to_json()}};
-  if (ctx.op.name() == "all_to_allv") record["skew"] = skew_name(ctx.options.skew);
-  if (m.fabric) {
-    // Counted over the timed iterations and the time_ops bookkeeping between them.
-    record["fabric_tx_bytes"] = m.fabric->tx;
-    record["fabric_rx_bytes"] = m.fabric->rx;
-    record["fabric_iterations"] = m.times_us.samples;
-  }
-  return record;
-}
-
-void print_header(const PerfContext& ctx, const RunMetadata& meta) {
-  const PerfOptions& o = ctx.options;
-  std::printf("# collreplay %s_perf: backend %s, transport %s (asked: %s), %d ranks on %d node%s\n",
-              std::string(ctx.op.name()).c_str(), meta.backend.c_str(),
-              meta.transport_verified.c_str(), meta.transport_asked.c_str(), meta.ranks,
-              meta.nodes, meta.nodes == 1 ? "" : "s");
-  if (meta.emulated || meta.fabric != "real" || meta.dilation != 1)
-    std::printf("# fabric %s%s, dilation %g (times shown undilated)\n", meta.fabric.c_str(),
-                meta.emulated ? " (emulated)" : "", meta.dilation);
-  if (!meta.interfaces.empty()) {
-    std::string names;
-    for (const std::string& n : meta.interfaces) names += (names.empty() ? "" : ", ") + n;
-    std::printf("# interfaces: %s\n", names.c_str());
-  }
-  for (const std::string& note : run_notes(meta)) std::printf("# %s\n", note.c_str());
-  std::printf("#  minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d "
-              "validation: %d report: %s%s\n",
-              static_cast<unsigned long long>(o.min_bytes),
-              static_cast<unsigned long long>(o.max_bytes),
-              static_cast<unsigned long long>(o.step_factor > 1 ? o.step_factor : o.step_bytes),
-              o.step_factor > 1 ? "factor" : "bytes", o.warmup_iterations, o.iterations,
-              o.check ? 1 : 0, std::string(rank_reduce_name(o.report)).c_str(),
-              ctx.op.name() == "all_to_allv" ? (" skew: " + skew_name(o.skew)).c_str() : "");
-  std::printf("#\n# Using devices\n");
-  for (int r = 0; r < meta.ranks; ++r)
-    std::printf("#  Rank %2d on %12s device %s\n", r, meta.hosts[static_cast<std::size_t>(r)].c_str(),
-                meta.devices[static_cast<std::size_t>(r)].c_str());
 }
 
 }  // namespace
