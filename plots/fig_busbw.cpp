@@ -28,7 +28,7 @@ std::string size_text(double bytes) {
 }  // namespace
 
 FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& request) {
-  // transport x op (x nodes when several) -> bytes -> busbw samples. In-place and out-of-place
+  // fabric (else transport) x op (x nodes when several) -> bytes -> busbw samples. In-place and out-of-place
   // rows are one curve each when both exist; out-of-place is what nccl-tests leads with.
   bool any_out_of_place = false;
   std::set<int> node_counts;
@@ -44,7 +44,9 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
     if (!bytes || !busbw || !op || *bytes <= 0) continue;
     if (any_out_of_place && text_at(r->data, "placement").value_or("out_of_place") != "out_of_place")
       continue;
-    std::string name = transport_of(r->data) + " " + *op;
+    // The fabric a run stands for (emulated profiles) names its curve; a real run, its transport.
+    const std::string fabric = fabric_of(r->data);
+    std::string name = (fabric == "real" ? transport_of(r->data) : fabric) + " " + *op;
     if (node_counts.size() > 1) name += ", " + std::to_string(nodes_of(r->data)) + " nodes";
     curves[name][*bytes].push_back(*busbw);
   }

@@ -69,14 +69,26 @@ FigureFiles plot_counters(const std::vector<Record>& records, const FigureReques
     for (Series& s : panel.series)
       std::sort(s.rows.begin(), s.rows.end());
 
-  const int height = 100 + 300 * static_cast<int>(panels.size());
+  // The legend sits right of each panel: as wide as its longest title, and a panel tall enough
+  // for its list of devices, so many hosts never cover the traffic they name.
+  std::size_t longest_title = 10, most_series = 0;
+  for (const Panel& panel : panels) {
+    most_series = std::max(most_series, panel.series.size());
+    for (const Series& s : panel.series) {
+      const auto open = s.style.find("title ");
+      if (open != std::string::npos) longest_title = std::max(longest_title, s.style.size() - open - 8);
+    }
+  }
+  const int panel_height = std::max(300, 80 + 24 * static_cast<int>(most_series));
+  const int height = 100 + panel_height * static_cast<int>(panels.size());
   return render(request.out_dir, request.name, {1280, height}, [&](Gnuplot& gp) {
     gp << "set multiplot layout " << panels.size() << ",1 title 'Counters over the run' font ',16'\n"
        << "set xrange [0:" << std::max(end_s, 1e-3) << "]\n"
-       << "set key outside right top vertical\n"
-       << "set lmargin 12\nset rmargin 26\n";
+       << "set key outside right top vertical maxcols 1\n";
     for (std::size_t i = 0; i < panels.size(); ++i) {
-      gp << "set title " << quoted(panels[i].title) << "\n"
+      // Margins per panel: multiplot's layout resets them.
+      gp << "set lmargin 12\nset rmargin " << longest_title + 10 << "\n"
+         << "set title " << quoted(panels[i].title) << "\n"
          << "set ylabel " << quoted(panels[i].ylabel) << "\n"
          << (panels[i].ylabel.starts_with("util") ? "set yrange [0:105]\n" : "set yrange [0:*]\n")
          << "set xlabel " << (i + 1 == panels.size() ? "'time since run start (s)'" : "''") << "\n";
