@@ -8,6 +8,7 @@
 
 #include "bench/monitor/metrics_server.hpp"
 #include "bench/monitor/prometheus_text.hpp"
+#include "common/atomic_file.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {
@@ -19,23 +20,6 @@ std::string with_rank(std::string path, int rank) {
   const auto at = path.find("%r");
   if (at != std::string::npos) path.replace(at, 2, std::to_string(rank));
   return path;
-}
-
-// node_exporter reads whatever is in its folder: a half-written file would be a broken scrape.
-void write_atomically(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << text;
-    if (!out.flush()) {
-      std::remove(temp.c_str());
-      throw RuntimeError("cannot write metrics file " + temp);
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    throw RuntimeError("cannot rename " + temp + " to " + path);
-  }
 }
 
 }  // namespace
@@ -118,7 +102,10 @@ std::string MonitorSession::exposition() const {
 
 void MonitorSession::write_metrics_file() const {
   try {
-    write_atomically(metrics_file_, exposition());
+    // node_exporter reads whatever is in its folder: a half-written file would be a broken scrape.
+    AtomicFile file(metrics_file_, AtomicFile::OnFailure::remove);
+    file.append(exposition());
+    file.commit();
   } catch (const RuntimeError& e) {
     // On the sampler's thread: a full disk must not kill the benchmark. Reported at the end.
     std::fprintf(stderr, "collreplay: warning: %s\n", e.what());

@@ -3,31 +3,10 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "common/errors.hpp"
 
 namespace collreplay::project {
-
-std::vector<FabricProfile> load_fabric_profiles(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read fabric profiles file '" + path + "'");
-  std::vector<FabricProfile> profiles;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    std::istringstream fields(line);
-    FabricProfile p;
-    if (!(fields >> p.name) || p.name[0] == '#' || p.name == "name") continue;
-    if (!(fields >> p.node_gbit_s >> p.latency_us >> p.links) || p.node_gbit_s < 0 ||
-        p.latency_us < 0 || p.links < 1)
-      throw UsageError(path + ":" + std::to_string(number) +
-                       ": expected name node_gbit_s latency_us links description");
-    std::getline(fields >> std::ws, p.description);
-    profiles.push_back(p);
-  }
-  return profiles;
-}
 
 FabricProfile find_fabric_profile(const std::vector<FabricProfile>& profiles, const std::string& name) {
   std::string known;

@@ -1,24 +1,13 @@
-// Fabric profiles (sweeps/fabrics.tsv): the nominal inter-node tier of a named fabric, and where
-// the file lives relative to the executable.
+// What the projection takes from the fabric profiles (read by bench/app/run/fabric_profiles):
+// the nominal inter-node tier of a named fabric, and where files live beside the executable.
 #pragma once
 #include <string>
 #include <vector>
 
+#include "bench/app/run/fabric_profiles.hpp"
 #include "bench/project/model/cost_model.hpp"
 
 namespace collreplay::project {
-
-struct FabricProfile {
-  std::string name;
-  double node_gbit_s = 0;   // all NICs of a node together; 0 = unshaped (no bandwidth known)
-  double latency_us = 0;
-  int links = 1;
-  std::string description;
-};
-
-// Parses the whitespace-separated table ('#' comments, a header line starting with "name").
-// Throws UsageError naming the file and line when a row is malformed.
-std::vector<FabricProfile> load_fabric_profiles(const std::string& path);
 
 // The profile called `name`; UsageError listing the known names when there is none, or when it
 // has no bandwidth (unshaped).

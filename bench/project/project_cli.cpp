@@ -129,7 +129,7 @@ int run_project(const ProjectOptions& o) {
   } else {
     const std::string table = !o.fabrics_file.empty() ? o.fabrics_file : beside("sweeps/fabrics.tsv");
     if (table.empty()) throw UsageError("no sweeps/fabrics.tsv beside the executable: give --fabrics-file");
-    const FabricProfile profile = find_fabric_profile(load_fabric_profiles(table), o.fabric);
+    const FabricProfile profile = find_fabric_profile(read_fabric_profiles(table), o.fabric);
     in.model.inter = inter_tier_of(profile);
     in.model.links = profile.links;
     labels.fabric = profile.name;

@@ -9,6 +9,7 @@
 
 #include "collectives/nccl/nccl_communicator.hpp"
 #include "collectives/transport/nccl_log.hpp"
+#include "common/host_identity.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {
@@ -24,12 +25,6 @@ inline ncclDataType_t nccl_type(DType t) {
     case DType::fp8: return ncclUint8;  // moved only (all-to-all); reductions are refused earlier
   }
   throw UsageError("unsupported dtype for NCCL");
-}
-
-inline std::string nccl_host_name() {
-  char host[kNcclHostNameBytes] = "";
-  gethostname(host, sizeof host - 1);
-  return host;
 }
 
 inline std::string bus_id_of(int device) {

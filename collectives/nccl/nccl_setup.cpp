@@ -41,7 +41,7 @@ std::string device_problem(MPI_Comm node, int device, int gpus) {
     distinct.insert(id);
   }
   if (!any_missing && static_cast<int>(distinct.size()) == local_size) return {};
-  return std::to_string(local_size) + " ranks on host " + nccl_host_name() + " but only " +
+  return std::to_string(local_size) + " ranks on host " + host_name() + " but only " +
          std::to_string(gpus) + " GPUs visible";
 }
 
@@ -62,7 +62,7 @@ void throw_if_any_rank_has(MPI_Comm world, const std::string& problem) {
 // NCCL's idea of a host: NCCL_HOSTID when set (emulated nodes), else the host name.
 std::string nccl_host_identity() {
   const char* id = std::getenv("NCCL_HOSTID");
-  return id && *id ? id : nccl_host_name();
+  return id && *id ? id : host_name();
 }
 
 int count_hosts(MPI_Comm comm) {
@@ -98,7 +98,7 @@ std::unique_ptr<NcclCommunicator> NcclCommunicator::create(MPI_Comm world,
   // host id, the transport's settings (which depend on the node count) and the log.
   if (options.emulate_nodes > 0) {
     const EmulatedNode node = emulated_node_of(world_rank, world_size, options.emulate_nodes);
-    setenv("NCCL_HOSTID", emulated_host_id(nccl_host_name(), node.node).c_str(), 1);
+    setenv("NCCL_HOSTID", emulated_host_id(host_name(), node.node).c_str(), 1);
   }
   const int hosts = count_hosts(world);
   apply_settings(nccl_transport_settings(options.transport, hosts == 1));
@@ -127,7 +127,7 @@ std::unique_ptr<NcclCommunicator> NcclCommunicator::create(MPI_Comm world,
 NcclCommunicator::NcclCommunicator(MPI_Comm mpi_comm, int device, double timeout_seconds)
     : mpi_(mpi_comm),
       device_(device),
-      host_(nccl_host_name()),
+      host_(host_name()),
       timeout_seconds_(timeout_seconds),
       state_(std::make_shared<NcclCommState>()) {
   MPI_Comm_rank(mpi_, &rank_);

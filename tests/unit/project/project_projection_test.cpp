@@ -137,7 +137,7 @@ TEST(ProjectInputs, NodeCountsComputeSpecsAndProfiles) {
   const fs::path tsv = fs::temp_directory_path() / "project_fabrics_test.tsv";
   std::ofstream(tsv) << "# comment\nname node_gbit_s latency_us links description\n"
                         "fast 3200 2 8 eight NICs\nnone 0 0 1 unshaped\n";
-  const auto profiles = load_fabric_profiles(tsv.string());
+  const auto profiles = read_fabric_profiles(tsv.string());
   ASSERT_EQ(profiles.size(), 2u);
   const FabricProfile fast = find_fabric_profile(profiles, "fast");
   EXPECT_EQ(fast.description, "eight NICs");
@@ -145,7 +145,7 @@ TEST(ProjectInputs, NodeCountsComputeSpecsAndProfiles) {
   EXPECT_THROW(find_fabric_profile(profiles, "none"), UsageError);
   EXPECT_THROW(find_fabric_profile(profiles, "slow"), UsageError);
   std::ofstream(tsv) << "broken 12 x 1\n";
-  EXPECT_THROW(load_fabric_profiles(tsv.string()), UsageError);
+  EXPECT_THROW(read_fabric_profiles(tsv.string()), UsageError);
   fs::remove(tsv);
 }
 
