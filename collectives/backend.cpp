@@ -27,8 +27,9 @@ void require_backend_available(BackendKind kind) {
   if (!nccl_backend_built())
     throw UsageError("--backend nccl: this build has no NCCL backend (built without CUDA/NCCL)");
   if (visible_gpu_count() == 0)
-    throw UsageError("--backend nccl needs a GPU, and this machine has none visible "
-                     "(use --backend mpi)");
+    throw UsageError(
+        "--backend nccl needs a GPU, and this machine has none visible "
+        "(use --backend mpi)");
 }
 
 std::unique_ptr<Communicator> make_communicator(BackendKind kind, MPI_Comm world,

@@ -8,12 +8,12 @@ namespace collreplay {
 
 enum ExitCode : int {
   kExitOk = 0,
-  kExitRuntime = 1,         // a library (MPI, NCCL, CUDA, BLAS) or the system failed
-  kExitUsage = 2,           // bad command line, model, schedule or size: nothing was run
-  kExitDataMismatch = 3,    // a collective's result failed its exact check (#wrong > 0)
-  kExitTimeout = 4,         // a collective did not finish within the watchdog timeout
+  kExitRuntime = 1,            // a library (MPI, NCCL, CUDA, BLAS) or the system failed
+  kExitUsage = 2,              // bad command line, model, schedule or size: nothing was run
+  kExitDataMismatch = 3,       // a collective's result failed its exact check (#wrong > 0)
+  kExitTimeout = 4,            // a collective did not finish within the watchdog timeout
   kExitTransportMismatch = 5,  // the transport asked for is not the one in use
-  kExitPreflight = 6,       // preflight --strict found an unhealthy or slow rank
+  kExitPreflight = 6,          // preflight --strict found an unhealthy or slow rank
 };
 
 // Bad input: the same on every rank, detected before any communicator exists where possible.

@@ -13,8 +13,7 @@ std::chrono::microseconds PollBackoff::pause_after(std::chrono::microseconds wai
 }
 
 void PollBackoff::pause() {
-  const auto waited =
-      std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start_);
+  const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start_);
   const std::chrono::microseconds pause = pause_after(waited);
   if (pause.count() == 0)
     std::this_thread::yield();

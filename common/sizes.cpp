@@ -72,8 +72,7 @@ std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, std::string_view wha
 
 std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, std::string_view what) {
   constexpr std::uint64_t kLimit = std::uint64_t{1} << 63;
-  if (a >= kLimit || b >= kLimit - a)
-    throw UsageError(std::string(what) + " overflows 64 bits");
+  if (a >= kLimit || b >= kLimit - a) throw UsageError(std::string(what) + " overflows 64 bits");
   return a + b;
 }
 

@@ -28,8 +28,9 @@ std::string size_text(double bytes) {
 }  // namespace
 
 FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& request) {
-  // fabric (else transport) x op (x nodes when several) -> bytes -> busbw samples. In-place and out-of-place
-  // rows are one curve each when both exist; out-of-place is what nccl-tests leads with.
+  // fabric (else transport) x op (x nodes when several) -> bytes -> busbw samples. In-place and
+  // out-of-place rows are one curve each when both exist; out-of-place is what nccl-tests leads
+  // with.
   bool any_out_of_place = false;
   std::set<int> node_counts;
   for (const Record* r : of_kind(records, "perf")) {
@@ -42,7 +43,8 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
     const auto busbw = number_at(r->data, "busbw_GBps");
     const auto op = text_at(r->data, "op");
     if (!bytes || !busbw || !op || *bytes <= 0) continue;
-    if (any_out_of_place && text_at(r->data, "placement").value_or("out_of_place") != "out_of_place")
+    if (any_out_of_place &&
+        text_at(r->data, "placement").value_or("out_of_place") != "out_of_place")
       continue;
     // The fabric a run stands for (emulated profiles) names its curve; a real run, its transport.
     const std::string fabric = fabric_of(r->data);
@@ -51,8 +53,9 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
     curves[name][*bytes].push_back(*busbw);
   }
   if (curves.empty())
-    throw UsageError("no perf records (bytes, busbw_GBps) from the *_perf programs: nothing to "
-                     "draw bus bandwidth from");
+    throw UsageError(
+        "no perf records (bytes, busbw_GBps) from the *_perf programs: nothing to "
+        "draw bus bandwidth from");
 
   // The replayed models' per-layer collective sizes (decoder layers; the root's are larger).
   const ModelIndex models = index_models(records);
@@ -87,9 +90,10 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
   for (const auto& [model, set] : sizes) {
     const std::string lc = " lc rgb '" + std::string(model_index % 2 ? "#555555" : "#000000") + "'";
     const std::string dt = model_index % 2 ? " dt (4,4)" : " dt (12,6)";
-    series.push_back({"with lines lw 2" + lc + dt + " title " +
-                          quoted(model + ": per-layer collective sizes"),
-                      {}, "NaN"});
+    series.push_back(
+        {"with lines lw 2" + lc + dt + " title " + quoted(model + ": per-layer collective sizes"),
+         {},
+         "NaN"});
     for (double bytes : set) {
       min_bytes = std::min(min_bytes, bytes);
       max_bytes = std::max(max_bytes, bytes);
@@ -108,7 +112,8 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
        << "set xlabel 'message size (bytes, log scale)'\n"
        << "set ylabel 'bus bandwidth (GB/s)'\n"
        << "set logscale x 2\n"
-       << "set xrange [" << min_bytes / 1.5 << ":" << max_bytes * 1.5 << "]\n"
+       << "set xrange [" << min_bytes / 1.5 << ":" << max_bytes * 1.5
+       << "]\n"
        // Transports two orders of magnitude apart (NVLink vs sockets) need a log axis to both show.
        << (max_busbw > 20 * std::max(min_busbw, 1e-9) ? "set logscale y 10\nset yrange [*:*]\n"
                                                       : "set yrange [0:*]\n")

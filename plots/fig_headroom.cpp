@@ -93,8 +93,9 @@ std::string nodes_text(double nodes) {
 FigureFiles plot_headroom(const std::vector<Record>& records, const FigureRequest& request) {
   const std::map<Key, Line> lines = collect(records);
   if (lines.empty())
-    throw UsageError("no replay unit records (headroom_ms) and no projection records: nothing "
-                     "to draw headroom from");
+    throw UsageError(
+        "no replay unit records (headroom_ms) and no projection records: nothing "
+        "to draw headroom from");
   double min_nodes = 1e9, max_nodes = 0;
   for (const auto& [key, line] : lines)
     for (const auto* points : {&line.measured, &line.projected})
@@ -120,9 +121,9 @@ FigureFiles plot_headroom(const std::vector<Record>& records, const FigureReques
       series.push_back({"using 1:2:3 with filledcurves fs transparent solid 0.15 noborder" + lc +
                             " title " + quoted(name + ", projected band"),
                         band});
-      series.push_back({"using 1:2 with lines lw 2.5 dt (10,6)" + lc + " title " +
-                            quoted(name + ", projected"),
-                        mid});
+      series.push_back(
+          {"using 1:2 with lines lw 2.5 dt (10,6)" + lc + " title " + quoted(name + ", projected"),
+           mid});
     }
     if (!line.measured.empty()) {
       std::vector<std::vector<double>> rows;
@@ -132,8 +133,9 @@ FigureFiles plot_headroom(const std::vector<Record>& records, const FigureReques
                         rows});
     }
     std::optional<double> tip = tipping_point(line.measured);
-    if (!tip) tip = line.projected_tipping_nodes ? line.projected_tipping_nodes
-                                                  : tipping_point(line.projected);
+    if (!tip)
+      tip = line.projected_tipping_nodes ? line.projected_tipping_nodes
+                                         : tipping_point(line.projected);
     if (tip) {
       const std::string at = nodes_text(*tip);
       series.push_back({"using 1:2 with points pt 9 ps 3" + lc +
@@ -141,19 +143,20 @@ FigureFiles plot_headroom(const std::vector<Record>& records, const FigureReques
                         {{*tip, 0.0}}});
       // In the top-right corner, where falling headroom leaves the plot empty, stacked so that
       // two never print over each other and never over a data point near the crossing.
-      marks.push_back("set label " + std::to_string(100 + tipping_count) + " " +
-                      quoted("▲ " + key.first + " on " + key.second + ": tips at ≈" + at + " nodes") +
-                      " at graph 0.98, graph " + std::to_string(0.95 - 0.07 * tipping_count) +
-                      " right tc " + colour(index - 1) + " front");
+      marks.push_back(
+          "set label " + std::to_string(100 + tipping_count) + " " +
+          quoted("▲ " + key.first + " on " + key.second + ": tips at ≈" + at + " nodes") +
+          " at graph 0.98, graph " + std::to_string(0.95 - 0.07 * tipping_count) + " right tc " +
+          colour(index - 1) + " front");
       ++tipping_count;
     }
   }
 
   return render(request.out_dir, request.name, {1280, 760}, [&](Gnuplot& gp) {
-    gp << "set title " << quoted(std::string("Overlap headroom per decoder layer vs node count\n") +
-                                 (any_projected ? "points: measured; dashed lines and bands: projected; "
-                                                : "") +
-                                 "above zero, communication hides behind compute")
+    gp << "set title "
+       << quoted(std::string("Overlap headroom per decoder layer vs node count\n") +
+                 (any_projected ? "points: measured; dashed lines and bands: projected; " : "") +
+                 "above zero, communication hides behind compute")
        << " font ',15'\n"
        << "set xlabel 'nodes (log_2 scale)'\n"
        << "set ylabel 'headroom per decoder layer (ms)'\n"

@@ -30,7 +30,8 @@ std::vector<Interval> merged(std::vector<Interval> spans) {
 }
 
 // Parts of `comm` that no interval of `compute` covers (both merged, sorted).
-std::vector<Interval> uncovered(const std::vector<Interval>& comm, const std::vector<Interval>& compute) {
+std::vector<Interval> uncovered(const std::vector<Interval>& comm,
+                                const std::vector<Interval>& compute) {
   std::vector<Interval> out;
   for (Interval c : comm) {
     double at = c.start_ms;
@@ -60,8 +61,9 @@ FigureFiles plot_timeline(const std::vector<Record>& records, const FigureReques
     if (run_key(r->data) == chosen) ops.push_back(r);
   }
   if (ops.empty())
-    throw UsageError("no replay op records with start_ms/end_ms (a replay of this version writes "
-                     "them): nothing to draw a step timeline from");
+    throw UsageError(
+        "no replay op records with start_ms/end_ms (a replay of this version writes "
+        "them): nothing to draw a step timeline from");
 
   // Style per category: compute by phase, comm by collective kind.
   std::map<std::string, std::vector<std::vector<double>>> bars;
@@ -95,31 +97,36 @@ FigureFiles plot_timeline(const std::vector<Record>& records, const FigureReques
 
   // Legend order: the compute phases as they happen, then the collectives; unknown ones last.
   static const std::vector<std::pair<std::string, std::string>> kColours = {
-      {"compute forward", "#1f77b4"},   {"compute recompute", "#9ecae1"},
-      {"compute backward", "#2ca02c"},  {"compute optimizer", "#8c564b"},
-      {"all_gather", "#ff7f0e"},        {"reduce_scatter", "#9467bd"},
-      {"all_to_all", "#17becf"},        {"all_to_allv", "#17becf"},
+      {"compute forward", "#1f77b4"},  {"compute recompute", "#9ecae1"},
+      {"compute backward", "#2ca02c"}, {"compute optimizer", "#8c564b"},
+      {"all_gather", "#ff7f0e"},       {"reduce_scatter", "#9467bd"},
+      {"all_to_all", "#17becf"},       {"all_to_allv", "#17becf"},
       {"all_reduce", "#e377c2"}};
   std::vector<std::pair<std::string, std::string>> order;
   for (const auto& [category, rgb] : kColours)
     if (bars.count(category)) order.push_back({category, rgb});
   for (const auto& [category, rows] : bars)
-    if (std::none_of(kColours.begin(), kColours.end(), [&](auto& c) { return c.first == category; }))
+    if (std::none_of(kColours.begin(), kColours.end(),
+                     [&](auto& c) { return c.first == category; }))
       order.push_back({category, "#7f7f7f"});
   std::vector<Series> series;
   for (const auto& [category, rgb] : order) {
     const auto& rows = bars[category];
-    series.push_back({"using 1:2:3:4:5:6 with boxxyerror fs solid 0.85 border lc rgb 'white' "
-                      "fc rgb '" + rgb + "' title " + quoted(category),
-                      rows});
+    series.push_back(
+        {"using 1:2:3:4:5:6 with boxxyerror fs solid 0.85 border lc rgb 'white' "
+         "fc rgb '" +
+             rgb + "' title " + quoted(category),
+         rows});
   }
   if (!exposed_bars.empty())
-    series.push_back({"using 1:2:3:4:5:6 with boxxyerror fs solid 1.0 noborder fc rgb '#d62728' "
-                      "title 'exposed communication (no compute beside it)'",
-                      exposed_bars});
+    series.push_back(
+        {"using 1:2:3:4:5:6 with boxxyerror fs solid 1.0 noborder fc rgb '#d62728' "
+         "title 'exposed communication (no compute beside it)'",
+         exposed_bars});
 
   return render(request.out_dir, request.name, {1400, 640}, [&](Gnuplot& gp) {
-    gp << "set title " << quoted(std::string("One training step, overlapped (slowest rank)\n") + subtitle)
+    gp << "set title "
+       << quoted(std::string("One training step, overlapped (slowest rank)\n") + subtitle)
        << " font ',15'\n"
        << "set xlabel 'time since step start (ms)'\n"
        << "set ytics ('exposed comm' 0, 'comm stream' 1, 'compute stream' 2)\n"

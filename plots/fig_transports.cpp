@@ -21,13 +21,15 @@ FigureFiles plot_transports(const std::vector<Record>& records, const FigureRequ
     auto ms = number_at(r->data, "comm_only_ms/max");
     if (!ms) ms = number_at(r->data, "comm_only_ms");
     if (!layer || *layer < 0 || !ms) continue;
-    const std::string transport = fabric_of(r->data) + (nodes_of(r->data) > 1
-                                      ? ", " + std::to_string(nodes_of(r->data)) + " nodes" : "");
+    const std::string transport =
+        fabric_of(r->data) +
+        (nodes_of(r->data) > 1 ? ", " + std::to_string(nodes_of(r->data)) + " nodes" : "");
     comm[model_of(r->data, models)][transport][static_cast<int>(*layer)][run_key(r->data)] += *ms;
   }
   if (comm.empty())
-    throw UsageError("no replay op records of comm ops with comm_only_ms: nothing to compare "
-                     "transports with");
+    throw UsageError(
+        "no replay op records of comm ops with comm_only_ms: nothing to compare "
+        "transports with");
   // The model replayed over the most transports (ties: the first by name).
   auto chosen = comm.begin();
   for (auto it = comm.begin(); it != comm.end(); ++it)
@@ -48,16 +50,18 @@ FigureFiles plot_transports(const std::vector<Record>& records, const FigureRequ
       for (const auto& [run, ms] : by_run) per_run.push_back(ms);
       rows.push_back({layer + offset, median_of(per_run), width * 0.95});
     }
-    series.push_back({"using 1:2:3 with boxes fs solid 0.8 noborder lc " + colour(k++) +
-                          " title " + quoted(name),
+    series.push_back({"using 1:2:3 with boxes fs solid 0.8 noborder lc " + colour(k++) + " title " +
+                          quoted(name),
                       rows});
-    // Values on the bars while they stay legible: small bars beside big ones are otherwise unreadable.
+    // Values on the bars while they stay legible: small bars beside big ones are otherwise
+    // unreadable.
     if (layers * transports.size() <= 40)
-      series.push_back({"using 1:2:(sprintf('%.1f', $2)) with labels offset 0,0.8 font ',10' notitle",
-                        rows});
+      series.push_back(
+          {"using 1:2:(sprintf('%.1f', $2)) with labels offset 0,0.8 font ',10' notitle", rows});
   }
-  const std::string title = "Per-layer communication time by transport: " + chosen->first +
-                            "\n(comm-only pass, slowest rank; all collectives of each decoder layer)";
+  const std::string title =
+      "Per-layer communication time by transport: " + chosen->first +
+      "\n(comm-only pass, slowest rank; all collectives of each decoder layer)";
 
   return render(request.out_dir, request.name, {1280, 720}, [&](Gnuplot& gp) {
     gp << "set title " << quoted(title) << " font ',15'\n"

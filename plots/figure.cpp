@@ -41,8 +41,9 @@ void require_gnuplot() {
     const fs::path candidate = fs::path(dir.empty() ? "." : dir) / "gnuplot";
     if (access(candidate.c_str(), X_OK) == 0 && fs::is_regular_file(candidate)) return;
   }
-  throw RuntimeError("gnuplot is not on PATH: install it (Debian: apt-get install gnuplot-nox, "
-                     "or `make deps`); without it no figure can be drawn");
+  throw RuntimeError(
+      "gnuplot is not on PATH: install it (Debian: apt-get install gnuplot-nox, "
+      "or `make deps`); without it no figure can be drawn");
 }
 
 FigureFiles render(const std::string& out_dir, const std::string& name, FigureSize size,
@@ -51,8 +52,8 @@ FigureFiles render(const std::string& out_dir, const std::string& name, FigureSi
   FigureFiles files{(fs::path(out_dir) / (name + ".png")).string(),
                     (fs::path(out_dir) / (name + ".svg")).string()};
   const std::string terminals[] = {
-      "set terminal pngcairo enhanced font 'DejaVu Sans,13' size " +
-          std::to_string(size.width_px) + "," + std::to_string(size.height_px),
+      "set terminal pngcairo enhanced font 'DejaVu Sans,13' size " + std::to_string(size.width_px) +
+          "," + std::to_string(size.height_px),
       "set terminal svg enhanced font 'DejaVu Sans,13' size " + std::to_string(size.width_px) +
           "," + std::to_string(size.height_px) + " background rgb 'white'"};
   const std::string outputs[] = {files.png, files.svg};
@@ -62,7 +63,9 @@ FigureFiles render(const std::string& out_dir, const std::string& name, FigureSi
     fs::remove(partial);
     {
       Gnuplot gp("gnuplot");
-      gp << terminals[i] << "\n" << "set output " << path_literal(partial) << "\n" << kStyle;
+      gp << terminals[i] << "\n"
+         << "set output " << path_literal(partial) << "\n"
+         << kStyle;
       draw(gp);
       gp << "\nset output\n";
     }  // the destructor waits for gnuplot to finish writing

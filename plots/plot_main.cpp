@@ -48,7 +48,8 @@ int figure_main(int argc, char** argv, const std::string& figure, FigureFn draw)
     request.name = figure;
     app.add_option("results", inputs, "result files (*.jsonl) or folders of them (recursive)")
         ->required();
-    app.add_option("--out", request.out_dir, "folder for the PNG and SVG (default: the results folder)");
+    app.add_option("--out", request.out_dir,
+                   "folder for the PNG and SVG (default: the results folder)");
     app.add_option("--name", request.name, "file name stem of the figure")->capture_default_str();
     try {
       app.parse(argc, argv);

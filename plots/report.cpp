@@ -52,22 +52,29 @@ std::string text_of(const nlohmann::json& value) {
   }
   if (value.is_object()) {
     std::string out;
-    for (const auto& [key, item] : value.items()) out += (out.empty() ? "" : ", ") + key + " " + text_of(item);
+    for (const auto& [key, item] : value.items())
+      out += (out.empty() ? "" : ", ") + key + " " + text_of(item);
     return out;
   }
   return value.dump();
 }
 
 void environment(std::ostream& md, const std::vector<Record>& records) {
-  const char* fields[][2] = {
-      {"hosts", "hosts"},           {"nodes", "nodes"},
-      {"ranks", "ranks"},           {"ranks_per_node", "ranks per node"},
-      {"devices", "devices (GPUs)"}, {"backend", "backend"},
-      {"library_versions", "libraries"}, {"transport_asked", "transport asked"},
-      {"transport_verified", "transport verified"}, {"fabric", "fabric"},
-      {"emulated", "emulated"},     {"dilation", "dilation"},
-      {"nccl_algo", "NCCL algorithm"}, {"git_revision", "git revision"},
-      {"timestamp", "run started (UTC)"}};
+  const char* fields[][2] = {{"hosts", "hosts"},
+                             {"nodes", "nodes"},
+                             {"ranks", "ranks"},
+                             {"ranks_per_node", "ranks per node"},
+                             {"devices", "devices (GPUs)"},
+                             {"backend", "backend"},
+                             {"library_versions", "libraries"},
+                             {"transport_asked", "transport asked"},
+                             {"transport_verified", "transport verified"},
+                             {"fabric", "fabric"},
+                             {"emulated", "emulated"},
+                             {"dilation", "dilation"},
+                             {"nccl_algo", "NCCL algorithm"},
+                             {"git_revision", "git revision"},
+                             {"timestamp", "run started (UTC)"}};
   std::map<std::string, std::set<std::string>> seen;
   std::map<std::string, std::set<std::string>> runs_with;  // field -> runs that recorded it
   std::set<std::string> runs;
@@ -85,7 +92,8 @@ void environment(std::ostream& md, const std::vector<Record>& records) {
         seen[field[0]].insert(text_of(value));
     }
   }
-  md << "## Environment\n\n" << runs.size() << " run(s). Values that differ between runs are listed together.\n\n"
+  md << "## Environment\n\n"
+     << runs.size() << " run(s). Values that differ between runs are listed together.\n\n"
      << "| | |\n|---|---|\n";
   for (const auto& field : fields) {
     const std::set<std::string>& values = seen[field[0]];
@@ -131,14 +139,18 @@ void busbw_table(std::ostream& md, const std::vector<Record>& records) {
 }
 
 std::string run_label(const nlohmann::json& r, const ModelIndex& models) {
-  return model_of(r, models) + " on " + fabric_of(r) + ", " + std::to_string(nodes_of(r)) + " node(s)";
+  return model_of(r, models) + " on " + fabric_of(r) + ", " + std::to_string(nodes_of(r)) +
+         " node(s)";
 }
 
-void headroom_tables(std::ostream& md, const std::vector<Record>& records, const ModelIndex& models) {
+void headroom_tables(std::ostream& md, const std::vector<Record>& records,
+                     const ModelIndex& models) {
   std::map<std::string, std::vector<const Record*>> by_run;
-  for (const Record* r : of_kind(records, "unit")) by_run[run_label(r->data, models) + "\n" + run_key(r->data)].push_back(r);
+  for (const Record* r : of_kind(records, "unit"))
+    by_run[run_label(r->data, models) + "\n" + run_key(r->data)].push_back(r);
   if (by_run.empty()) return;
-  md << "## Overlap headroom per unit (ms; > 0: the unit's communication hides behind its compute)\n\n"
+  md << "## Overlap headroom per unit (ms; > 0: the unit's communication hides behind its "
+        "compute)\n\n"
      << "| run | decoder layers: median | min | max | root |\n|---|--:|--:|--:|--:|\n";
   for (const auto& [key, units] : by_run) {
     std::vector<double> layers;
@@ -161,9 +173,10 @@ void headroom_tables(std::ostream& md, const std::vector<Record>& records, const
     md << "<details><summary>every unit: " << key.substr(0, key.find('\n')) << "</summary>\n\n"
        << "| unit | compute_ms | comm_ms | headroom_ms | headroom_ratio |\n|---|--:|--:|--:|--:|\n";
     for (const Record* u : units)
-      md << "| " << text_at(u->data, "unit").value_or("?") << " | " << optional_fixed(u->data, "compute_ms")
-         << " | " << optional_fixed(u->data, "comm_ms") << " | " << optional_fixed(u->data, "headroom_ms")
-         << " | " << optional_fixed(u->data, "headroom_ratio", 3) << " |\n";
+      md << "| " << text_at(u->data, "unit").value_or("?") << " | "
+         << optional_fixed(u->data, "compute_ms") << " | " << optional_fixed(u->data, "comm_ms")
+         << " | " << optional_fixed(u->data, "headroom_ms") << " | "
+         << optional_fixed(u->data, "headroom_ratio", 3) << " |\n";
     md << "\n</details>\n\n";
   }
 }
@@ -173,17 +186,18 @@ void step_table(std::ostream& md, const std::vector<Record>& records) {
   if (steps.empty()) return;
   md << "## Step summary (ms; the slowest rank sets the step)\n\n"
      << "| model | fabric | transport | nodes | ranks | compute | comm | overlapped | exposed comm "
-        "| overlap efficiency | tokens/s | MFU |\n|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+        "| overlap efficiency | tokens/s | MFU "
+        "|\n|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
   for (const Record* s : steps) {
     const nlohmann::json& r = s->data;
     const auto mfu = number_at(r, "mfu");
     md << "| " << text_at(r, "model").value_or("?") << " | " << fabric_of(r) << " | "
-       << transport_of(r) << " | " << nodes_of(r) << " | "
-       << optional_fixed(r, "world", 0) << " | " << optional_fixed(r, "compute_ms", 1) << " | "
-       << optional_fixed(r, "comm_ms", 1) << " | " << optional_fixed(r, "overlapped_ms", 1) << " | "
-       << optional_fixed(r, "exposed_comm_ms", 1) << " | " << optional_fixed(r, "overlap_efficiency", 3)
-       << " | " << optional_fixed(r, "tokens_per_s", 0) << " | "
-       << (mfu ? fixed(*mfu * 100, 1) + "%" : "-") << " |\n";
+       << transport_of(r) << " | " << nodes_of(r) << " | " << optional_fixed(r, "world", 0) << " | "
+       << optional_fixed(r, "compute_ms", 1) << " | " << optional_fixed(r, "comm_ms", 1) << " | "
+       << optional_fixed(r, "overlapped_ms", 1) << " | " << optional_fixed(r, "exposed_comm_ms", 1)
+       << " | " << optional_fixed(r, "overlap_efficiency", 3) << " | "
+       << optional_fixed(r, "tokens_per_s", 0) << " | " << (mfu ? fixed(*mfu * 100, 1) + "%" : "-")
+       << " |\n";
   }
   md << "\n";
 }
@@ -192,7 +206,8 @@ void projection_table(std::ostream& md, const std::vector<Record>& records) {
   const auto projections = of_kind(records, "projection");
   if (projections.empty()) return;
   md << "## Projection (not measured: the fitted cost model)\n\n"
-     << "| model | fabric | nodes | headroom_ms | band | tipping point (nodes) |\n|---|---|--:|--:|--:|--:|\n";
+     << "| model | fabric | nodes | headroom_ms | band | tipping point (nodes) "
+        "|\n|---|---|--:|--:|--:|--:|\n";
   for (const Record* p : projections) {
     const nlohmann::json& r = p->data;
     md << "| " << text_at(r, "model").value_or("?") << " | " << fabric_of(r) << " | " << nodes_of(r)
@@ -208,7 +223,8 @@ void commands(std::ostream& md, const std::vector<Record>& records, const Report
   std::set<std::string> seen;
   for (const Record& r : records) {
     const nlohmann::json* line = r.data.contains("run") && r.data["run"].contains("command_line")
-                                     ? &r.data["run"]["command_line"] : nullptr;
+                                     ? &r.data["run"]["command_line"]
+                                     : nullptr;
     if (!line || !line->is_array()) continue;
     std::string text;
     for (const auto& word : *line)
@@ -218,10 +234,12 @@ void commands(std::ostream& md, const std::vector<Record>& records, const Report
     // how many ranks on how many nodes it ran with.
     const auto ranks = number_at(r.data, "run/ranks");
     lines.push_back("# " + (ranks ? fixed(*ranks, 0) : std::string("?")) + " rank(s) on " +
-                    std::to_string(nodes_of(r.data)) + " node(s), " + fabric_of(r.data) + "\n" + text);
+                    std::to_string(nodes_of(r.data)) + " node(s), " + fabric_of(r.data) + "\n" +
+                    text);
   }
   md << "## Reproduce\n\nThe runs, as they were started (from each record's `run.command_line`; "
-        "launch each under mpirun or srun with the ranks and nodes noted), then this report:\n\n```sh\n";
+        "launch each under mpirun or srun with the ranks and nodes noted), then this "
+        "report:\n\n```sh\n";
   for (const std::string& line : lines) md << line << "\n";
   md << "build/bin/report";
   for (const std::string& input : request.inputs) md << " " << shell_word(input);
@@ -236,9 +254,9 @@ std::string report_markdown(const std::vector<Record>& records, const ReportRequ
   const ModelIndex models = index_models(records);
   std::set<std::string> files;
   for (const Record& r : records) files.insert(r.file);
-  md << "# collreplay results\n\n" << records.size() << " records from " << files.size()
-     << " file(s) under " << joined(std::set<std::string>(request.inputs.begin(), request.inputs.end()))
-     << ".\n\n";
+  md << "# collreplay results\n\n"
+     << records.size() << " records from " << files.size() << " file(s) under "
+     << joined(std::set<std::string>(request.inputs.begin(), request.inputs.end())) << ".\n\n";
   environment(md, records);
   md << "## Figures\n\n";
   for (const FigureNote& f : figures) {

@@ -13,7 +13,7 @@ struct ReportRequest {
   std::vector<std::string> inputs;  // as given on the command line
   std::string out_dir;              // report.md and the figures go here
   std::string name = "report.md";
-  bool draw_figures = true;         // false: embed the PNGs already in out_dir
+  bool draw_figures = true;  // false: embed the PNGs already in out_dir
 };
 
 // The Markdown text; `figures` are the PNG file names (relative to out_dir) to embed with

@@ -28,7 +28,8 @@ void read_file(const fs::path& path, std::vector<Record>& out, std::ostream& war
     } catch (const nlohmann::json::parse_error& e) {
       std::string reason = e.what();
       // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." -> after ": "
-      if (auto colon = reason.find(": "); colon != std::string::npos) reason = reason.substr(colon + 2);
+      if (auto colon = reason.find(": "); colon != std::string::npos)
+        reason = reason.substr(colon + 2);
       warnings << path.string() << ":" << number << ": " << reason << ", skipped\n";
     }
   }
@@ -142,7 +143,8 @@ std::string model_of(const nlohmann::json& r, const ModelIndex& index) {
 bool is_decoder_layer(const std::string& unit) {
   constexpr std::string_view prefix = "layers.";
   if (!unit.starts_with(prefix) || unit.size() == prefix.size()) return false;
-  return std::all_of(unit.begin() + prefix.size(), unit.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return std::all_of(unit.begin() + prefix.size(), unit.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
 }
 
 double median_of(std::vector<double> values) {

@@ -25,11 +25,21 @@ enum class StreamKind { comm, compute };
 // the same TP index, shard_group of them); one HSDP/DDP replica group (ranks with the same place
 // in their shard group); the expert group's ranks on one node and those with the same local index
 // on other nodes (hierarchical all-to-all). Rank layout: workloads/plan/parallel/mesh.hpp.
-enum class GroupKind { world, node, expert, data_parallel, tp, shard, replicate, expert_node, expert_rail };
-inline constexpr GroupKind kAllGroupKinds[] = {GroupKind::world, GroupKind::node, GroupKind::expert,
-                                               GroupKind::data_parallel, GroupKind::tp, GroupKind::shard,
-                                               GroupKind::replicate, GroupKind::expert_node,
-                                               GroupKind::expert_rail};
+enum class GroupKind {
+  world,
+  node,
+  expert,
+  data_parallel,
+  tp,
+  shard,
+  replicate,
+  expert_node,
+  expert_rail
+};
+inline constexpr GroupKind kAllGroupKinds[] = {
+    GroupKind::world,         GroupKind::node,        GroupKind::expert,
+    GroupKind::data_parallel, GroupKind::tp,          GroupKind::shard,
+    GroupKind::replicate,     GroupKind::expert_node, GroupKind::expert_rail};
 enum class Phase { forward, backward, recompute, optimizer };
 
 // C[m x n] = A[m x k] * B[k x n], `batch` times (attention scores and expert GEMMs are batched).
@@ -60,8 +70,8 @@ struct ScheduleOp {
   std::string name;  // unique within the schedule: "ag.fwd.layers.3", "compute.bwd.layers.3"
   StreamKind stream = StreamKind::comm;
   Phase phase = Phase::forward;
-  std::string unit;   // FSDP unit the op belongs to ("root", "layers.3", "layers.3.mlp")
-  int layer = -1;     // decoder layer index, -1 for the root / model-level ops
+  std::string unit;       // FSDP unit the op belongs to ("root", "layers.3", "layers.3.mlp")
+  int layer = -1;         // decoder layer index, -1 for the root / model-level ops
   std::vector<int> deps;  // indices of earlier ops that must finish before this one starts
   // Comm ops meant to overlap compute: index of the compute op they hide behind, -1 when the
   // communication is exposed by design (the first all-gather, MoE dispatch on the critical path).
@@ -82,7 +92,7 @@ struct UnitSummary {
   std::uint64_t reduce_scatter_bytes = 0;  // reduce-scatter input bytes per rank (reduce dtype)
   std::uint64_t allreduce_bytes = 0;       // HSDP: the reduced shard; DDP: the bucket (0: none)
   double fwd_flops = 0;
-  double bwd_flops = 0;                    // dgrad + wgrad (+ recompute when checkpointing)
+  double bwd_flops = 0;  // dgrad + wgrad (+ recompute when checkpointing)
 };
 
 struct MoeLayerSummary {
@@ -103,12 +113,12 @@ struct Schedule {
   std::string model, plan, wrap;
   int world = 1;
   int gpus_per_node = 1;
-  int ep = 1;                 // expert-parallel degree (1: no expert parallelism)
-  int tp = 1;                 // tensor-parallel degree (consecutive ranks)
-  int shard_group = 0;        // ranks of a dense FSDP shard group (0: world / tp)
-  int rank = 0;               // the rank this schedule is for (MoE row counts differ per rank)
+  int ep = 1;           // expert-parallel degree (1: no expert parallelism)
+  int tp = 1;           // tensor-parallel degree (consecutive ranks)
+  int shard_group = 0;  // ranks of a dense FSDP shard group (0: world / tp)
+  int rank = 0;         // the rank this schedule is for (MoE row counts differ per rank)
   std::int64_t micro_batch = 1, seq = 1;
-  int micro_batches = 1;      // gradient-accumulation micro-batches per step
+  int micro_batches = 1;              // gradient-accumulation micro-batches per step
   std::uint64_t tokens_per_step = 0;  // tokens this rank processes per step
   // For the dry-run totals: parameters of the modelled model (all experts; with
   // --layers N the first N decoder layers plus the root) and those active per token.

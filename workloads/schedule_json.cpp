@@ -1,12 +1,9 @@
 #include "workloads/schedule_json.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <unordered_set>
 
-#include "common/atomic_file.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "workloads/plan/parallel/mesh.hpp"
@@ -23,16 +20,22 @@ const char* stream_name(StreamKind s) { return s == StreamKind::comm ? "comm" : 
 ordered units_json(const std::vector<UnitSummary>& units) {
   ordered a = ordered::array();
   for (const UnitSummary& u : units)
-    a.push_back({{"name", u.name}, {"params", u.params}, {"shard_bytes", u.shard_bytes},
-                 {"allgather_bytes", u.allgather_bytes}, {"reduce_scatter_bytes", u.reduce_scatter_bytes},
-                 {"allreduce_bytes", u.allreduce_bytes}, {"fwd_flops", u.fwd_flops}, {"bwd_flops", u.bwd_flops}});
+    a.push_back({{"name", u.name},
+                 {"params", u.params},
+                 {"shard_bytes", u.shard_bytes},
+                 {"allgather_bytes", u.allgather_bytes},
+                 {"reduce_scatter_bytes", u.reduce_scatter_bytes},
+                 {"allreduce_bytes", u.allreduce_bytes},
+                 {"fwd_flops", u.fwd_flops},
+                 {"bwd_flops", u.bwd_flops}});
   return a;
 }
 
 ordered moe_json(const std::vector<MoeLayerSummary>& moe) {
   ordered a = ordered::array();
   for (const MoeLayerSummary& m : moe)
-    a.push_back({{"layer", m.layer}, {"dispatch_send_bytes", m.dispatch_send_bytes},
+    a.push_back({{"layer", m.layer},
+                 {"dispatch_send_bytes", m.dispatch_send_bytes},
                  {"dispatch_cross_rank_bytes", m.dispatch_cross_rank_bytes},
                  {"combine_send_bytes", m.combine_send_bytes},
                  {"combine_cross_rank_bytes", m.combine_cross_rank_bytes}});
@@ -52,12 +55,14 @@ class Reader {
     if (it == j.end()) fail(where, std::string("has no field '") + key + "'");
     return *it;
   }
-  std::int64_t integer(const json& j, const char* key, const std::string& where, std::int64_t min) const {
+  std::int64_t integer(const json& j, const char* key, const std::string& where,
+                       std::int64_t min) const {
     const json& v = get(j, key, where);
     if (!v.is_number_integer()) fail(where + "." + key, "is not an integer");
-    const std::int64_t x = v.is_number_unsigned() && v.get<std::uint64_t>() > (std::uint64_t{1} << 62)
-                               ? (fail(where + "." + key, "is too large"), 0)
-                               : v.get<std::int64_t>();
+    const std::int64_t x =
+        v.is_number_unsigned() && v.get<std::uint64_t>() > (std::uint64_t{1} << 62)
+            ? (fail(where + "." + key, "is too large"), 0)
+            : v.get<std::int64_t>();
     if (x < min) fail(where + "." + key, "must be at least " + std::to_string(min));
     return x;
   }
@@ -70,7 +75,8 @@ class Reader {
   }
   double number(const json& j, const char* key, const std::string& where) const {
     const json& v = get(j, key, where);
-    if (!v.is_number() || v.get<double>() < 0) fail(where + "." + key, "is not a non-negative number");
+    if (!v.is_number() || v.get<double>() < 0)
+      fail(where + "." + key, "is not a non-negative number");
     return v.get<double>();
   }
   std::string text(const json& j, const char* key, const std::string& where) const {
@@ -105,11 +111,13 @@ constexpr const GroupKind (&kGroups)[std::size(kAllGroupKinds)] = kAllGroupKinds
 constexpr DType kDTypes[] = {DType::bf16, DType::f16, DType::f32};  // GEMMs
 constexpr DType kCollectiveDTypes[] = {DType::bf16, DType::f16, DType::f32, DType::fp8};
 
-CollectiveOp read_collective(const Reader& r, const json& j, const std::string& where, const Schedule& s) {
+CollectiveOp read_collective(const Reader& r, const json& j, const std::string& where,
+                             const Schedule& s) {
   CollectiveOp c;
   c.kind = r.choice(j, "kind", where, collective_kinds(), collective_kind_name);
   c.dtype = r.choice(j, "dtype", where, kCollectiveDTypes, dtype_name);
-  if (c.dtype == DType::fp8 && (c.kind == CollectiveKind::reduce_scatter || c.kind == CollectiveKind::all_reduce))
+  if (c.dtype == DType::fp8 &&
+      (c.kind == CollectiveKind::reduce_scatter || c.kind == CollectiveKind::all_reduce))
     r.fail(where + ".dtype", "fp8 is moved, never reduced");
   c.group = r.choice(j, "group", where, kGroups, group_kind_name);
   c.bytes = r.count(r.get(j, "bytes", where), where + ".bytes");
@@ -120,7 +128,8 @@ CollectiveOp read_collective(const Reader& r, const json& j, const std::string& 
     const json& recv = r.array(j, "recv_counts", where);
     if (send.size() != n || recv.size() != n)
       r.fail(where, "send_counts/recv_counts must have one entry per rank of its " +
-                        std::string(group_kind_name(c.group)) + " group (" + std::to_string(n) + ")");
+                        std::string(group_kind_name(c.group)) + " group (" + std::to_string(n) +
+                        ")");
     std::uint64_t total = 0;
     for (std::size_t p = 0; p < n; ++p) {
       c.send_counts.push_back(r.count(send[p], where + ".send_counts[" + std::to_string(p) + "]"));
@@ -136,8 +145,9 @@ CollectiveOp read_collective(const Reader& r, const json& j, const std::string& 
   if (c.bytes == 0) r.fail(where + ".bytes", "must be positive");
   const SizeBasis basis = size_basis(c.kind);
   if (!size_divides(basis, c.bytes, elem, static_cast<int>(n)))
-    r.fail(where + ".bytes", "does not divide into " + std::to_string(basis == SizeBasis::per_rank ? n : 1) +
-                                 " equal parts of whole " + std::string(dtype_name(c.dtype)) + " elements");
+    r.fail(where + ".bytes",
+           "does not divide into " + std::to_string(basis == SizeBasis::per_rank ? n : 1) +
+               " equal parts of whole " + std::string(dtype_name(c.dtype)) + " elements");
   return c;
 }
 
@@ -193,7 +203,9 @@ std::string schedule_to_json(const Schedule& s) {
     o["hides_behind"] = op.hides_behind;
     if (op.is_collective()) {
       const CollectiveOp& c = op.collective();
-      ordered b = {{"kind", collective_kind_name(c.kind)}, {"dtype", dtype_name(c.dtype)}, {"group", group_kind_name(c.group)},
+      ordered b = {{"kind", collective_kind_name(c.kind)},
+                   {"dtype", dtype_name(c.dtype)},
+                   {"group", group_kind_name(c.group)},
                    {"bytes", c.bytes}};
       if (c.kind == CollectiveKind::all_to_allv) {
         b["send_counts"] = c.send_counts;
@@ -203,7 +215,8 @@ std::string schedule_to_json(const Schedule& s) {
     } else {
       ordered gemms = ordered::array();
       for (const GemmShape& g : op.compute().gemms)
-        gemms.push_back({{"m", g.m}, {"n", g.n}, {"k", g.k}, {"batch", g.batch}, {"label", g.label}});
+        gemms.push_back(
+            {{"m", g.m}, {"n", g.n}, {"k", g.k}, {"batch", g.batch}, {"label", g.label}});
       o["compute"] = {{"dtype", dtype_name(op.compute().dtype)}, {"gemms", gemms}};
     }
     j["ops"].push_back(o);
@@ -224,7 +237,8 @@ Schedule schedule_from_json(std::string_view text, std::string_view origin) {
   Schedule s;
   const std::int64_t version = r.integer(j, "version", "top level", 0);
   if (version != kScheduleSchemaVersion && version != 1)
-    r.fail("version", std::to_string(version) + " is not supported (this build reads versions 1 and " +
+    r.fail("version", std::to_string(version) +
+                          " is not supported (this build reads versions 1 and " +
                           std::to_string(kScheduleSchemaVersion) + ")");
   const bool v1 = version == 1;  // no tp, shard_group, allreduce_bytes: they default
   s.model = r.text(j, "model", "top level");
@@ -233,12 +247,13 @@ Schedule schedule_from_json(std::string_view text, std::string_view origin) {
   s.world = static_cast<int>(r.integer(j, "world", "top level", 1));
   s.gpus_per_node = static_cast<int>(r.integer(j, "gpus_per_node", "top level", 1));
   s.ep = static_cast<int>(r.integer(j, "ep", "top level", 1));
-  if (s.world % s.ep != 0) r.fail("ep", std::to_string(s.ep) + " does not divide world " + std::to_string(s.world));
+  if (s.world % s.ep != 0)
+    r.fail("ep", std::to_string(s.ep) + " does not divide world " + std::to_string(s.world));
   s.tp = v1 ? 1 : static_cast<int>(r.integer(j, "tp", "top level", 1));
   s.shard_group = v1 ? 0 : static_cast<int>(r.integer(j, "shard_group", "top level", 0));
   if (s.world % (s.ep * s.tp) != 0)
-    r.fail("tp", "ep x tp (" + std::to_string(s.ep) + " x " + std::to_string(s.tp) + ") does not divide world " +
-                     std::to_string(s.world));
+    r.fail("tp", "ep x tp (" + std::to_string(s.ep) + " x " + std::to_string(s.tp) +
+                     ") does not divide world " + std::to_string(s.world));
   if (s.world % (static_cast<std::int64_t>(mesh_layout(s).shard()) * s.tp) != 0)
     r.fail("shard_group", std::to_string(s.shard_group) + " x tp " + std::to_string(s.tp) +
                               " does not divide world " + std::to_string(s.world));
@@ -258,8 +273,10 @@ Schedule schedule_from_json(std::string_view text, std::string_view origin) {
     u.params = r.count(r.get(units[i], "params", w), w + ".params");
     u.shard_bytes = r.count(r.get(units[i], "shard_bytes", w), w + ".shard_bytes");
     u.allgather_bytes = r.count(r.get(units[i], "allgather_bytes", w), w + ".allgather_bytes");
-    u.reduce_scatter_bytes = r.count(r.get(units[i], "reduce_scatter_bytes", w), w + ".reduce_scatter_bytes");
-    if (!v1) u.allreduce_bytes = r.count(r.get(units[i], "allreduce_bytes", w), w + ".allreduce_bytes");
+    u.reduce_scatter_bytes =
+        r.count(r.get(units[i], "reduce_scatter_bytes", w), w + ".reduce_scatter_bytes");
+    if (!v1)
+      u.allreduce_bytes = r.count(r.get(units[i], "allreduce_bytes", w), w + ".allreduce_bytes");
     u.fwd_flops = r.number(units[i], "fwd_flops", w);
     u.bwd_flops = r.number(units[i], "bwd_flops", w);
     s.units.push_back(u);
@@ -269,10 +286,14 @@ Schedule schedule_from_json(std::string_view text, std::string_view origin) {
     const std::string w = "moe[" + std::to_string(i) + "]";
     MoeLayerSummary m;
     m.layer = static_cast<int>(r.integer(moe[i], "layer", w, 0));
-    m.dispatch_send_bytes = r.count(r.get(moe[i], "dispatch_send_bytes", w), w + ".dispatch_send_bytes");
-    m.dispatch_cross_rank_bytes = r.count(r.get(moe[i], "dispatch_cross_rank_bytes", w), w + ".dispatch_cross_rank_bytes");
-    m.combine_send_bytes = r.count(r.get(moe[i], "combine_send_bytes", w), w + ".combine_send_bytes");
-    m.combine_cross_rank_bytes = r.count(r.get(moe[i], "combine_cross_rank_bytes", w), w + ".combine_cross_rank_bytes");
+    m.dispatch_send_bytes =
+        r.count(r.get(moe[i], "dispatch_send_bytes", w), w + ".dispatch_send_bytes");
+    m.dispatch_cross_rank_bytes =
+        r.count(r.get(moe[i], "dispatch_cross_rank_bytes", w), w + ".dispatch_cross_rank_bytes");
+    m.combine_send_bytes =
+        r.count(r.get(moe[i], "combine_send_bytes", w), w + ".combine_send_bytes");
+    m.combine_cross_rank_bytes =
+        r.count(r.get(moe[i], "combine_cross_rank_bytes", w), w + ".combine_cross_rank_bytes");
     s.moe.push_back(m);
   }
   const json& ops = r.array(j, "ops", "top level");
@@ -281,7 +302,8 @@ Schedule schedule_from_json(std::string_view text, std::string_view origin) {
     const std::string w = "ops[" + std::to_string(i) + "]";
     ScheduleOp op;
     op.name = r.text(ops[i], "name", w);
-    if (op.name.empty() || !names.insert(op.name).second) r.fail(w + ".name", "'" + op.name + "' is empty or not unique");
+    if (op.name.empty() || !names.insert(op.name).second)
+      r.fail(w + ".name", "'" + op.name + "' is empty or not unique");
     op.stream = r.choice(ops[i], "stream", w, kStreams, stream_name);
     op.phase = r.choice(ops[i], "phase", w, kPhases, phase_name);
     op.unit = r.text(ops[i], "unit", w);
@@ -295,14 +317,20 @@ Schedule schedule_from_json(std::string_view text, std::string_view origin) {
       op.deps.push_back(deps[d].get<int>());
     }
     op.hides_behind = static_cast<int>(r.integer(ops[i], "hides_behind", w, -1));
-    if (op.hides_behind >= static_cast<int>(ops.size())) r.fail(w + ".hides_behind", "refers to no op");
+    if (op.hides_behind >= static_cast<int>(ops.size()))
+      r.fail(w + ".hides_behind", "refers to no op");
     const bool comm = op.stream == StreamKind::comm;
-    if (comm && !ops[i].contains("collective")) r.fail(w, "is on the comm stream but has no 'collective'");
-    if (!comm && !ops[i].contains("compute")) r.fail(w, "is on the compute stream but has no 'compute'");
-    if (ops[i].contains("collective") && ops[i].contains("compute")) r.fail(w, "has both 'collective' and 'compute'");
+    if (comm && !ops[i].contains("collective"))
+      r.fail(w, "is on the comm stream but has no 'collective'");
+    if (!comm && !ops[i].contains("compute"))
+      r.fail(w, "is on the compute stream but has no 'compute'");
+    if (ops[i].contains("collective") && ops[i].contains("compute"))
+      r.fail(w, "has both 'collective' and 'compute'");
     if (!comm && op.hides_behind != -1) r.fail(w + ".hides_behind", "must be -1 for a compute op");
-    if (comm) op.body = read_collective(r, ops[i]["collective"], w + ".collective", s);
-    else op.body = read_compute(r, ops[i]["compute"], w + ".compute");
+    if (comm)
+      op.body = read_collective(r, ops[i]["collective"], w + ".collective", s);
+    else
+      op.body = read_compute(r, ops[i]["compute"], w + ".compute");
     s.ops.push_back(std::move(op));
   }
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
@@ -311,48 +339,6 @@ Schedule schedule_from_json(std::string_view text, std::string_view origin) {
       r.fail("ops[" + std::to_string(i) + "].hides_behind", "must name a compute op");
   }
   return s;
-}
-
-Schedule load_schedule_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read schedule file '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return schedule_from_json(text.str(), path);
-}
-
-bool is_per_rank_pattern(const std::string& path) { return path.find("%d") != std::string::npos; }
-
-std::string path_for_rank(const std::string& pattern, int rank) {
-  std::string path = pattern;
-  for (std::size_t at = path.find("%d"); at != std::string::npos; at = path.find("%d", at))
-    path.replace(at, 2, std::to_string(rank));
-  return path;
-}
-
-Schedule load_schedule_for_rank(const std::string& path, int rank) {
-  if (is_per_rank_pattern(path)) {
-    const std::string mine = path_for_rank(path, rank);
-    Schedule s = load_schedule_file(mine);
-    if (s.rank != rank)
-      throw UsageError("schedule file '" + mine + "' is rank " + std::to_string(s.rank) +
-                       "'s, not rank " + std::to_string(rank) + "'s");
-    return s;
-  }
-  Schedule s = load_schedule_file(path);
-  bool varies_by_rank = false;
-  for (const ScheduleOp& op : s.ops)
-    varies_by_rank |= op.is_collective() && op.collective().kind == CollectiveKind::all_to_allv;
-  if (varies_by_rank && s.rank != rank)
-    throw UsageError("schedule file '" + path + "' is rank " + std::to_string(s.rank) +
-                     "'s and its all_to_allv counts differ on every rank: give one file per "
-                     "rank, --schedule 'dir/rank%d.json' (written by --dry-run --save-schedule "
-                     "'dir/rank%d.json')");
-  return s;
-}
-
-void save_schedule_file(const Schedule& schedule, const std::string& path) {
-  write_file_atomically(path, schedule_to_json(schedule));
 }
 
 std::string dry_run_json(const Schedule& s) {
@@ -371,15 +357,23 @@ std::string dry_run_json(const Schedule& s) {
   for (GroupKind g : kAllGroupKinds) {
     const GroupTotals& gt = t.by_group[static_cast<std::size_t>(g)];
     if (gt.ops > 0)
-      groups.push_back({{"group", group_kind_name(g)}, {"size", group_size(s, g)}, {"ops", gt.ops},
+      groups.push_back({{"group", group_kind_name(g)},
+                        {"size", group_size(s, g)},
+                        {"ops", gt.ops},
                         {"bytes", gt.bytes}});
   }
   j["groups"] = groups;
-  j["totals"] = {{"params", t.params}, {"active_params", t.active_params}, {"allgathers", t.allgathers},
-                 {"reduce_scatters", t.reduce_scatters}, {"alltoalls", t.alltoalls},
-                 {"allgather_bytes", t.allgather_bytes}, {"reduce_scatter_bytes", t.reduce_scatter_bytes},
-                 {"alltoall_bytes", t.alltoall_bytes}, {"allreduces", t.allreduces},
-                 {"allreduce_bytes", t.allreduce_bytes}, {"flops", t.flops}};
+  j["totals"] = {{"params", t.params},
+                 {"active_params", t.active_params},
+                 {"allgathers", t.allgathers},
+                 {"reduce_scatters", t.reduce_scatters},
+                 {"alltoalls", t.alltoalls},
+                 {"allgather_bytes", t.allgather_bytes},
+                 {"reduce_scatter_bytes", t.reduce_scatter_bytes},
+                 {"alltoall_bytes", t.alltoall_bytes},
+                 {"allreduces", t.allreduces},
+                 {"allreduce_bytes", t.allreduce_bytes},
+                 {"flops", t.flops}};
   return j.dump(1) + "\n";
 }
 

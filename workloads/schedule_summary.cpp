@@ -34,7 +34,8 @@ ScheduleTotals schedule_totals(const Schedule& s) {
         break;
       case CollectiveKind::reduce_scatter:
         ++t.reduce_scatters;
-        t.reduce_scatter_bytes = checked_add(t.reduce_scatter_bytes, c.bytes, "reduce-scatter bytes per step");
+        t.reduce_scatter_bytes =
+            checked_add(t.reduce_scatter_bytes, c.bytes, "reduce-scatter bytes per step");
         break;
       case CollectiveKind::all_to_all:
       case CollectiveKind::all_to_allv:
@@ -69,36 +70,39 @@ std::string tflop(double f) {
 
 void print_schedule_table(const Schedule& s, std::ostream& out) {
   char line[512];
-  out << "# collreplay dry run: " << s.model << ", plan " << s.plan << ", wrap " << s.wrap << ", world "
-      << s.world << ", ep " << s.ep << ", tp " << s.tp << ", shard group " << mesh_layout(s).shard() << ", rank " << s.rank << ", micro-batch " << s.micro_batch << " x seq "
-      << s.seq << " x " << s.micro_batches << " micro-batches\n";
-  std::snprintf(line, sizeof line, "%-34s %16s %16s %18s %18s %16s %10s %10s\n", "unit", "params", "shard_bytes",
-                "allgather_bytes", "reduce_scat_bytes", "allreduce_bytes", "fwd_TFLOP", "bwd_TFLOP");
+  out << "# collreplay dry run: " << s.model << ", plan " << s.plan << ", wrap " << s.wrap
+      << ", world " << s.world << ", ep " << s.ep << ", tp " << s.tp << ", shard group "
+      << mesh_layout(s).shard() << ", rank " << s.rank << ", micro-batch " << s.micro_batch
+      << " x seq " << s.seq << " x " << s.micro_batches << " micro-batches\n";
+  std::snprintf(line, sizeof line, "%-34s %16s %16s %18s %18s %16s %10s %10s\n", "unit", "params",
+                "shard_bytes", "allgather_bytes", "reduce_scat_bytes", "allreduce_bytes",
+                "fwd_TFLOP", "bwd_TFLOP");
   out << line;
   for (const UnitSummary& u : s.units) {
     std::snprintf(line, sizeof line, "%-34s %16s %16s %18s %18s %16s %10s %10s\n", u.name.c_str(),
                   num(u.params).c_str(), num(u.shard_bytes).c_str(), num(u.allgather_bytes).c_str(),
-                  num(u.reduce_scatter_bytes).c_str(), num(u.allreduce_bytes).c_str(), tflop(u.fwd_flops).c_str(), tflop(u.bwd_flops).c_str());
+                  num(u.reduce_scatter_bytes).c_str(), num(u.allreduce_bytes).c_str(),
+                  tflop(u.fwd_flops).c_str(), tflop(u.bwd_flops).c_str());
     out << line;
   }
   if (!s.moe.empty()) {
-    std::snprintf(line, sizeof line, "\n%-8s %20s %20s %20s %20s\n", "moe", "dispatch_send_B", "dispatch_cross_B",
-                  "combine_send_B", "combine_cross_B");
+    std::snprintf(line, sizeof line, "\n%-8s %20s %20s %20s %20s\n", "moe", "dispatch_send_B",
+                  "dispatch_cross_B", "combine_send_B", "combine_cross_B");
     out << line;
     for (const MoeLayerSummary& m : s.moe) {
-      std::snprintf(line, sizeof line, "%-8d %20s %20s %20s %20s\n", m.layer, num(m.dispatch_send_bytes).c_str(),
-                    num(m.dispatch_cross_rank_bytes).c_str(), num(m.combine_send_bytes).c_str(),
-                    num(m.combine_cross_rank_bytes).c_str());
+      std::snprintf(line, sizeof line, "%-8d %20s %20s %20s %20s\n", m.layer,
+                    num(m.dispatch_send_bytes).c_str(), num(m.dispatch_cross_rank_bytes).c_str(),
+                    num(m.combine_send_bytes).c_str(), num(m.combine_cross_rank_bytes).c_str());
       out << line;
     }
   }
   const ScheduleTotals t = schedule_totals(s);
-  out << "\n# per step per rank: " << s.ops.size() << " ops; params " << num(t.params) << " (active "
-      << num(t.active_params) << ")\n";
+  out << "\n# per step per rank: " << s.ops.size() << " ops; params " << num(t.params)
+      << " (active " << num(t.active_params) << ")\n";
   out << "#   all-gathers     " << num(t.allgathers) << "  " << num(t.allgather_bytes) << " B ("
       << format_bytes(t.allgather_bytes) << ")\n";
-  out << "#   reduce-scatters " << num(t.reduce_scatters) << "  " << num(t.reduce_scatter_bytes) << " B ("
-      << format_bytes(t.reduce_scatter_bytes) << ")\n";
+  out << "#   reduce-scatters " << num(t.reduce_scatters) << "  " << num(t.reduce_scatter_bytes)
+      << " B (" << format_bytes(t.reduce_scatter_bytes) << ")\n";
   out << "#   all-to-alls     " << num(t.alltoalls) << "  " << num(t.alltoall_bytes) << " B ("
       << format_bytes(t.alltoall_bytes) << ")\n";
   out << "#   all-reduces     " << num(t.allreduces) << "  " << num(t.allreduce_bytes) << " B ("

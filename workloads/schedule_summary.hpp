@@ -2,8 +2,8 @@
 #pragma once
 #include <array>
 #include <cstdint>
-#include <iterator>
 #include <iosfwd>
+#include <iterator>
 
 #include "workloads/schedule.hpp"
 
@@ -17,10 +17,11 @@ struct GroupTotals {
 struct ScheduleTotals {
   std::uint64_t params = 0, active_params = 0;
   std::uint64_t allgathers = 0, reduce_scatters = 0, alltoalls = 0;  // ops per step (every kind of
-  std::uint64_t allgather_bytes = 0, reduce_scatter_bytes = 0, alltoall_bytes = 0;  // all-gather counts)
+  std::uint64_t allgather_bytes = 0, reduce_scatter_bytes = 0,
+                alltoall_bytes = 0;  // all-gather counts)
   std::uint64_t allreduces = 0, allreduce_bytes = 0;
   std::array<GroupTotals, std::size(kAllGroupKinds)> by_group{};  // indexed by GroupKind
-  double flops = 0;  // every GEMM of every compute op
+  double flops = 0;                                               // every GEMM of every compute op
 };
 
 // Sums over the ops (all-to-all counts both all_to_all and all_to_allv).

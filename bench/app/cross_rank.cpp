@@ -83,14 +83,14 @@ void throw_if_any_rank_has(MPI_Comm comm, const std::string& problem, double tim
   std::vector<char> message(kMessageBytes, '\0');
   if (rank == static_cast<int>(first)) problem.copy(message.data(), kMessageBytes - 1);
   MPI_Request request;
-  MPI_CHECK(MPI_Ibcast(message.data(), kMessageBytes, MPI_CHAR, static_cast<int>(first), comm,
-                       &request));
+  MPI_CHECK(
+      MPI_Ibcast(message.data(), kMessageBytes, MPI_CHAR, static_cast<int>(first), comm, &request));
   wait_request(request, timeout_s, "agreeing on a usage error");
   throw UsageError(message.data());
 }
 
 std::vector<RankIdentity> all_gather_identities(MPI_Comm comm, const std::string& device,
-                                               double timeout_s) {
+                                                double timeout_s) {
   const std::vector<std::string> hosts = all_gather_strings(comm, host_name(), timeout_s);
   const std::vector<std::string> devices = all_gather_strings(comm, device, timeout_s);
   std::vector<RankIdentity> identities;
@@ -139,8 +139,8 @@ std::vector<std::string> gather_strings_to_root(MPI_Comm comm, const std::string
     total += lengths[r];
   }
   std::vector<char> all(root ? std::max(total, 1) : 0);
-  MPI_CHECK(MPI_Igatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
-                         offsets.data(), MPI_CHAR, 0, comm, &request));
+  MPI_CHECK(MPI_Igatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
+                         MPI_CHAR, 0, comm, &request));
   wait_request(request, timeout_s, "the cross-rank gather of text");
   std::vector<std::string> result;
   for (int r = 0; r < static_cast<int>(lengths.size()); ++r)

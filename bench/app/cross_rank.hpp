@@ -24,7 +24,7 @@ std::vector<std::string> all_gather_strings(MPI_Comm comm, const std::string& mi
 
 // Every rank learns every rank's host and device (collective over `comm`).
 std::vector<RankIdentity> all_gather_identities(MPI_Comm comm, const std::string& device,
-                                               double timeout_s = 0);
+                                                double timeout_s = 0);
 
 // Rank 0 receives every rank's `local` (the same size everywhere), one row per rank in rank
 // order; other ranks return an empty vector.

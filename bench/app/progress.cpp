@@ -8,9 +8,7 @@
 
 namespace collreplay {
 
-bool progress_wanted(bool asked, int rank) {
-  return rank == 0 && (asked || isatty(STDERR_FILENO));
-}
+bool progress_wanted(bool asked, int rank) { return rank == 0 && (asked || isatty(STDERR_FILENO)); }
 
 std::string format_duration(double seconds) {
   const long s = std::lround(std::max(0.0, seconds));

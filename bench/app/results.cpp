@@ -38,8 +38,7 @@ ResultsFile::ResultsFile(std::string path, bool writer) : path_(std::move(path))
   if (!enabled() || !writer_) return;
   check_writable(path_);
   std::error_code ec;
-  if (std::filesystem::exists(path_, ec))
-    std::filesystem::rename(path_, path_ + ".previous", ec);
+  if (std::filesystem::exists(path_, ec)) std::filesystem::rename(path_, path_ + ".previous", ec);
 }
 
 ResultsFile::~ResultsFile() {

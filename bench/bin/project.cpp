@@ -9,7 +9,8 @@
 
 int main(int argc, char** argv) {
   return collreplay::guarded_main(argc, argv, [](int n, char** args) {
-    CLI::App app{"collreplay project: headroom, exposed comm and tokens/s projected over node counts"};
+    CLI::App app{
+        "collreplay project: headroom, exposed comm and tokens/s projected over node counts"};
     collreplay::project::ProjectOptions options;
     collreplay::project::add_project_options(app, options);
     try {

@@ -1,4 +1,5 @@
-// reduce_scatter_perf: nccl-tests-style benchmark of reduce_scatter (see bench/perf/perf_harness.hpp).
+// reduce_scatter_perf: nccl-tests-style benchmark of reduce_scatter (see
+// bench/perf/perf_harness.hpp).
 #include "bench/app/guarded_main.hpp"
 #include "bench/perf/perf_harness.hpp"
 

@@ -3,11 +3,11 @@
 // schedule, without MPI or a GPU.
 #include <CLI/CLI.hpp>
 
-#include "bench/replay/cli/dry_run.hpp"
 #include "bench/app/guarded_main.hpp"
+#include "bench/replay/cli/dry_run.hpp"
 #include "bench/replay/cli/replay_cli.hpp"
-#include "bench/replay/replay_run.hpp"
 #include "bench/replay/cli/workload_cli.hpp"
+#include "bench/replay/replay_run.hpp"
 #include "common/errors.hpp"
 
 int main(int argc, char** argv) {
@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
     collreplay::add_workload_options(app, request);
     app.add_flag("--dry-run", dry_run, "print the schedule; no MPI, no GPU");
     app.add_option("--format", dry.format, "dry-run output: table | json")->capture_default_str();
-    app.add_option("--schedule", dry.schedule_file, "load this schedule JSON instead of building one");
+    app.add_option("--schedule", dry.schedule_file,
+                   "load this schedule JSON instead of building one");
     app.add_option("--save-schedule", dry.save_schedule, "write the schedule JSON here");
     collreplay::add_replay_options(app, replay);
     try {

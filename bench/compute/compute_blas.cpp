@@ -105,9 +105,8 @@ class BlasEngine : public ComputeEngine {
         const float alpha = 1.0f / static_cast<float>(g.k);
         for (std::int64_t i = 0; i < g.batch; ++i)
           cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(g.m),
-                      static_cast<int>(g.n), static_cast<int>(g.k), alpha, a,
-                      static_cast<int>(g.k), b, static_cast<int>(g.n), 0.0f, c,
-                      static_cast<int>(g.n));
+                      static_cast<int>(g.n), static_cast<int>(g.k), alpha, a, static_cast<int>(g.k),
+                      b, static_cast<int>(g.n), 0.0f, c, static_cast<int>(g.n));
       }
     });
   }

@@ -98,8 +98,8 @@ ComputeModel parse_compute_model(std::string_view spec) {
   for (char& c : gpu) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   const std::optional<GpuPeak> peak = find_gpu_peak(gpu);
   if (!peak)
-    throw UsageError("--compute " + std::string(spec) + ": unknown GPU '" + gpu + "' (known: " +
-                     known_gpus() + ")");
+    throw UsageError("--compute " + std::string(spec) + ": unknown GPU '" + gpu +
+                     "' (known: " + known_gpus() + ")");
   ComputeModel model{*peak, kDefaultModelMfu};
   if (at != std::string_view::npos) {
     const std::string text(rest.substr(at + 1));

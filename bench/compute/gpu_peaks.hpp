@@ -8,9 +8,9 @@
 namespace collreplay {
 
 struct GpuPeak {
-  std::string_view name;          // what --compute model:NAME takes (lower case)
-  double bf16_dense_tflops;       // peak, TFLOP/s
-  double hbm_gbytes;              // memory, GB
+  std::string_view name;     // what --compute model:NAME takes (lower case)
+  double bf16_dense_tflops;  // peak, TFLOP/s
+  double hbm_gbytes;         // memory, GB
 };
 
 inline constexpr std::array<GpuPeak, 4> kGpuPeaks{{

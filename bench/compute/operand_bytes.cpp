@@ -20,7 +20,8 @@ std::uint64_t host_gemm_operand_elements(const std::vector<GemmShape>& shapes) {
     const std::uint64_t a = product(g.m, g.k, "GEMM operand A");
     const std::uint64_t b = product(g.k, g.n, "GEMM operand B");
     const std::uint64_t c = product(g.m, g.n, "GEMM operand C");
-    largest = std::max(largest, checked_add(checked_add(a, b, "GEMM operands"), c, "GEMM operands"));
+    largest =
+        std::max(largest, checked_add(checked_add(a, b, "GEMM operands"), c, "GEMM operands"));
   }
   return largest;
 }

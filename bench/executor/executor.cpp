@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -48,8 +48,10 @@ std::string seconds_text(double seconds) {
 // "all_gather 'ag.fwd.layers.3' (group data_parallel, 64 MiB, layer 3, unit layers.3)".
 std::string describe_op(const ScheduleOp& op) {
   std::string text;
-  if (op.is_collective()) text += std::string(collective_kind_name(op.collective().kind)) + " ";
-  else text += "compute ";
+  if (op.is_collective())
+    text += std::string(collective_kind_name(op.collective().kind)) + " ";
+  else
+    text += "compute ";
   text += "'" + op.name + "' (";
   if (op.is_collective())
     text += "group " + std::string(group_kind_name(op.collective().group)) + ", " +
@@ -185,11 +187,12 @@ void Executor::wait_on_device(PassKind pass, std::vector<OpRun>& runs) {
     }
     if (all_done) return;
     const Clock::time_point now = Clock::now();
-    if (progressed) last_progress = now;
+    if (progressed)
+      last_progress = now;
     else if (options_.timeout_s > 0 && ms_between(last_progress, now) > options_.timeout_s * 1e3)
       throw TimeoutError(describe_op(schedule_.ops[first_unfinished]) + " did not finish: no op " +
-                         "of the replay " + std::string(pass_name(pass)) + " step finished within " +
-                         seconds_text(options_.timeout_s) + " s");
+                         "of the replay " + std::string(pass_name(pass)) +
+                         " step finished within " + seconds_text(options_.timeout_s) + " s");
     std::this_thread::yield();
   }
 }
@@ -228,8 +231,10 @@ void Executor::run_on_host(PassKind pass, std::vector<OpRun>& runs) {
     }
     for (int s = 0; s < kStreams; ++s) {
       if (in_flight[s] >= 0 || next[s] >= count || !ready(next[s])) continue;
-      if (s == kComputeStream) issue_compute_op(next[s], runs);
-      else issue_collective_op(next[s], runs);
+      if (s == kComputeStream)
+        issue_compute_op(next[s], runs);
+      else
+        issue_collective_op(next[s], runs);
       in_flight[s] = next[s];
       next[s] = next_on(s, next[s] + 1);
       progressed = true;

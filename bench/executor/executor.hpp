@@ -24,8 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/replay/collective_plan.hpp"
 #include "bench/compute/compute_engine.hpp"
+#include "bench/replay/collective_plan.hpp"
 #include "bench/replay/group_comms.hpp"
 #include "workloads/schedule.hpp"
 
@@ -35,13 +35,13 @@ enum class PassKind { compute_only, comm_only, overlapped };
 std::string_view pass_name(PassKind pass);
 
 struct ExecutorOptions {
-  int steps = 0;       // > 0: exactly this many timed steps per pass; 0: until stable
-  int min_steps = 3;   // until-stable mode: at least this many
-  int max_steps = 20;  // until-stable mode: the cap
+  int steps = 0;                // > 0: exactly this many timed steps per pass; 0: until stable
+  int min_steps = 3;            // until-stable mode: at least this many
+  int max_steps = 20;           // until-stable mode: the cap
   double stable_spread = 0.02;  // (max - min) / median of the last kStableWindow steps
   int warmup_steps = 1;         // overlapped steps run before any pass, untimed
   double compute_scale = 1;
-  double timeout_s = 0;         // watchdog (see above); 0: off
+  double timeout_s = 0;  // watchdog (see above); 0: off
 };
 
 struct PassResult {

@@ -14,7 +14,8 @@ void WorkerEvent::synchronize() { done_.wait(false, std::memory_order_acquire); 
 
 double WorkerEvent::elapsed_ms_since(const StreamEvent& earlier) const {
   const auto* other = dynamic_cast<const WorkerEvent*>(&earlier);
-  if (!other) throw RuntimeError("WorkerEvent::elapsed_ms_since: the earlier event is not a host event");
+  if (!other)
+    throw RuntimeError("WorkerEvent::elapsed_ms_since: the earlier event is not a host event");
   if (!done_.load(std::memory_order_acquire) || !other->done_.load(std::memory_order_acquire))
     throw RuntimeError("WorkerEvent::elapsed_ms_since: an event is not done yet");
   return std::chrono::duration<double, std::milli>(completed_at_ - other->completed_at_).count();

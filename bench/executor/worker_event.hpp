@@ -20,7 +20,6 @@ class WorkerEvent : public StreamEvent {
   double elapsed_ms_since(const StreamEvent& earlier) const override;
   void* native_handle() const override { return nullptr; }
 
-
  private:
   std::atomic<bool> done_{false};
   Clock::time_point completed_at_{};  // written before done_ is released

@@ -29,10 +29,9 @@ std::vector<fs::path> sorted_entries(const fs::path& dir) {
 
 constexpr const char* kNetExtras[] = {"tx_packets", "rx_packets", "tx_dropped",
                                       "rx_dropped", "tx_errors",  "rx_errors"};
-constexpr const char* kIbExtras[] = {"port_xmit_packets",  "port_rcv_packets",
-                                     "symbol_error",       "link_error_recovery",
-                                     "link_downed",        "port_rcv_errors",
-                                     "port_xmit_discards", "port_xmit_wait"};
+constexpr const char* kIbExtras[] = {"port_xmit_packets",   "port_rcv_packets", "symbol_error",
+                                     "link_error_recovery", "link_downed",      "port_rcv_errors",
+                                     "port_xmit_discards",  "port_xmit_wait"};
 
 // /proc/net/dev: "  eth0: rx_bytes rx_packets rx_errs rx_drop ... tx_bytes tx_packets tx_errs
 // tx_drop ...", 8 receive columns then 8 transmit ones.
@@ -54,7 +53,7 @@ bool read_proc_net_dev(const fs::path& path, CounterSnapshot& snapshot) {
     for (std::uint64_t& x : v) fields >> x;
     if (!fields) continue;
     DeviceCounters d{"net", name, v[8], v[0], {}};
-    d.other = {{"rx_packets", v[1]}, {"rx_errors", v[2]}, {"rx_dropped", v[3]},
+    d.other = {{"rx_packets", v[1]}, {"rx_errors", v[2]},  {"rx_dropped", v[3]},
                {"tx_packets", v[9]}, {"tx_errors", v[10]}, {"tx_dropped", v[11]}};
     found.push_back(std::move(d));
   }

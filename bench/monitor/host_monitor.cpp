@@ -12,8 +12,8 @@ std::unique_ptr<MonitorSession> start_host_monitor(const MonitorOptions& options
                                                    bool sample_gpus, double timeout_s) {
   int rank = 0;
   MPI_Comm_rank(world, &rank);
-  const bool wanted = options.interval_s > 0 || options.metrics_port != 0 ||
-                      !options.metrics_file.empty();
+  const bool wanted =
+      options.interval_s > 0 || options.metrics_port != 0 || !options.metrics_file.empty();
   std::unique_ptr<MonitorSession> monitor;
   std::string problem;
   if (wanted && local_rank(world) == 0) {

@@ -5,8 +5,8 @@
 //   ... measure; if (monitor) monitor->board().set(...) ...
 //   for (auto& r : finish_host_monitor(monitor.get(), MPI_COMM_WORLD, t)) results.add(r);
 #pragma once
-#include <cstdint>
 #include <mpi.h>
+#include <cstdint>
 
 #include <memory>
 #include <vector>

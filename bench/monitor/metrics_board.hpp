@@ -11,8 +11,8 @@
 namespace collreplay {
 
 struct Gauge {
-  std::string name;                            // "collreplay_busbw_gbps"
-  std::string help;                            // one line for # HELP
+  std::string name;                           // "collreplay_busbw_gbps"
+  std::string help;                           // one line for # HELP
   std::map<std::string, std::string> labels;  // {"op": "all_gather"}
   double value = 0;
 };

@@ -39,7 +39,8 @@ MetricsServer::MetricsServer(const std::string& address, int port,
   if (::inet_pton(AF_INET, address.c_str(), &addr.sin_addr) != 1)
     throw UsageError("--metrics-address '" + address + "' is not an IPv4 address");
   listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (listen_fd_ < 0) throw RuntimeError("metrics server: socket(): " + std::string(std::strerror(errno)));
+  if (listen_fd_ < 0)
+    throw RuntimeError("metrics server: socket(): " + std::string(std::strerror(errno)));
   const int yes = 1;
   // Lets a restarted run take the port out of TIME_WAIT; a live listener still makes bind fail.
   ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
@@ -81,12 +82,13 @@ void MetricsServer::answer(int client) {
     if (n <= 0) break;
     request.append(buffer, static_cast<std::size_t>(n));
   }
-  const bool wanted = request.rfind("GET /metrics ", 0) == 0 || request.rfind("GET /metrics?", 0) == 0;
+  const bool wanted =
+      request.rfind("GET /metrics ", 0) == 0 || request.rfind("GET /metrics?", 0) == 0;
   const std::string body = wanted ? render_() : "not found: try /metrics\n";
   send_all(client, std::string(wanted ? "HTTP/1.1 200 OK" : "HTTP/1.1 404 Not Found") +
                        "\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
-                       "Content-Length: " + std::to_string(body.size()) +
-                       "\r\nConnection: close\r\n\r\n" + body);
+                       "Content-Length: " +
+                       std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
 }
 
 }  // namespace collreplay

@@ -26,7 +26,8 @@ std::string with_rank(std::string path, int rank) {
 
 void add_monitor_options(CLI::App& app, MonitorOptions& options) {
   app.add_option("--monitor-interval", options.interval_s,
-                 "seconds between counter samples (NIC, InfiniBand, GPU), e.g. 1; 0 = off (default), minimum 0.1")
+                 "seconds between counter samples (NIC, InfiniBand, GPU), e.g. 1; 0 = off "
+                 "(default), minimum 0.1")
       ->capture_default_str();
   app.add_option("--sysfs-root", options.sysfs_root, "where class/net and class/infiniband live")
       ->capture_default_str();
@@ -55,9 +56,9 @@ MonitorSession::MonitorSession(const MonitorOptions& options, const std::string&
                        " does not exist or is not writable");
   }
   if (options.metrics_port != 0)
-    server_ = std::make_unique<MetricsServer>(options.metrics_address,
-                                              options.metrics_port + local_rank,
-                                              [this] { return exposition(); });
+    server_ =
+        std::make_unique<MetricsServer>(options.metrics_address, options.metrics_port + local_rank,
+                                        [this] { return exposition(); });
   if (options.interval_s > 0) {
     SamplerSettings settings;
     settings.interval_s = options.interval_s;
@@ -118,8 +119,8 @@ std::vector<nlohmann::json> MonitorSession::finish() {
   sampler_->stop();
   records = sampler_->records();
   if (const auto problems = sampler_->problems(); !problems.empty())
-    records.push_back({{"record", "counter_problems"}, {"host", host_}, {"rank", rank_},
-                       {"problems", problems}});
+    records.push_back(
+        {{"record", "counter_problems"}, {"host", host_}, {"rank", rank_}, {"problems", problems}});
   if (!metrics_file_.empty()) write_metrics_file();
   return records;
 }

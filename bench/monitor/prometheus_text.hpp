@@ -14,10 +14,10 @@ namespace collreplay {
 struct ExpositionInput {
   std::string host;
   int rank = 0;
-  CounterSnapshot fabric;                  // cumulative counters
+  CounterSnapshot fabric;                    // cumulative counters
   std::vector<nlohmann::json> fabric_rates;  // newest `counters` records (rates), may be empty
-  std::vector<nlohmann::json> gpus;        // newest GPU `counters` records
-  std::vector<Gauge> gauges;               // the benchmark's own
+  std::vector<nlohmann::json> gpus;          // newest GPU `counters` records
+  std::vector<Gauge> gauges;                 // the benchmark's own
 };
 
 std::string prometheus_text(const ExpositionInput& input);

@@ -84,8 +84,9 @@ void Sampler::sample() {
   if (have_previous_) {
     const double dt_s = current.t_s - previous_.t_s;
     for (const DeviceCounters& d : current.devices) {
-      const auto before = std::find_if(previous_.devices.begin(), previous_.devices.end(),
-                                       [&](const DeviceCounters& p) { return p.device == d.device; });
+      const auto before =
+          std::find_if(previous_.devices.begin(), previous_.devices.end(),
+                       [&](const DeviceCounters& p) { return p.device == d.device; });
       if (before == previous_.devices.end()) continue;
       records_.push_back({{"record", "counters"},
                           {"t_s", current.t_s},

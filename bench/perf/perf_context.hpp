@@ -23,7 +23,7 @@ struct Measurement {
   std::size_t count;
   Placement placement;
   SampleSummary times_us;  // per-op times, combined across ranks iteration by iteration
-  double bus_bytes;       // the bytes busbw counts (OpSpec::bus_bytes)
+  double bus_bytes;        // the bytes busbw counts (OpSpec::bus_bytes)
   std::uint64_t wrong;
   int repetition;
   // What this host's NICs and InfiniBand ports moved while the size was timed (rank 0's host),
@@ -38,8 +38,8 @@ struct PerfContext {
   const OpSpec& op;
   const PerfOptions& options;
   Communicator& comm;
-  void* buffer_a = nullptr;  // send (out-of-place) or the single buffer (in-place)
-  void* buffer_b = nullptr;  // recv (out-of-place)
+  void* buffer_a = nullptr;            // send (out-of-place) or the single buffer (in-place)
+  void* buffer_b = nullptr;            // recv (out-of-place)
   std::vector<unsigned char> staging;  // host copy of a buffer, for device buffers only
   std::vector<Measurement> measurements;
   std::map<std::string, int> repetitions_seen;

@@ -30,11 +30,13 @@ void check_host_memory(const PerfOptions& options) {
   const auto physical_bytes = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
                               static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   // Two buffers of S each (send + recv, or the in-place buffer and its twin) per rank.
-  const long double needed = 2.0L * options.max_bytes * static_cast<long double>(ranks_here ? ranks_here : 1);
+  const long double needed =
+      2.0L * options.max_bytes * static_cast<long double>(ranks_here ? ranks_here : 1);
   if (needed > physical_bytes)
-    throw UsageError("-e " + format_bytes(options.max_bytes) + " needs " +
-                     format_bytes(static_cast<std::uint64_t>(std::min<long double>(needed, 1e18L))) +
-                     " of buffers on this node, which has " + format_bytes(physical_bytes));
+    throw UsageError(
+        "-e " + format_bytes(options.max_bytes) + " needs " +
+        format_bytes(static_cast<std::uint64_t>(std::min<long double>(needed, 1e18L))) +
+        " of buffers on this node, which has " + format_bytes(physical_bytes));
 }
 
 // Hands the --benchmark_* flags to Google Benchmark. Ranks other than 0 drop --benchmark_out*
@@ -54,7 +56,8 @@ void initialize_benchmark_library(const std::vector<std::string>& flags, bool is
 // Progress weighs a case by the bytes it moves plus a latency floor, so a size sweep's time left
 // follows its large sizes.
 double case_work(const PerfOptions& o, std::uint64_t bytes) {
-  return static_cast<double>(o.iterations + o.warmup_iterations) * (static_cast<double>(bytes) + 65536.0);
+  return static_cast<double>(o.iterations + o.warmup_iterations) *
+         (static_cast<double>(bytes) + 65536.0);
 }
 
 // Names the op, its size and its group, so that a timeout message says all three.

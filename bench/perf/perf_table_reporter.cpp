@@ -22,11 +22,11 @@ void PerfTableReporter::print_column_heads() const {
   std::fprintf(out_, "# %10s  %12s  %8s  %6s  %6s     %s%s\n", "", "", "", "", "",
                "                out-of-place", "                       in-place");
   std::fprintf(out_, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n",
-               "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
-               "time", "algbw", "busbw", "#wrong");
-  std::fprintf(out_, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n",
-               "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
-               "(GB/s)", "");
+               "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time",
+               "algbw", "busbw", "#wrong");
+  std::fprintf(out_, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)",
+               "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
+               "");
   std::fflush(out_);
 }
 
@@ -78,8 +78,8 @@ void PerfTableReporter::Finalize() {
 
 void PerfTableReporter::print_line(double bytes, double count, const std::optional<Half>& oop,
                                    const std::optional<Half>& ip) {
-  std::fprintf(out_, "  %10.0f  %12.0f  %8s  %6s  %6d", bytes, count, type_name_.c_str(), redop_.c_str(),
-               -1);
+  std::fprintf(out_, "  %10.0f  %12.0f  %8s  %6s  %6d", bytes, count, type_name_.c_str(),
+               redop_.c_str(), -1);
   for (const auto& half : {oop, ip}) {
     if (half)
       std::fprintf(out_, "  %7.2f  %6.2f  %6.2f  %6llu", half->time_us, half->algbw_GBps,

@@ -17,7 +17,7 @@ struct GpuHealth {
 };
 
 struct GpuHealthReport {
-  std::vector<GpuHealth> gpus;   // every GPU of this host
+  std::vector<GpuHealth> gpus;     // every GPU of this host
   std::string unavailable_reason;  // non-empty when NVML could not be read
 };
 

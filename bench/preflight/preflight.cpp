@@ -16,10 +16,15 @@ namespace {
 nlohmann::json health_json(const GpuHealthReport& report) {
   nlohmann::json gpus = nlohmann::json::array();
   for (const GpuHealth& g : report.gpus)
-    gpus.push_back({{"index", g.index}, {"name", g.name}, {"bus_id", g.bus_id},
-                    {"sm_clock_mhz", g.sm_clock_mhz}, {"max_sm_clock_mhz", g.max_sm_clock_mhz},
-                    {"mem_clock_mhz", g.mem_clock_mhz}, {"temperature_c", g.temperature_c},
-                    {"power_w", g.power_w}, {"power_limit_w", g.power_limit_w},
+    gpus.push_back({{"index", g.index},
+                    {"name", g.name},
+                    {"bus_id", g.bus_id},
+                    {"sm_clock_mhz", g.sm_clock_mhz},
+                    {"max_sm_clock_mhz", g.max_sm_clock_mhz},
+                    {"mem_clock_mhz", g.mem_clock_mhz},
+                    {"temperature_c", g.temperature_c},
+                    {"power_w", g.power_w},
+                    {"power_limit_w", g.power_limit_w},
                     {"throttle_reasons", g.throttle_reasons}});
   return {{"gpus", gpus}, {"unavailable_reason", report.unavailable_reason}};
 }
@@ -27,8 +32,11 @@ nlohmann::json health_json(const GpuHealthReport& report) {
 nlohmann::json topology_json(const Topology& t) {
   nlohmann::json ib = nlohmann::json::array(), nics = nlohmann::json::array();
   for (const IbPort& p : t.ib_ports)
-    ib.push_back({{"device", p.device}, {"port", p.port}, {"state", p.state},
-                  {"rate_gbps", p.rate_gbps}, {"link_layer", p.link_layer}});
+    ib.push_back({{"device", p.device},
+                  {"port", p.port},
+                  {"state", p.state},
+                  {"rate_gbps", p.rate_gbps},
+                  {"link_layer", p.link_layer}});
   for (const Nic& n : t.nics)
     nics.push_back({{"name", n.name}, {"speed_mbps", n.speed_mbps}, {"operstate", n.operstate}});
   return {{"gpu_links", t.gpu_links}, {"ib_ports", ib}, {"nics", nics}};
@@ -41,16 +49,16 @@ std::vector<std::string> health_problems(const std::string& host, const GpuHealt
     for (const std::string& reason : g.throttle_reasons)
       if (reason.find("idle") == std::string::npos)
         problems.push_back("host " + host + " GPU " + std::to_string(g.index) + " (" + g.bus_id +
-                           ") is throttled: " + reason + " at " +
-                           std::to_string(g.temperature_c) + " C, " +
-                           std::to_string(g.sm_clock_mhz) + "/" +
+                           ") is throttled: " + reason + " at " + std::to_string(g.temperature_c) +
+                           " C, " + std::to_string(g.sm_clock_mhz) + "/" +
                            std::to_string(g.max_sm_clock_mhz) + " MHz");
   return problems;
 }
 
 void print_report(const nlohmann::json& json, const std::vector<std::string>& problems) {
   std::printf("# preflight: GEMM %d^3 per rank\n", json["gemm_n"].get<int>());
-  std::printf("#  rank  host                  device                                    ms   TFLOP/s\n");
+  std::printf(
+      "#  rank  host                  device                                    ms   TFLOP/s\n");
   const auto& ranks = json["ranks"];
   for (std::size_t r = 0; r < ranks.size(); ++r)
     std::printf("#  %4zu  %-20s  %-36s  %8.3f  %8.2f\n", r,
@@ -81,8 +89,8 @@ std::vector<std::string> slow_rank_problems(const std::vector<double>& gemm_ms,
     if (!(gemm_ms[r] > mid * (1 + threshold))) continue;
     char text[512];
     std::snprintf(text, sizeof text,
-                  "rank %zu on %s (%s) is slow: GEMM %.3f ms, %.0f%% above the median %.3f ms",
-                  r, hosts.at(r).c_str(), devices.at(r).c_str(), gemm_ms[r],
+                  "rank %zu on %s (%s) is slow: GEMM %.3f ms, %.0f%% above the median %.3f ms", r,
+                  hosts.at(r).c_str(), devices.at(r).c_str(), gemm_ms[r],
                   (gemm_ms[r] / mid - 1) * 100, mid);
     problems.push_back(text);
   }
@@ -99,7 +107,8 @@ PreflightReport run_preflight(MPI_Comm world, ComputeEngine& engine, const std::
 
   const std::vector<std::string> hosts = gather_strings_to_root(world, host);
   const std::vector<std::string> devices = gather_strings_to_root(world, device);
-  const std::vector<std::string> healths = gather_strings_to_root(world, health_json(health).dump());
+  const std::vector<std::string> healths =
+      gather_strings_to_root(world, health_json(health).dump());
   const std::vector<std::string> gemm_ms_text =
       gather_strings_to_root(world, std::to_string(probe.median_ms));
 
@@ -112,10 +121,12 @@ PreflightReport run_preflight(MPI_Comm world, ComputeEngine& engine, const std::
     report.json["ranks"] = nlohmann::json::array();
     for (std::size_t r = 0; r < hosts.size(); ++r) {
       const nlohmann::json rank_health = nlohmann::json::parse(healths[r]);
-      report.json["ranks"].push_back(
-          {{"rank", r}, {"host", hosts[r]}, {"device", devices[r]}, {"gemm_ms", gemm_ms[r]},
-           {"gemm_tflops", probe.flops / (gemm_ms[r] * 1e9)},
-           {"health", rank_health}});
+      report.json["ranks"].push_back({{"rank", r},
+                                      {"host", hosts[r]},
+                                      {"device", devices[r]},
+                                      {"gemm_ms", gemm_ms[r]},
+                                      {"gemm_tflops", probe.flops / (gemm_ms[r] * 1e9)},
+                                      {"health", rank_health}});
       // One host's GPUs are reported by each of its ranks: name each host's problems once.
       if (r == 0 || hosts[r] != hosts[r - 1]) {
         GpuHealthReport parsed;

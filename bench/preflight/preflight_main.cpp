@@ -3,10 +3,10 @@
 #include <fstream>
 #include <memory>
 
-#include "bench/compute/compute_blas.hpp"
-#include "bench/compute/compute_cublas.hpp"
 #include "bench/app/cross_rank.hpp"
 #include "bench/app/guarded_main.hpp"
+#include "bench/compute/compute_blas.hpp"
+#include "bench/compute/compute_cublas.hpp"
 #include "bench/preflight/preflight.hpp"
 #include "collectives/backend.hpp"
 #include "common/errors.hpp"
@@ -15,8 +15,9 @@
 namespace collreplay {
 
 void add_preflight_options(CLI::App& app, PreflightCommand& c) {
-  app.add_option("--backend", c.backend, "nccl|mpi: GEMM with cuBLAS on the rank's GPU or "
-                                         "OpenBLAS on host (default: nccl when a GPU is visible)");
+  app.add_option("--backend", c.backend,
+                 "nccl|mpi: GEMM with cuBLAS on the rank's GPU or "
+                 "OpenBLAS on host (default: nccl when a GPU is visible)");
   app.add_option("--slow-threshold", c.slow_threshold,
                  "name ranks whose GEMM is slower than the median by more than this fraction");
   app.add_flag("--strict", c.strict, "problems are errors (exit 6), not warnings");
@@ -39,8 +40,7 @@ int run_preflight_command(const PreflightCommand& c) {
       comm->device_buffers()
           ? make_cublas_engine(gpu_for_local_rank(local_rank(MPI_COMM_WORLD), visible_gpu_count()))
           : make_blas_engine(c.compute_threads);
-  const PreflightReport report = run_preflight(MPI_COMM_WORLD, *engine,
-                                               comm->device_description(),
+  const PreflightReport report = run_preflight(MPI_COMM_WORLD, *engine, comm->device_description(),
                                                {c.slow_threshold, c.strict});
   if (rank == 0 && !c.json_path.empty()) {
     std::ofstream out(c.json_path);

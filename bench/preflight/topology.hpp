@@ -9,13 +9,13 @@ namespace collreplay {
 struct IbPort {
   std::string device;  // mlx5_0
   int port = 1;
-  std::string state;   // "ACTIVE"
+  std::string state;  // "ACTIVE"
   double rate_gbps = 0;
   std::string link_layer;  // InfiniBand | Ethernet
 };
 
 struct Nic {
-  std::string name;  // eth0
+  std::string name;      // eth0
   long speed_mbps = -1;  // -1 when the kernel does not say
   std::string operstate;
 };

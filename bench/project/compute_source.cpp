@@ -3,10 +3,10 @@
 #include <filesystem>
 
 #include "bench/compute/gpu_peaks.hpp"
-#include "bench/replay/headroom.hpp"
-#include "workloads/model/gemm_slices.hpp"
 #include "bench/project/model/measured_points.hpp"
+#include "bench/replay/headroom.hpp"
 #include "common/errors.hpp"
+#include "workloads/model/gemm_slices.hpp"
 
 namespace collreplay::project {
 namespace {
@@ -34,7 +34,8 @@ ComputeSource modelled(const std::string& spec) {
     throw UsageError("--compute " + spec + ": give the MFU, e.g. model:h100@0.45");
   const std::string gpu = body.substr(0, at);
   const auto peak = find_gpu_peak(gpu);
-  if (!peak) throw UsageError("--compute " + spec + ": unknown GPU '" + gpu + "' (a100, h100, h200, b200)");
+  if (!peak)
+    throw UsageError("--compute " + spec + ": unknown GPU '" + gpu + "' (a100, h100, h200, b200)");
   ComputeSource source;
   source.label = spec;
   source.peak_tflops = peak->bf16_dense_tflops;
@@ -45,10 +46,12 @@ ComputeSource modelled(const std::string& spec) {
 }  // namespace
 
 double ComputeSource::op_ms(const ScheduleOp& op) const {
-  if (measured_ms.empty()) return gemm_flops(op.compute().gemms) / (*peak_tflops * 1e12 * mfu) * 1e3;
+  if (measured_ms.empty())
+    return gemm_flops(op.compute().gemms) / (*peak_tflops * 1e12 * mfu) * 1e3;
   auto it = measured_ms.find(op.name);
   if (it == measured_ms.end())
-    throw UsageError("--compute " + label + ": the measured replay has no compute op '" + op.name + "'");
+    throw UsageError("--compute " + label + ": the measured replay has no compute op '" + op.name +
+                     "'");
   return it->second;
 }
 
@@ -58,8 +61,8 @@ ComputeSource parse_compute(const std::string& spec, const WorkloadRequest& requ
   if (!std::filesystem::exists(spec, ec))
     throw UsageError("--compute '" + spec + "' is neither model:GPU@MFU nor a results folder");
   for (const ReplayRun& run : load_results(spec).replays) {
-    if (run.compute_ms.empty() || run.model != request.model || run.micro_batch != request.micro_batch ||
-        run.seq != request.seq)
+    if (run.compute_ms.empty() || run.model != request.model ||
+        run.micro_batch != request.micro_batch || run.seq != request.seq)
       continue;
     ComputeSource source;
     source.label = spec;

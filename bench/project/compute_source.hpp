@@ -13,9 +13,9 @@
 namespace collreplay::project {
 
 struct ComputeSource {
-  std::string label;                  // what --compute said
-  std::optional<double> peak_tflops;  // per GPU: sets MFU
-  double mfu = 0;                     // modelled: achieved fraction of the peak
+  std::string label;                          // what --compute said
+  std::optional<double> peak_tflops;          // per GPU: sets MFU
+  double mfu = 0;                             // modelled: achieved fraction of the peak
   std::map<std::string, double> measured_ms;  // measured: compute op name -> ms
 
   // Time of one compute op; UsageError when a measured source lacks it.

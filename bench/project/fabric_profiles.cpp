@@ -8,7 +8,8 @@
 
 namespace collreplay::project {
 
-FabricProfile find_fabric_profile(const std::vector<FabricProfile>& profiles, const std::string& name) {
+FabricProfile find_fabric_profile(const std::vector<FabricProfile>& profiles,
+                                  const std::string& name) {
   std::string known;
   for (const FabricProfile& p : profiles) {
     if (p.name == name) {
@@ -18,7 +19,8 @@ FabricProfile find_fabric_profile(const std::vector<FabricProfile>& profiles, co
     }
     known += (known.empty() ? "" : ", ") + p.name;
   }
-  throw UsageError("unknown fabric '" + name + "' (neither a results folder nor a profile: " + known + ")");
+  throw UsageError("unknown fabric '" + name +
+                   "' (neither a results folder nor a profile: " + known + ")");
 }
 
 TierParams inter_tier_of(const FabricProfile& p) {

@@ -11,7 +11,8 @@ namespace collreplay::project {
 
 // The profile called `name`; UsageError listing the known names when there is none, or when it
 // has no bandwidth (unshaped).
-FabricProfile find_fabric_profile(const std::vector<FabricProfile>& profiles, const std::string& name);
+FabricProfile find_fabric_profile(const std::vector<FabricProfile>& profiles,
+                                  const std::string& name);
 
 // The inter-node tier a profile stands for: nominal, no efficiency curve.
 TierParams inter_tier_of(const FabricProfile& profile);

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "bench/app/results.hpp"
 #include "bench/project/compute_source.hpp"
 #include "bench/project/fabric_profiles.hpp"
 #include "bench/project/model/fit.hpp"
@@ -11,7 +12,6 @@
 #include "bench/project/project_report.hpp"
 #include "bench/project/projection.hpp"
 #include "bench/project/validate.hpp"
-#include "bench/app/results.hpp"
 #include "bench/replay/cli/workload_cli.hpp"
 #include "common/errors.hpp"
 
@@ -29,7 +29,8 @@ std::string intra_results(const ProjectOptions& o) {
     const std::string found = beside(candidate);
     if (!found.empty()) return found;
   }
-  throw UsageError("no intra-node measurements found beside the executable: give --intra RESULTS_DIR");
+  throw UsageError(
+      "no intra-node measurements found beside the executable: give --intra RESULTS_DIR");
 }
 
 FitReport intra_fit(const ProjectOptions& o, const FabricModel& model) {
@@ -62,16 +63,24 @@ int run_validate(const ProjectOptions& o, ResultsFile& file) {
 void add_project_options(CLI::App& app, ProjectOptions& o) {
   add_workload_options(app, o.request);
   app.remove_option(app.get_option("--world"));  // the world is --nodes x --gpus-per-node
-  app.add_option("--fabric", o.fabric, "fabric profile (sweeps/fabrics.tsv) or a results folder to fit");
-  app.add_option("--compute", o.compute, "model:GPU@MFU (a100 h100 h200 b200) or a results folder with a replay");
-  app.add_option("--nodes", o.nodes, "node counts to project, comma-separated")->capture_default_str();
+  app.add_option("--fabric", o.fabric,
+                 "fabric profile (sweeps/fabrics.tsv) or a results folder to fit");
+  app.add_option("--compute", o.compute,
+                 "model:GPU@MFU (a100 h100 h200 b200) or a results folder with a replay");
+  app.add_option("--nodes", o.nodes, "node counts to project, comma-separated")
+      ->capture_default_str();
   app.add_option("--out", o.out, "write JSON Lines records here");
-  app.add_option("--fabrics-file", o.fabrics_file, "fabric profiles (default: sweeps/fabrics.tsv of this checkout)");
-  app.add_option("--intra", o.intra, "results folder to fit the intra-node tier from (default: the measured 2x H200 sweep)");
-  app.add_option("--intra-transport", o.intra_transport, "transport of the intra-node points")->capture_default_str();
+  app.add_option("--fabrics-file", o.fabrics_file,
+                 "fabric profiles (default: sweeps/fabrics.tsv of this checkout)");
+  app.add_option(
+      "--intra", o.intra,
+      "results folder to fit the intra-node tier from (default: the measured 2x H200 sweep)");
+  app.add_option("--intra-transport", o.intra_transport, "transport of the intra-node points")
+      ->capture_default_str();
   app.add_option("--transport", o.transport, "use only results whose verified transport is this");
   app.add_option("--results-fabric", o.results_fabric, "use only results whose run.fabric is this");
-  app.add_option("--validate", o.validate, "fit all node counts of this results folder but the largest; predict the largest");
+  app.add_option("--validate", o.validate,
+                 "fit all node counts of this results folder but the largest; predict the largest");
 }
 
 std::vector<int> parse_node_counts(const std::string& text) {
@@ -116,7 +125,8 @@ int run_project(const ProjectOptions& o) {
     require_one_transport_per_tier(results.points, o.fabric);
     std::optional<FabricModel> intra;
     bool single_node = false;
-    for (const MeasuredPoint& p : results.points) single_node |= p.span.nodes == 1 && p.span.ranks > 1;
+    for (const MeasuredPoint& p : results.points)
+      single_node |= p.span.nodes == 1 && p.span.ranks > 1;
     if (!single_node && o.request.gpus_per_node > 1) intra = intra_fit(o, FabricModel{}).model;
     const FitReport fit = fit_fabric(results.points, intra, 1);
     print_fit(fit, o.fabric, std::cout);
@@ -127,8 +137,10 @@ int run_project(const ProjectOptions& o) {
     labels.fabric = "fit:" + o.fabric;
     labels.intra = fit.intra_fitted ? "fit:" + o.fabric : "fit:" + intra_results(o);
   } else {
-    const std::string table = !o.fabrics_file.empty() ? o.fabrics_file : beside("sweeps/fabrics.tsv");
-    if (table.empty()) throw UsageError("no sweeps/fabrics.tsv beside the executable: give --fabrics-file");
+    const std::string table =
+        !o.fabrics_file.empty() ? o.fabrics_file : beside("sweeps/fabrics.tsv");
+    if (table.empty())
+      throw UsageError("no sweeps/fabrics.tsv beside the executable: give --fabrics-file");
     const FabricProfile profile = find_fabric_profile(read_fabric_profiles(table), o.fabric);
     in.model.inter = inter_tier_of(profile);
     in.model.links = profile.links;

@@ -11,16 +11,16 @@ namespace collreplay::project {
 
 struct ProjectOptions {
   WorkloadRequest request;
-  std::string fabric;        // profile name, or a results folder to fit
-  std::string compute;       // model:GPU@MFU, or a results folder with a compute-only replay
+  std::string fabric;   // profile name, or a results folder to fit
+  std::string compute;  // model:GPU@MFU, or a results folder with a compute-only replay
   std::string nodes = "1,2,4,8,16,32,64,128,256,512,1024";
   std::string out;           // JSON Lines file
   std::string fabrics_file;  // default: sweeps/fabrics.tsv beside the executable's checkout
-  std::string intra;         // results for the intra-node tier; default: the measured 2x H200 NVLink sweep
+  std::string intra;  // results for the intra-node tier; default: the measured 2x H200 NVLink sweep
   std::string intra_transport = "nvlink";
-  std::string transport;     // keep only results with this verified transport
+  std::string transport;       // keep only results with this verified transport
   std::string results_fabric;  // keep only results whose run.fabric is this (a sweep over several)
-  std::string validate;      // results folder: fit all node counts but the largest, predict it
+  std::string validate;        // results folder: fit all node counts but the largest, predict it
   std::vector<std::string> command_line;
 };
 

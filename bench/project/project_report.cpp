@@ -27,10 +27,12 @@ std::string size_text(double bytes) {
 }
 
 std::string tier_text(const TierParams& t) {
-  std::string text = "alpha " + fmt("%.3g", t.alpha_us) + " us, bandwidth " + fmt("%.4g", t.bw_gbyte_s) +
-                     " GB/s (" + fmt("%.4g", t.bw_gbyte_s * 8) + " Gbit/s)";
+  std::string text = "alpha " + fmt("%.3g", t.alpha_us) + " us, bandwidth " +
+                     fmt("%.4g", t.bw_gbyte_s) + " GB/s (" + fmt("%.4g", t.bw_gbyte_s * 8) +
+                     " Gbit/s)";
   if (t.half_bytes > 0)
-    text += ", efficiency 1/2 at " + size_text(t.half_bytes) + " chunks, steepness " + fmt("%.2g", t.gamma);
+    text += ", efficiency 1/2 at " + size_text(t.half_bytes) + " chunks, steepness " +
+            fmt("%.2g", t.gamma);
   return text;
 }
 
@@ -53,24 +55,40 @@ std::map<std::string, LevelStats> level_stats(const ValidationReport& r) {
 }  // namespace
 
 json tier_json(const TierParams& t) {
-  return {{"alpha_us", t.alpha_us}, {"bw_gbyte_s", t.bw_gbyte_s}, {"bw_gbit_s", t.bw_gbyte_s * 8},
-          {"efficiency_half_bytes", t.half_bytes}, {"efficiency_gamma", t.gamma}};
+  return {{"alpha_us", t.alpha_us},
+          {"bw_gbyte_s", t.bw_gbyte_s},
+          {"bw_gbit_s", t.bw_gbyte_s * 8},
+          {"efficiency_half_bytes", t.half_bytes},
+          {"efficiency_gamma", t.gamma}};
 }
 
 json fit_json(const FitReport& fit, const std::string& source) {
   json points = json::array();
   for (const FittedPoint& f : fit.points)
-    points.push_back({{"op", coll_kind_name(f.point.kind)}, {"bytes", f.point.bytes},
-                      {"ranks", f.point.span.ranks}, {"nodes", f.point.span.nodes},
-                      {"source", f.point.source}, {"algo", algo_name(f.algo)},
-                      {"algo_reported", f.algo_was_reported}, {"measured_us", f.point.time_us},
+    points.push_back({{"op", coll_kind_name(f.point.kind)},
+                      {"bytes", f.point.bytes},
+                      {"ranks", f.point.span.ranks},
+                      {"nodes", f.point.span.nodes},
+                      {"source", f.point.source},
+                      {"algo", algo_name(f.algo)},
+                      {"algo_reported", f.algo_was_reported},
+                      {"measured_us", f.point.time_us},
                       {"predicted_us", f.predicted_us}});
-  return {{"record", "fit"}, {"source", source}, {"base_us", fit.model.base_us}, {"intra", tier_json(fit.model.intra)},
-          {"intra_fitted", fit.intra_fitted}, {"inter", tier_json(fit.model.inter)},
-          {"links", fit.model.links}, {"node_counts", fit.node_counts},
-          {"intra_points", fit.intra_points}, {"inter_points", fit.inter_points},
-          {"pat_allowed", fit.model.pat_allowed}, {"tree_allowed", fit.model.tree_allowed},
-          {"ratio_lo", fit.ratio_lo}, {"ratio_hi", fit.ratio_hi}, {"notes", fit.notes},
+  return {{"record", "fit"},
+          {"source", source},
+          {"base_us", fit.model.base_us},
+          {"intra", tier_json(fit.model.intra)},
+          {"intra_fitted", fit.intra_fitted},
+          {"inter", tier_json(fit.model.inter)},
+          {"links", fit.model.links},
+          {"node_counts", fit.node_counts},
+          {"intra_points", fit.intra_points},
+          {"inter_points", fit.inter_points},
+          {"pat_allowed", fit.model.pat_allowed},
+          {"tree_allowed", fit.model.tree_allowed},
+          {"ratio_lo", fit.ratio_lo},
+          {"ratio_hi", fit.ratio_hi},
+          {"notes", fit.notes},
           {"points", points}};
 }
 
@@ -80,51 +98,76 @@ void print_fit(const FitReport& fit, const std::string& source, std::ostream& ou
   out << "# fit of " << source << ": " << fit.intra_points << " intra-node and " << fit.inter_points
       << " inter-node points at node counts " << counts << "\n";
   if (fit.intra_fitted || fit.model.intra.bw_gbyte_s > 0)
-    out << "#   intra " << (fit.intra_fitted ? "(fitted)" : "(given)") << ": " << tier_text(fit.model.intra) << "\n";
+    out << "#   intra " << (fit.intra_fitted ? "(fitted)" : "(given)") << ": "
+        << tier_text(fit.model.intra) << "\n";
   else
     out << "#   intra: none (one rank per node)\n";
   out << "#   base latency per collective: " << fmt("%.3g", fit.model.base_us) << " us\n";
-  out << "#   inter " << (fit.inter_points > 0 ? "(fitted)" : "(profile)") << ": " << tier_text(fit.model.inter) << "\n";
+  out << "#   inter " << (fit.inter_points > 0 ? "(fitted)" : "(profile)") << ": "
+      << tier_text(fit.model.inter) << "\n";
   out << "#   measured/predicted 10th-90th percentile: " << fmt("%.3f", fit.ratio_lo) << " - "
       << fmt("%.3f", fit.ratio_hi) << " (the band)\n";
   for (const std::string& note : fit.notes) out << "#   note: " << note << "\n";
 }
 
-json projection_json(const ProjectionRow& row, const ProjectionLabels& l, const std::optional<int>& tip) {
+json projection_json(const ProjectionRow& row, const ProjectionLabels& l,
+                     const std::optional<int>& tip) {
   json units = json::array();
   for (const UnitProjection& u : row.units)
-    units.push_back({{"unit", u.unit}, {"layer", u.layer}, {"comm_ms", u.comm_ms},
-                     {"compute_ms", u.compute_ms}, {"headroom_ms", u.headroom_ms}});
-  return {{"record", "projection"}, {"source", "projected"}, {"model", l.model}, {"fabric", l.fabric},
-          {"intra", l.intra}, {"gpus_per_node", l.gpus_per_node}, {"nodes", row.nodes},
-          {"world", row.world}, {"compute", l.compute}, {"median_layer", row.median_layer},
-          {"layer_comm_ms", row.layer_comm_ms}, {"layer_compute_ms", row.layer_compute_ms},
-          {"headroom_ms", row.headroom_ms}, {"headroom_lo_ms", row.headroom_lo_ms},
-          {"headroom_hi_ms", row.headroom_hi_ms}, {"compute_step_ms", row.compute_step_ms},
-          {"comm_step_ms", row.comm_step_ms}, {"step_ms", row.step_ms},
-          {"exposed_comm_ms", row.exposed_comm_ms}, {"exposed_comm_lo_ms", row.exposed_lo_ms},
-          {"exposed_comm_hi_ms", row.exposed_hi_ms}, {"tokens_per_s", row.tokens_per_s},
-          {"mfu", row.mfu ? json(*row.mfu) : json(nullptr)}, {"algorithms", row.algorithms},
-          {"tipping_point_nodes", tip ? json(*tip) : json(nullptr)}, {"units", units}};
+    units.push_back({{"unit", u.unit},
+                     {"layer", u.layer},
+                     {"comm_ms", u.comm_ms},
+                     {"compute_ms", u.compute_ms},
+                     {"headroom_ms", u.headroom_ms}});
+  return {{"record", "projection"},
+          {"source", "projected"},
+          {"model", l.model},
+          {"fabric", l.fabric},
+          {"intra", l.intra},
+          {"gpus_per_node", l.gpus_per_node},
+          {"nodes", row.nodes},
+          {"world", row.world},
+          {"compute", l.compute},
+          {"median_layer", row.median_layer},
+          {"layer_comm_ms", row.layer_comm_ms},
+          {"layer_compute_ms", row.layer_compute_ms},
+          {"headroom_ms", row.headroom_ms},
+          {"headroom_lo_ms", row.headroom_lo_ms},
+          {"headroom_hi_ms", row.headroom_hi_ms},
+          {"compute_step_ms", row.compute_step_ms},
+          {"comm_step_ms", row.comm_step_ms},
+          {"step_ms", row.step_ms},
+          {"exposed_comm_ms", row.exposed_comm_ms},
+          {"exposed_comm_lo_ms", row.exposed_lo_ms},
+          {"exposed_comm_hi_ms", row.exposed_hi_ms},
+          {"tokens_per_s", row.tokens_per_s},
+          {"mfu", row.mfu ? json(*row.mfu) : json(nullptr)},
+          {"algorithms", row.algorithms},
+          {"tipping_point_nodes", tip ? json(*tip) : json(nullptr)},
+          {"units", units}};
 }
 
 void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLabels& l,
                       const std::optional<int>& tip, std::ostream& out) {
   out << "# projection: " << l.model << ", " << l.gpus_per_node << " GPUs/node, fabric " << l.fabric
       << ", intra " << l.intra << ", compute " << l.compute << "\n";
-  out << "# median decoder layer: comm and compute in ms, headroom = compute - comm [band]; step and "
+  out << "# median decoder layer: comm and compute in ms, headroom = compute - comm [band]; step "
+         "and "
          "exposed comm per step in ms\n";
   char line[320];
-  std::snprintf(line, sizeof line, "%7s %7s %10s %10s %10s %21s %10s %10s %13s %6s  %s\n", "nodes", "world",
-                "layer_comm", "layer_comp", "headroom", "[lo, hi]", "step", "exposed", "tokens/s", "MFU",
-                "algorithms");
+  std::snprintf(line, sizeof line, "%7s %7s %10s %10s %10s %21s %10s %10s %13s %6s  %s\n", "nodes",
+                "world", "layer_comm", "layer_comp", "headroom", "[lo, hi]", "step", "exposed",
+                "tokens/s", "MFU", "algorithms");
   out << line;
   for (const ProjectionRow& r : rows) {
     std::string algos;
-    for (const auto& [kind, algo] : r.algorithms) algos += (algos.empty() ? "" : " ") + kind + ":" + algo;
-    const std::string band = "[" + fmt("%.2f", r.headroom_lo_ms) + ", " + fmt("%.2f", r.headroom_hi_ms) + "]";
-    std::snprintf(line, sizeof line, "%7d %7d %10.2f %10.2f %10.2f %21s %10.1f %10.1f %13.0f %6s  %s\n",
-                  r.nodes, r.world, r.layer_comm_ms, r.layer_compute_ms, r.headroom_ms, band.c_str(),
+    for (const auto& [kind, algo] : r.algorithms)
+      algos += (algos.empty() ? "" : " ") + kind + ":" + algo;
+    const std::string band =
+        "[" + fmt("%.2f", r.headroom_lo_ms) + ", " + fmt("%.2f", r.headroom_hi_ms) + "]";
+    std::snprintf(line, sizeof line,
+                  "%7d %7d %10.2f %10.2f %10.2f %21s %10.1f %10.1f %13.0f %6s  %s\n", r.nodes,
+                  r.world, r.layer_comm_ms, r.layer_compute_ms, r.headroom_ms, band.c_str(),
                   r.step_ms, r.exposed_comm_ms, r.tokens_per_s,
                   r.mfu ? fmt("%.1f%%", *r.mfu * 100).c_str() : "-", algos.c_str());
     out << line;
@@ -136,17 +179,28 @@ void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLa
 std::vector<json> validation_json(const ValidationReport& r, const std::string& source) {
   std::vector<json> records{fit_json(r.fit, source)};
   for (const ValidationRow& row : r.rows) {
-    json j = {{"record", "validation"}, {"level", row.level}, {"name", row.name}, {"source", row.source},
-              {"held_out_nodes", r.held_out_nodes}, {"measured_ms", row.measured_ms},
-              {"predicted_ms", row.predicted_ms}, {"error_pct", row.error() * 100}};
+    json j = {{"record", "validation"},
+              {"level", row.level},
+              {"name", row.name},
+              {"source", row.source},
+              {"held_out_nodes", r.held_out_nodes},
+              {"measured_ms", row.measured_ms},
+              {"predicted_ms", row.predicted_ms},
+              {"error_pct", row.error() * 100}};
     if (row.level == "collective")
-      j.update({{"bytes", row.bytes}, {"ranks", row.span.ranks}, {"nodes", row.span.nodes}, {"algo", row.algo}});
+      j.update({{"bytes", row.bytes},
+                {"ranks", row.span.ranks},
+                {"nodes", row.span.nodes},
+                {"algo", row.algo}});
     records.push_back(j);
   }
-  json summary = {{"record", "validation_summary"}, {"source", source}, {"held_out_nodes", r.held_out_nodes},
+  json summary = {{"record", "validation_summary"},
+                  {"source", source},
+                  {"held_out_nodes", r.held_out_nodes},
                   {"fit_node_counts", r.fit.node_counts}};
   for (const auto& [level, s] : level_stats(r))
-    summary[level] = {{"count", s.count}, {"max_abs_error_pct", s.max_abs * 100},
+    summary[level] = {{"count", s.count},
+                      {"max_abs_error_pct", s.max_abs * 100},
                       {"mean_abs_error_pct", s.sum_abs / s.count * 100},
                       {"within_10pct", s.max_abs <= 0.10}};
   records.push_back(summary);
@@ -158,21 +212,25 @@ void print_validation(const ValidationReport& r, std::ostream& out) {
   for (int c : r.fit.node_counts) out << " " << c;
   out << "; predicting " << r.held_out_nodes << " nodes\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-10s %-16s %-7s %10s %6s %6s %-8s %12s %12s %8s\n", "level", "name", "source",
-                "size", "ranks", "nodes", "algo", "measured_ms", "predicted_ms", "error");
+  std::snprintf(line, sizeof line, "%-10s %-16s %-7s %10s %6s %6s %-8s %12s %12s %8s\n", "level",
+                "name", "source", "size", "ranks", "nodes", "algo", "measured_ms", "predicted_ms",
+                "error");
   out << line;
   for (const ValidationRow& row : r.rows) {
     const bool coll = row.level == "collective";
     std::snprintf(line, sizeof line, "%-10s %-16s %-7s %10s %6s %6s %-8s %12.4f %12.4f %7.1f%%\n",
                   row.level.c_str(), row.name.substr(0, 16).c_str(), row.source.c_str(),
-                  coll ? size_text(row.bytes).c_str() : "-", coll ? std::to_string(row.span.ranks).c_str() : "-",
-                  coll ? std::to_string(row.span.nodes).c_str() : "-", coll ? row.algo.c_str() : "-",
-                  row.measured_ms, row.predicted_ms, row.error() * 100);
+                  coll ? size_text(row.bytes).c_str() : "-",
+                  coll ? std::to_string(row.span.ranks).c_str() : "-",
+                  coll ? std::to_string(row.span.nodes).c_str() : "-",
+                  coll ? row.algo.c_str() : "-", row.measured_ms, row.predicted_ms,
+                  row.error() * 100);
     out << line;
   }
   for (const auto& [level, s] : level_stats(r))
-    out << "# " << level << ": " << s.count << " compared, mean |error| " << fmt("%.1f", s.sum_abs / s.count * 100)
-        << "%, max |error| " << fmt("%.1f", s.max_abs * 100) << "%" << (s.max_abs <= 0.10 ? " (within 10%)" : "")
+    out << "# " << level << ": " << s.count << " compared, mean |error| "
+        << fmt("%.1f", s.sum_abs / s.count * 100) << "%, max |error| "
+        << fmt("%.1f", s.max_abs * 100) << "%" << (s.max_abs <= 0.10 ? " (within 10%)" : "")
         << "\n";
 }
 

@@ -29,7 +29,8 @@ nlohmann::json projection_json(const ProjectionRow& row, const ProjectionLabels&
 void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLabels& labels,
                       const std::optional<int>& tipping_point_nodes, std::ostream& out);
 
-std::vector<nlohmann::json> validation_json(const ValidationReport& report, const std::string& source);
+std::vector<nlohmann::json> validation_json(const ValidationReport& report,
+                                            const std::string& source);
 void print_validation(const ValidationReport& report, std::ostream& out);
 
 }  // namespace collreplay::project

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <map>
 
-#include "bench/replay/headroom.hpp"
 #include "bench/project/model/measured_points.hpp"
 #include "bench/project/model/step_sim.hpp"
+#include "bench/replay/headroom.hpp"
 #include "common/errors.hpp"
 #include "workloads/plan/schedule_builder.hpp"
 #include "workloads/schedule_summary.hpp"
@@ -47,8 +47,8 @@ ProjectionRow project_nodes(const ProjectionInputs& in, int nodes) {
     }
     const CollectiveOp& c = op.collective();
     const CollKind kind = coll_kind_from_name(collective_kind_name(c.kind));
-    const GroupSpan span = replay_group_span(std::string(group_kind_name(c.group)),
-                                             group_size(s, c.group), nodes, g);
+    const GroupSpan span =
+        replay_group_span(std::string(group_kind_name(c.group)), group_size(s, c.group), nodes, g);
     const Prediction p = predict(kind, static_cast<double>(c.bytes), span, in.model);
     op_ms[i] = times.comm_only_ms[i] = p.time_us / 1e3;
     row.comm_step_ms += op_ms[i];
@@ -74,8 +74,9 @@ ProjectionRow project_nodes(const ProjectionInputs& in, int nodes) {
   if (!layers.empty()) {
     std::vector<UnitProjection> sorted;
     for (const auto& [index, l] : layers) sorted.push_back(l);
-    std::sort(sorted.begin(), sorted.end(),
-              [](const UnitProjection& a, const UnitProjection& b) { return a.headroom_ms < b.headroom_ms; });
+    std::sort(sorted.begin(), sorted.end(), [](const UnitProjection& a, const UnitProjection& b) {
+      return a.headroom_ms < b.headroom_ms;
+    });
     const UnitProjection& median = sorted[(sorted.size() - 1) / 2];
     row.median_layer = median.layer;
     row.layer_comm_ms = median.comm_ms;

@@ -15,7 +15,7 @@
 namespace collreplay::project {
 
 struct ProjectionInputs {
-  WorkloadRequest request;     // world is set per node count
+  WorkloadRequest request;  // world is set per node count
   FabricModel model;
   double ratio_lo = 1, ratio_hi = 1;  // comm-time band (fit residuals)
   ComputeSource compute;

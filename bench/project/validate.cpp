@@ -31,13 +31,15 @@ double predicted_ms(const FitReport& fit, CollKind kind, double bytes, const Gro
 
 }  // namespace
 
-ValidationReport validate_results(const ResultsSet& results, const std::optional<FabricModel>& intra_given,
-                                  int links) {
+ValidationReport validate_results(const ResultsSet& results,
+                                  const std::optional<FabricModel>& intra_given, int links) {
   const std::vector<int> counts = node_counts(results.points);
   if (counts.size() < 3)
-    throw UsageError("--validate needs measurements at 3 or more node counts (2 to fit, the largest to "
-                     "predict); found " + std::to_string(counts.size()) +
-                     (counts.empty() ? "" : " (" + count_list(counts) + " nodes)"));
+    throw UsageError(
+        "--validate needs measurements at 3 or more node counts (2 to fit, the largest to "
+        "predict); found " +
+        std::to_string(counts.size()) +
+        (counts.empty() ? "" : " (" + count_list(counts) + " nodes)"));
   require_one_fabric(results.points, "--validate results");
   require_one_transport_per_tier(results.points, "--validate results");
   ValidationReport report;
@@ -48,18 +50,22 @@ ValidationReport validate_results(const ResultsSet& results, const std::optional
   report.fit = fit_fabric(fit_points, intra_given, links);
 
   for (const MeasuredPoint& p : held_out) {
-    ValidationRow row{"collective", std::string(coll_kind_name(p.kind)), p.source, p.bytes, p.span, "", 0, 0};
+    ValidationRow row{
+        "collective", std::string(coll_kind_name(p.kind)), p.source, p.bytes, p.span, "", 0, 0};
     row.measured_ms = p.time_us / 1e3;
-    row.predicted_ms = predicted_ms(report.fit, p.kind, p.bytes, p.span, p.algo_reported, &row.algo);
+    row.predicted_ms =
+        predicted_ms(report.fit, p.kind, p.bytes, p.span, p.algo_reported, &row.algo);
     report.rows.push_back(row);
   }
   for (const ReplayRun& run : results.replays) {
     if (run.nodes != report.held_out_nodes || run.comms.empty()) continue;
     std::map<std::string, ValidationRow> units;
     std::vector<std::string> order;
-    ValidationRow step{"step", std::filesystem::path(run.file).filename().string(), "replay", 0, {}, "", 0, 0};
+    ValidationRow step{
+        "step", std::filesystem::path(run.file).filename().string(), "replay", 0, {}, "", 0, 0};
     for (const ReplayComm& c : run.comms) {
-      const double predicted = predicted_ms(report.fit, c.kind, c.bytes, c.span, run.algo_reported, nullptr);
+      const double predicted =
+          predicted_ms(report.fit, c.kind, c.bytes, c.span, run.algo_reported, nullptr);
       auto owner = run.compute_unit.find(c.hides_behind);
       const std::string unit = owner != run.compute_unit.end() ? owner->second : c.unit;
       if (!units.count(unit)) {

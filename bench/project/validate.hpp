@@ -29,7 +29,7 @@ struct ValidationReport {
 };
 
 // UsageError (one line) when the results hold fewer than 3 node counts.
-ValidationReport validate_results(const ResultsSet& results, const std::optional<FabricModel>& intra_given,
-                                  int links);
+ValidationReport validate_results(const ResultsSet& results,
+                                  const std::optional<FabricModel>& intra_given, int links);
 
 }  // namespace collreplay::project

@@ -8,9 +8,9 @@
 #include <map>
 #include <sstream>
 
+#include "bench/compute/compute_cublas.hpp"
 #include "bench/compute/operand_bytes.hpp"
 #include "bench/replay/collective_plan.hpp"
-#include "bench/compute/compute_cublas.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "workloads/schedule_summary.hpp"
@@ -27,8 +27,8 @@ std::string gib(std::uint64_t bytes) {
 }  // namespace
 
 std::uint64_t MemoryFootprint::host_bytes() const {
-  return device ? check_bytes : collective_bytes + gemm_operand_bytes + check_bytes +
-                                    backend_scratch_bytes;
+  return device ? check_bytes
+                : collective_bytes + gemm_operand_bytes + check_bytes + backend_scratch_bytes;
 }
 
 std::uint64_t MemoryFootprint::checked_bytes() const {
@@ -62,8 +62,8 @@ MemoryFootprint estimate_footprint(const Schedule& schedule, bool device, bool c
       f.backend_scratch_bytes = std::max(f.backend_scratch_bytes, 2 * call.send_bytes);
   }
   for (const auto& [group, pair] : buffers) f.collective_bytes += pair.first + pair.second;
-  f.gemm_operand_bytes = device ? device_gemm_operand_bytes(shapes, compute_dtype)
-                                : host_gemm_operand_bytes(shapes);
+  f.gemm_operand_bytes =
+      device ? device_gemm_operand_bytes(shapes, compute_dtype) : host_gemm_operand_bytes(shapes);
   return f;
 }
 

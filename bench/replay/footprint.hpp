@@ -10,10 +10,10 @@
 namespace collreplay {
 
 struct MemoryFootprint {
-  bool device = false;                    // collective buffers and GEMM operands on the GPU
-  std::uint64_t collective_bytes = 0;     // per group: send + receive, sized to its largest op
-  std::uint64_t gemm_operand_bytes = 0;   // host fp32 (largest GEMM) or GPU (see operand_bytes)
-  std::uint64_t check_bytes = 0;          // -c: host copies of the largest checked collective
+  bool device = false;                      // collective buffers and GEMM operands on the GPU
+  std::uint64_t collective_bytes = 0;       // per group: send + receive, sized to its largest op
+  std::uint64_t gemm_operand_bytes = 0;     // host fp32 (largest GEMM) or GPU (see operand_bytes)
+  std::uint64_t check_bytes = 0;            // -c: host copies of the largest checked collective
   std::uint64_t backend_scratch_bytes = 0;  // host MPI: a reduction's temporaries, 2 x its send
 
   // What must fit in the memory that is checked: the GPU's for a device run, else the host's.

@@ -30,7 +30,8 @@ GroupComms::GroupComms(Communicator& world, const Schedule& schedule, int node_c
     subgroups_[group] = world.split(color, rank);
     if (subgroups_[group]->size() != mesh_group_size(mesh, group))
       throw UsageError("group " + std::string(group_kind_name(group)) + " has " +
-                       std::to_string(subgroups_[group]->size()) + " ranks here, the schedule expects " +
+                       std::to_string(subgroups_[group]->size()) +
+                       " ranks here, the schedule expects " +
                        std::to_string(mesh_group_size(mesh, group)));
   }
 }

@@ -1,6 +1,7 @@
 // The communicators a schedule's collectives run on: world plus one sub-communicator per
 // GroupKind it uses (node: the ranks of one host; the others by the rank layout of
-// workloads/plan/parallel/mesh.hpp: expert, data_parallel, tp, shard, replicate, expert_node, expert_rail).
+// workloads/plan/parallel/mesh.hpp: expert, data_parallel, tp, shard, replicate, expert_node,
+// expert_rail).
 #pragma once
 #include <map>
 #include <memory>

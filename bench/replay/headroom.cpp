@@ -137,7 +137,8 @@ std::vector<std::string> step_sanity(const StepHeadroom& step, double tolerance)
     std::snprintf(text, sizeof text,
                   "overlapped step %.3f ms is shorter than max(compute %.3f, comm %.3f) ms by "
                   "more than %s",
-                  step.overlapped_ms, step.compute_ms, step.comm_ms, percent_text(tolerance).c_str());
+                  step.overlapped_ms, step.compute_ms, step.comm_ms,
+                  percent_text(tolerance).c_str());
     problems.push_back(text);
   }
   if (step.overlapped_ms > ceiling_ms * (1 + tolerance)) {
@@ -149,8 +150,8 @@ std::vector<std::string> step_sanity(const StepHeadroom& step, double tolerance)
   return problems;
 }
 
-double scale_for_target_mfu(double flops_per_step, double compute_ms_at_scale1,
-                            double peak_tflops, double target_mfu) {
+double scale_for_target_mfu(double flops_per_step, double compute_ms_at_scale1, double peak_tflops,
+                            double target_mfu) {
   if (!(target_mfu > 0 && target_mfu <= 1))
     throw UsageError("--target-mfu must be in (0, 1], got " + std::to_string(target_mfu));
   if (!(peak_tflops > 0)) throw UsageError("--target-mfu needs a peak: give --peak-tflops");

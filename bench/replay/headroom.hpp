@@ -54,16 +54,16 @@ struct UnitHeadroom {
 };
 
 struct StepHeadroom {
-  double compute_ms = 0;     // compute-only step
-  double comm_ms = 0;        // comm-only step
-  double overlapped_ms = 0;  // overlapped step
-  double exposed_comm_ms = 0;                 // overlapped_ms - compute_ms
-  std::optional<double> overlap_efficiency;   // 1 - exposed_comm_ms / comm_ms
-  std::optional<double> compute_slowdown;     // sum overlapped compute-op times / compute-only
-  std::optional<double> tokens_per_s;         // tokens_per_step * world / overlapped step
-  std::optional<double> mfu;                  // model_flops_per_step / overlapped step / peak
-  std::optional<double> mfu_compute_only;     // the same for the compute-only step
-  std::optional<double> hfu;                  // flops_per_step / overlapped step / peak
+  double compute_ms = 0;                     // compute-only step
+  double comm_ms = 0;                        // comm-only step
+  double overlapped_ms = 0;                  // overlapped step
+  double exposed_comm_ms = 0;                // overlapped_ms - compute_ms
+  std::optional<double> overlap_efficiency;  // 1 - exposed_comm_ms / comm_ms
+  std::optional<double> compute_slowdown;    // sum overlapped compute-op times / compute-only
+  std::optional<double> tokens_per_s;        // tokens_per_step * world / overlapped step
+  std::optional<double> mfu;                 // model_flops_per_step / overlapped step / peak
+  std::optional<double> mfu_compute_only;    // the same for the compute-only step
+  std::optional<double> hfu;                 // flops_per_step / overlapped step / peak
   std::optional<double> hfu_compute_only;
 };
 
@@ -87,8 +87,8 @@ std::vector<std::string> step_sanity(const StepHeadroom& step, double tolerance)
 
 // Compute scale that makes the compute-only step reach `target_mfu`: the step at scale 1 took
 // compute_ms_at_scale1, and stretched compute time grows linearly with the scale.
-double scale_for_target_mfu(double flops_per_step, double compute_ms_at_scale1,
-                            double peak_tflops, double target_mfu);
+double scale_for_target_mfu(double flops_per_step, double compute_ms_at_scale1, double peak_tflops,
+                            double target_mfu);
 
 // The definitions above in words, for --help and the README.
 std::string headroom_help();

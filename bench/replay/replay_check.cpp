@@ -28,7 +28,8 @@ std::uint64_t check_with_spec(const Executor& executor, const PreparedCollective
   Communicator& comm = executor.groups().get(call.group);
   const CollectiveBuffers::Pair& buffers = executor.buffers().of(call.group);
   const OpSpec& spec = *call.spec;
-  const OpLayout layout = spec.layout(call.layout.count, comm.size(), comm.rank(), OpParams{seed, {}});
+  const OpLayout layout =
+      spec.layout(call.layout.count, comm.size(), comm.rank(), OpParams{seed, {}});
   const std::size_t element = dtype_size_bytes(call.dtype);
   std::vector<char> send(layout.send_elements * element), recv(layout.recv_elements * element);
   fill_send_buffer(spec, layout, Placement::out_of_place, call.dtype, seed, send.data());
@@ -84,8 +85,10 @@ CheckSummary check_replayed_collectives(const Executor& executor, std::uint64_t 
     if (!call) continue;
     // Collectives of one shape are one check: the data path does not depend on the op's name.
     // all_to_allv counts differ between ranks, so every rank checks every one (same decisions).
-    if (call->kind != CollectiveKind::all_to_allv && !seen.emplace(call->kind, call->group, call->dtype, call->layout.count, call->layout.send_counts,
-                      call->layout.recv_counts).second)
+    if (call->kind != CollectiveKind::all_to_allv &&
+        !seen.emplace(call->kind, call->group, call->dtype, call->layout.count,
+                      call->layout.send_counts, call->layout.recv_counts)
+             .second)
       continue;
     summary.elements_checked += call->kind == CollectiveKind::all_to_allv
                                     ? check_all_to_allv(executor, *call, seed)

@@ -15,7 +15,10 @@ nlohmann::json optional_json(const std::optional<double>& value) {
 }
 
 nlohmann::json stat_json(const CrossRankStat& s, const ReplayMeasurements& m) {
-  return {{"max", s.max}, {"median", s.median}, {"min", s.min}, {"slowest_rank", s.slowest_rank},
+  return {{"max", s.max},
+          {"median", s.median},
+          {"min", s.min},
+          {"slowest_rank", s.slowest_rank},
           {"slowest_host", m.hosts.at(s.slowest_rank)},
           {"slowest_device", m.devices.at(s.slowest_rank)}};
 }
@@ -39,9 +42,12 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
   std::vector<nlohmann::json> records;
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
     const ScheduleOp& op = s.ops[i];
-    nlohmann::json r = {{"record", "op"},       {"op", i},
-                        {"name", op.name},      {"unit", op.unit},
-                        {"layer", op.layer},    {"phase", phase_name(op.phase)},
+    nlohmann::json r = {{"record", "op"},
+                        {"op", i},
+                        {"name", op.name},
+                        {"unit", op.unit},
+                        {"layer", op.layer},
+                        {"phase", phase_name(op.phase)},
                         {"stream", op.is_collective() ? "comm" : "compute"},
                         {"hides_behind", op.hides_behind},
                         {"overlapped_ms", stat_json(pass_of(m, PassKind::overlapped).op_ms[i], m)}};
@@ -54,20 +60,27 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
       const int n = m.group_sizes.at(static_cast<std::size_t>(c.group));
       const double t_ms = m.op_times.comm_only_ms[i];
       const double algbw = t_ms > 0 ? static_cast<double>(c.bytes) / (t_ms * 1e6) : 0;
-      r.update({{"kind", collective_kind_name(c.kind)}, {"group", group_kind_name(c.group)},
-                {"group_size", n}, {"dtype", dtype_name(c.dtype)}, {"bytes", c.bytes},
+      r.update({{"kind", collective_kind_name(c.kind)},
+                {"group", group_kind_name(c.group)},
+                {"group_size", n},
+                {"dtype", dtype_name(c.dtype)},
+                {"bytes", c.bytes},
                 {"comm_only_ms", stat_json(pass_of(m, PassKind::comm_only).op_ms[i], m)},
-                {"algbw_GBps", algbw}, {"busbw_GBps", algbw * op_spec(c.kind).bus_factor(n)}});
+                {"algbw_GBps", algbw},
+                {"busbw_GBps", algbw * op_spec(c.kind).bus_factor(n)}});
     } else {
       const double flops = gemm_flops(op.compute().gemms);
       const double t_ms = m.op_times.compute_only_ms[i];
-      r.update({{"gemms", op.compute().gemms.size()}, {"flops", flops},
+      r.update({{"gemms", op.compute().gemms.size()},
+                {"flops", flops},
                 {"compute_only_ms", stat_json(pass_of(m, PassKind::compute_only).op_ms[i], m)},
                 {"tflops", t_ms > 0 ? flops * m.compute_scale / (t_ms * 1e9) : 0.0}});
       for (const OpHeadroom& h : m.op_headroom)
         if (h.op == static_cast<int>(i))
-          r.update({{"compute_ms", h.compute_ms}, {"comm_ms", h.comm_ms},
-                    {"headroom_ms", h.headroom_ms}, {"headroom_ratio", optional_json(h.headroom_ratio)}});
+          r.update({{"compute_ms", h.compute_ms},
+                    {"comm_ms", h.comm_ms},
+                    {"headroom_ms", h.headroom_ms},
+                    {"headroom_ratio", optional_json(h.headroom_ratio)}});
     }
     r["run"] = run;
     records.push_back(std::move(r));
@@ -84,8 +97,10 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
 
   nlohmann::json passes = nlohmann::json::object();
   for (const PassSummary& p : m.passes)
-    passes[std::string(pass_name(p.pass))] = {{"step_ms", p.step_ms},  {"steps", p.steps},
-                                              {"spread", p.spread},    {"stable", p.stable},
+    passes[std::string(pass_name(p.pass))] = {{"step_ms", p.step_ms},
+                                              {"steps", p.steps},
+                                              {"spread", p.spread},
+                                              {"stable", p.stable},
                                               {"rank_step_ms", stat_json(p.rank_step_ms, m)}};
   const StepHeadroom& st = m.step;
   records.push_back({{"record", "step"},
@@ -129,9 +144,10 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
 
 void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
   const Schedule& s = *m.schedule;
-  std::fprintf(out, "# collreplay replay: %s %s/%s, world %d on %d node(s), micro-batch %lld x seq %lld\n",
-               s.model.c_str(), s.plan.c_str(), s.wrap.c_str(), m.world, m.nodes,
-               static_cast<long long>(s.micro_batch), static_cast<long long>(s.seq));
+  std::fprintf(
+      out, "# collreplay replay: %s %s/%s, world %d on %d node(s), micro-batch %lld x seq %lld\n",
+      s.model.c_str(), s.plan.c_str(), s.wrap.c_str(), m.world, m.nodes,
+      static_cast<long long>(s.micro_batch), static_cast<long long>(s.seq));
   std::fprintf(out, "# backend %s over %s; compute: %s, scale %.3f\n", m.backend.c_str(),
                m.transport.c_str(), m.engine.c_str(), m.compute_scale);
   std::fprintf(out, "# memory per rank (largest): collective buffers %s, GEMM operands %s\n",
@@ -153,7 +169,8 @@ void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
                  static_cast<unsigned long long>(c.bytes), t_ms * 1e3, algbw,
                  algbw * op_spec(c.kind).bus_factor(n));
   }
-  std::fprintf(out, "#\n# headroom per unit (ms; comm = what must hide behind the unit's compute)\n");
+  std::fprintf(out,
+               "#\n# headroom per unit (ms; comm = what must hide behind the unit's compute)\n");
   std::fprintf(out, "# %-20s %11s %11s %12s %8s %12s\n", "unit", "compute_ms", "comm_ms",
                "headroom_ms", "ratio", "exposed_ms");
   for (const UnitHeadroom& u : m.units)
@@ -167,7 +184,9 @@ void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
                optional_text(st.overlap_efficiency, "%.3f").c_str(),
                optional_text(st.compute_slowdown, "%.3f").c_str(),
                optional_text(st.tokens_per_s, "%.0f").c_str());
-  std::fprintf(out, "#   mfu %s (model FLOPs; compute-only %s)  hfu %s (with recompute; compute-only %s)  peak %s TFLOP/s, %s\n",
+  std::fprintf(out,
+               "#   mfu %s (model FLOPs; compute-only %s)  hfu %s (with recompute; compute-only "
+               "%s)  peak %s TFLOP/s, %s\n",
                optional_text(st.mfu, "%.1f%%", 100).c_str(),
                optional_text(st.mfu_compute_only, "%.1f%%", 100).c_str(),
                optional_text(st.hfu, "%.1f%%", 100).c_str(),

@@ -1,8 +1,8 @@
 // What replay reports, assembled on rank 0 from the gathered passes: the JSON Lines records
 // (record = step | unit | op) and the human table on stdout.
 #pragma once
-#include <cstdint>
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -10,20 +10,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/app/stats.hpp"
 #include "bench/executor/executor.hpp"
 #include "bench/replay/headroom.hpp"
-#include "bench/app/stats.hpp"
 
 namespace collreplay {
 
 struct PassSummary {
   PassKind pass = PassKind::overlapped;
-  double step_ms = 0;           // median over steps of the slowest rank's step time
+  double step_ms = 0;  // median over steps of the slowest rank's step time
   int steps = 0;
   double spread = 0;
   bool stable = false;
-  CrossRankStat rank_step_ms;   // each rank's median step time, across ranks
-  std::vector<CrossRankStat> op_ms;  // each rank's median op time, across ranks, per op
+  CrossRankStat rank_step_ms;            // each rank's median step time, across ranks
+  std::vector<CrossRankStat> op_ms;      // each rank's median op time, across ranks, per op
   std::vector<double> rank_step_ms_all;  // each rank's median step time, by rank
   // The slowest rank's (rank_step_ms.slowest_rank) per-op start and end in its median step,
   // relative to that step's start: the step timeline plots draw.
@@ -41,12 +41,12 @@ struct ReplayMeasurements {
   double compute_scale = 1;
   std::optional<double> peak_tflops;
   std::string peak_source;
-  double flops_per_step = 0;        // hardware FLOPs (recompute included)
-  double model_flops_per_step = 0;  // model FLOPs (MFU's numerator)
+  double flops_per_step = 0;                  // hardware FLOPs (recompute included)
+  double model_flops_per_step = 0;            // model FLOPs (MFU's numerator)
   std::uint64_t collective_buffer_bytes = 0;  // largest over ranks
   std::uint64_t compute_buffer_bytes = 0;
-  std::vector<std::string> hosts, devices;    // by rank
-  std::vector<int> group_sizes;               // by GroupKind
+  std::vector<std::string> hosts, devices;  // by rank
+  std::vector<int> group_sizes;             // by GroupKind
   std::string engine, backend, transport;
   int world = 1, nodes = 1;
 };

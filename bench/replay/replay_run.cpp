@@ -2,38 +2,39 @@
 #include "bench/monitor/host_monitor.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "bench/compute/compute_blas.hpp"
-#include "bench/compute/compute_model.hpp"
-#include "bench/compute/compute_cublas.hpp"
 #include "bench/app/cross_rank.hpp"
-#include "bench/executor/executor.hpp"
-#include "bench/compute/gemm/gemm_probe.hpp"
-#include "bench/compute/host_threads.hpp"
 #include "bench/app/guarded_main.hpp"
 #include "bench/app/progress.hpp"
-#include "bench/preflight/preflight.hpp"
-#include "bench/replay/replay_check.hpp"
-#include "bench/replay/cli/replay_cli.hpp"
-#include "bench/replay/replay_report.hpp"
 #include "bench/app/results.hpp"
 #include "bench/app/run/run_flags.hpp"
 #include "bench/app/run/run_metadata.hpp"
 #include "bench/app/setup_watchdog.hpp"
+#include "bench/compute/compute_blas.hpp"
+#include "bench/compute/compute_cublas.hpp"
+#include "bench/compute/compute_model.hpp"
+#include "bench/compute/gemm/gemm_probe.hpp"
+#include "bench/compute/host_threads.hpp"
+#include "bench/executor/executor.hpp"
+#include "bench/preflight/preflight.hpp"
+#include "bench/replay/cli/replay_cli.hpp"
 #include "bench/replay/footprint.hpp"
+#include "bench/replay/replay_check.hpp"
+#include "bench/replay/replay_report.hpp"
 #include "collectives/backend.hpp"
+#include "collectives/mpi/mpi_check.hpp"
 #include "collectives/transport/emulated_nodes.hpp"
 #include "collectives/transport/transport_select.hpp"
 #include "common/errors.hpp"
 #include "common/host_identity.hpp"
 #include "workloads/plan/schedule_builder.hpp"
-#include "collectives/mpi/mpi_check.hpp"
+#include "workloads/schedule_file.hpp"
 #include "workloads/schedule_json.hpp"
 #include "workloads/schedule_summary.hpp"
 
@@ -201,8 +202,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   }
   throw_if_any_rank_has(MPI_COMM_WORLD, out_problem, timeout_s);
   ResultsFile& results = *results_file;
-  const RankPlacement placement =
-      place(all_gather_identities(MPI_COMM_WORLD, "", timeout_s), rank);
+  const RankPlacement placement = place(all_gather_identities(MPI_COMM_WORLD, "", timeout_s), rank);
   const RankPlacement nodes = emulated_placement(setup, world, rank, placement);
   // Every rank loads or builds its own schedule; a problem on any rank stops every rank alike.
   Schedule schedule;
@@ -221,8 +221,9 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   // never arrives must end the job, not hang it. The backstop fires a little after the
   // library-level timeouts (NCCL init, cross-rank gathers), so theirs name the step when they can.
   const double backstop_s = timeout_s > 0 ? timeout_s + kBackstopExtraS : 0;
-  SetupWatchdog setup_watchdog(backstop_s, std::string("communicator setup (") +
-                                               (backend == BackendKind::nccl ? "NCCL" : "MPI") + ")");
+  SetupWatchdog setup_watchdog(
+      backstop_s,
+      std::string("communicator setup (") + (backend == BackendKind::nccl ? "NCCL" : "MPI") + ")");
   BackendOptions backend_options;
   backend_options.timeout_seconds = options.timeout_s;
   setup.fill(backend_options);
@@ -230,8 +231,8 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
       make_communicator(backend, MPI_COMM_WORLD, backend_options);
   comm->barrier();  // a first collective, so that transport() reports what is really used
   setup_watchdog.step("collecting run metadata");
-  RunMetadata meta = collect_run_metadata(*comm, MPI_COMM_WORLD, options.command_line,
-                                          setup.transport.name());
+  RunMetadata meta =
+      collect_run_metadata(*comm, MPI_COMM_WORLD, options.command_line, setup.transport.name());
   setup_watchdog.disarm();
   describe_run(meta, setup);
   const int mismatch = transport_matches(meta.transport_asked, meta.transport_verified) ? 0 : 1;
@@ -241,8 +242,9 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   for (const std::string& note : run_notes(meta)) say(rank, note);
   if (meta.emulated || meta.fabric != "real" || meta.dilation != 1) {
     char line[200];
-    std::snprintf(line, sizeof line, "fabric %s%s on %d node(s), dilation %g (times shown undilated)",
-                  meta.fabric.c_str(), meta.emulated ? " (emulated)" : "", meta.nodes, meta.dilation);
+    std::snprintf(
+        line, sizeof line, "fabric %s%s on %d node(s), dilation %g (times shown undilated)",
+        meta.fabric.c_str(), meta.emulated ? " (emulated)" : "", meta.nodes, meta.dilation);
     say(rank, line);
   }
 
@@ -266,9 +268,9 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   const int pass_steps = options.steps > 0 ? options.steps : std::max(5, options.max_steps / 2);
   const double total_steps = options.warmup + 3.0 * pass_steps;
   const Progress progress("replay", total_steps, progress_wanted(options.progress, rank));
-  progress.announce(describe_run(schedule, world, pass_steps, engine->description()),
-                    peak.tflops ? flops * options.compute_scale / (*peak.tflops * 1e12) * total_steps
-                                : 0);
+  progress.announce(
+      describe_run(schedule, world, pass_steps, engine->description()),
+      peak.tflops ? flops * options.compute_scale / (*peak.tflops * 1e12) * total_steps : 0);
 
   SetupWatchdog groups_watchdog(backstop_s, "splitting the group communicators");
   const GroupComms groups(*comm, schedule, nodes.node_color);
@@ -291,8 +293,8 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   groups_watchdog.disarm();
   // Destroyed before the executor and the engine: see AbandonOnUnwind.
   const AbandonOnUnwind abandon(groups);
-  const std::unique_ptr<MonitorSession> monitor = start_host_monitor(
-      options.run.monitor, MPI_COMM_WORLD, comm->device_buffers(), timeout_s);
+  const std::unique_ptr<MonitorSession> monitor =
+      start_host_monitor(options.run.monitor, MPI_COMM_WORLD, comm->device_buffers(), timeout_s);
 
   if (options.check) {
     const CheckSummary check = check_replayed_collectives(executor, 1);
@@ -307,13 +309,15 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   if (options.target_mfu > 0) {
     if (!peak.tflops) throw UsageError("--target-mfu needs --peak-tflops");
     executor.set_compute_scale(1);
-    const double at_one_ms = median(
-        undilated(executor.run_pass(PassKind::compute_only), setup.dilation).agreed_step_ms);
+    const double at_one_ms =
+        median(undilated(executor.run_pass(PassKind::compute_only), setup.dilation).agreed_step_ms);
     executor.set_compute_scale(
         scale_for_target_mfu(model_flops_per_step, at_one_ms, *peak.tflops, options.target_mfu));
     char line[160];
-    std::snprintf(line, sizeof line, "--target-mfu %.3f: compute-only step %.3f ms at scale 1 -> "
-                  "--compute-scale %.4f", options.target_mfu, at_one_ms, executor.compute_scale());
+    std::snprintf(line, sizeof line,
+                  "--target-mfu %.3f: compute-only step %.3f ms at scale 1 -> "
+                  "--compute-scale %.4f",
+                  options.target_mfu, at_one_ms, executor.compute_scale());
     say(rank, line);
   }
 
@@ -321,11 +325,12 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   m.schedule = &schedule;
   int passes_done = 0;
   for (PassKind pass : {PassKind::compute_only, PassKind::comm_only, PassKind::overlapped}) {
-    m.passes[static_cast<std::size_t>(pass)] = summarize(undilated(executor.run_pass(pass), setup.dilation), timeout_s);
+    m.passes[static_cast<std::size_t>(pass)] =
+        summarize(undilated(executor.run_pass(pass), setup.dilation), timeout_s);
     ++passes_done;
-    progress.advance(options.warmup + passes_done * pass_steps,
-                     "pass " + std::to_string(passes_done) + "/3 (" +
-                         std::string(pass_name(pass)) + ")");
+    progress.advance(
+        options.warmup + passes_done * pass_steps,
+        "pass " + std::to_string(passes_done) + "/3 (" + std::string(pass_name(pass)) + ")");
   }
   const std::uint64_t collective_bytes = static_cast<std::uint64_t>(max_across_ranks(
       MPI_COMM_WORLD, static_cast<double>(executor.collective_buffer_bytes()), timeout_s));
@@ -342,9 +347,9 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   const PassStepTimes steps{pass_of(m, PassKind::compute_only).step_ms,
                             pass_of(m, PassKind::comm_only).step_ms,
                             pass_of(m, PassKind::overlapped).step_ms};
-  m.step = step_headroom(schedule, steps, m.op_times,
-                         {schedule.tokens_per_step, world, flops, model_flops_per_step,
-                          peak.tflops});
+  m.step =
+      step_headroom(schedule, steps, m.op_times,
+                    {schedule.tokens_per_step, world, flops, model_flops_per_step, peak.tflops});
   m.op_headroom = op_headroom(schedule, m.op_times);
   m.units = unit_headroom(schedule, m.op_times);
   m.sanity_problems = step_sanity(m.step, kSanityTolerance);

@@ -1,5 +1,6 @@
 // CUDA_CHECK(call): evaluates `call` once; on failure throws RuntimeError naming the call, the
-// file:line and CUDA's own message. Only for files built with CUDA (folders with a no_cuda.cpp, *.cu).
+// file:line and CUDA's own message. Only for files built with CUDA (folders with a no_cuda.cpp,
+// *.cu).
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -11,8 +12,8 @@ namespace collreplay {
 
 inline void cuda_check(cudaError_t status, const char* call, const char* file, int line) {
   if (status == cudaSuccess) return;
-  throw RuntimeError(std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
-                     cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+  throw RuntimeError(std::string(file) + ":" + std::to_string(line) + ": " + call +
+                     " failed: " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
 }
 
 }  // namespace collreplay

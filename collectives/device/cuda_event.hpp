@@ -12,10 +12,10 @@
 namespace collreplay {
 
 struct EventWaitPolicy {
-  double timeout_seconds = 0;            // 0: wait for ever
-  std::function<void()> check_health;    // called about every millisecond; throws on failure
-  std::function<void()> on_timeout;      // called before TimeoutError is thrown
-  std::string where;                     // "NCCL rank 1 of 2 on host h, GPU 1", for messages
+  double timeout_seconds = 0;          // 0: wait for ever
+  std::function<void()> check_health;  // called about every millisecond; throws on failure
+  std::function<void()> on_timeout;    // called before TimeoutError is thrown
+  std::string where;                   // "NCCL rank 1 of 2 on host h, GPU 1", for messages
 };
 
 // Polls until `event` has completed. Throws TimeoutError naming `what_for` and policy.where.

@@ -16,10 +16,20 @@ constexpr int kMaxBlocks = 4096;  // grid-stride beyond this: enough to fill any
 __device__ inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
 __device__ inline float to_float(__half v) { return __half2float(v); }
 __device__ inline float to_float(float v) { return v; }
-template <typename T> __device__ inline T from_float(float v);
-template <> __device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16(v); }
-template <> __device__ inline __half from_float<__half>(float v) { return __float2half(v); }
-template <> __device__ inline float from_float<float>(float v) { return v; }
+template <typename T>
+__device__ inline T from_float(float v);
+template <>
+__device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+  return __float2bfloat16(v);
+}
+template <>
+__device__ inline __half from_float<__half>(float v) {
+  return __float2half(v);
+}
+template <>
+__device__ inline float from_float<float>(float v) {
+  return v;
+}
 
 int blocks_for(std::size_t count) {
   const std::size_t blocks = (count + kThreads - 1) / kThreads;

@@ -35,8 +35,7 @@ std::uint64_t device_count_wrong_all_reduce(const void* recv, std::size_t count,
 // recv holds count*nranks elements; element j came from peer p = j/count, which sent its own
 // element rank*count + j%count.
 std::uint64_t device_count_wrong_all_to_all(const void* recv, std::size_t count, DType t,
-                                            std::uint64_t seed, int rank, int nranks,
-                                            void* stream);
+                                            std::uint64_t seed, int rank, int nranks, void* stream);
 
 // recv_counts[p] elements from peer p sit at recv_displs[p]; they are peer p's elements starting
 // at peer_send_displs[p] (where p placed the block for this rank in its filled send buffer).

@@ -14,16 +14,26 @@ namespace {
 void device_fill(void*, std::size_t, DType, std::uint64_t, int, std::uint64_t, void*) { no_cuda(); }
 void device_poke(void*, std::size_t, DType, float, void*) { no_cuda(); }
 std::uint64_t device_count_wrong_all_gather(const void*, std::size_t, DType, std::uint64_t, int,
-                                            void*) { no_cuda(); }
-std::uint64_t device_count_wrong_reduce_scatter(const void*, std::size_t, DType, std::uint64_t,
-                                                int, int, void*) { no_cuda(); }
+                                            void*) {
+  no_cuda();
+}
+std::uint64_t device_count_wrong_reduce_scatter(const void*, std::size_t, DType, std::uint64_t, int,
+                                                int, void*) {
+  no_cuda();
+}
 std::uint64_t device_count_wrong_all_reduce(const void*, std::size_t, DType, std::uint64_t, int,
-                                            void*) { no_cuda(); }
+                                            void*) {
+  no_cuda();
+}
 std::uint64_t device_count_wrong_all_to_all(const void*, std::size_t, DType, std::uint64_t, int,
-                                            int, void*) { no_cuda(); }
+                                            int, void*) {
+  no_cuda();
+}
 std::uint64_t device_count_wrong_all_to_allv(const void*, DType, std::uint64_t, int,
                                              const std::size_t*, const std::size_t*,
-                                             const std::size_t*, void*) { no_cuda(); }
+                                             const std::size_t*, void*) {
+  no_cuda();
+}
 
 std::string mpi_device_select(int) { no_cuda(); }
 void* mpi_device_alloc(std::size_t) { no_cuda(); }

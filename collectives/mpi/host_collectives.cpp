@@ -46,8 +46,9 @@ std::shared_ptr<HostCollectives::Buffer> HostCollectives::acquire(std::size_t by
   auto buffer = std::make_shared<Buffer>();
   if (!idle_->empty()) {
     // The largest idle buffer: the one least likely to need growing.
-    auto largest = std::max_element(idle_->begin(), idle_->end(),
-                                    [](const Buffer& a, const Buffer& b) { return a.size() < b.size(); });
+    auto largest =
+        std::max_element(idle_->begin(), idle_->end(),
+                         [](const Buffer& a, const Buffer& b) { return a.size() < b.size(); });
     *buffer = std::move(*largest);
     idle_->erase(largest);
   }
@@ -62,7 +63,8 @@ MPI_Request HostCollectives::receive(void* buffer, std::size_t count, DType t, i
   return request;
 }
 
-MPI_Request HostCollectives::send(const void* buffer, std::size_t count, DType t, int peer, int tag) {
+MPI_Request HostCollectives::send(const void* buffer, std::size_t count, DType t, int peer,
+                                  int tag) {
   const MpiSpan span = types_.span(t, count);
   MPI_Request request;
   MPI_CHECK(MPI_Isend(buffer, span.count, span.type, peer, tag, comm_, &request));
@@ -99,7 +101,9 @@ void HostCollectives::all_to_all(const void* send_buffer, void* recv_buffer, std
     std::memcpy(copy->data(), input, block_bytes * static_cast<std::size_t>(size_));
     input = copy->data();
   }
-  const auto block = [block_bytes](int rank) { return static_cast<std::size_t>(rank) * block_bytes; };
+  const auto block = [block_bytes](int rank) {
+    return static_cast<std::size_t>(rank) * block_bytes;
+  };
   std::vector<MPI_Request> requests;
   if (count > 0)
     for (int k = 1; k < size_; ++k) {
@@ -114,7 +118,7 @@ void HostCollectives::all_to_all(const void* send_buffer, void* recv_buffer, std
 }
 
 void HostCollectives::reduce_scatter(const void* send_buffer, void* recv_buffer, std::size_t count,
-                                    DType t, std::string description) {
+                                     DType t, std::string description) {
   const std::size_t slice_bytes = count * dtype_size_bytes(t);
   const auto* input = static_cast<const char*>(send_buffer);
   auto* output = static_cast<char*>(recv_buffer);
@@ -145,7 +149,8 @@ void HostCollectives::reduce_scatter(const void* send_buffer, void* recv_buffer,
   if (sum != own) std::memcpy(sum, own, slice_bytes);
   MpiRequestQueue::Stages stages;
   const auto slices = static_cast<std::size_t>(peers);
-  stages.on_requests_done = [scratch, sum, slice_bytes, slices, count, t](std::span<const int> done) {
+  stages.on_requests_done = [scratch, sum, slice_bytes, slices, count,
+                             t](std::span<const int> done) {
     std::vector<const void*> arrived;  // the slices this poll found: one pass adds them all
     for (int index : done)
       if (static_cast<std::size_t>(index) < slices)
@@ -160,7 +165,7 @@ void HostCollectives::reduce_scatter(const void* send_buffer, void* recv_buffer,
 }
 
 void HostCollectives::all_reduce(const void* send_buffer, void* recv_buffer, std::size_t count,
-                                DType t, std::string description) {
+                                 DType t, std::string description) {
   const std::size_t element_bytes = dtype_size_bytes(t);
   const auto* input = static_cast<const char*>(send_buffer);
   auto* output = static_cast<char*>(recv_buffer);
@@ -196,7 +201,8 @@ void HostCollectives::all_reduce(const void* send_buffer, void* recv_buffer, std
     for (int index : done) {
       const auto i = static_cast<std::size_t>(index);
       if (i < slot_of_request->size() && (*slot_of_request)[i] >= 0)
-        arrived.push_back(scratch->data() + own_bytes * static_cast<std::size_t>((*slot_of_request)[i]));
+        arrived.push_back(scratch->data() +
+                          own_bytes * static_cast<std::size_t>((*slot_of_request)[i]));
     }
     add_values(t, sum, arrived, length);
   };

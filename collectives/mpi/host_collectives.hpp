@@ -1,14 +1,14 @@
 // The MPI backend's host all-gather, reduce-scatter and all-reduce, built from point-to-point
 // messages posted all at once, so that every rank does the same work and an op needs no MPI
-// progress between rounds (a waiting thread that backs off stalls multi-round schedules): each rank sends every peer the slice that peer owns and
-// receives its own slice from every peer into a scratch buffer, adding each slice as it arrives
-// (pairwise exchange; the bytes each rank moves are those of a ring, (p-1)/p of the buffer). The
-// all-reduce follows with the same exchange of the reduced slices (an all-gather). OpenMPI's
-// nonblocking reduce_scatter_block (libnbc) instead reduces everything on one rank, then
-// scatters, with a fresh allocation per call: 10-50x slower than all-gather on 4 ranks.
-// Scratch buffers are kept between calls, so steady-state calls allocate nothing. The all-gather
-// is the same exchange without the sum: its own slice to every peer, theirs into place; the
-// all-to-all, block j to rank j.
+// progress between rounds (a waiting thread that backs off stalls multi-round schedules): each rank
+// sends every peer the slice that peer owns and receives its own slice from every peer into a
+// scratch buffer, adding each slice as it arrives (pairwise exchange; the bytes each rank moves are
+// those of a ring, (p-1)/p of the buffer). The all-reduce follows with the same exchange of the
+// reduced slices (an all-gather). OpenMPI's nonblocking reduce_scatter_block (libnbc) instead
+// reduces everything on one rank, then scatters, with a fresh allocation per call: 10-50x slower
+// than all-gather on 4 ranks. Scratch buffers are kept between calls, so steady-state calls
+// allocate nothing. The all-gather is the same exchange without the sum: its own slice to every
+// peer, theirs into place; the all-to-all, block j to rank j.
 #pragma once
 #include <mpi.h>
 

@@ -87,8 +87,7 @@ MpiCommunicator::MpiCommunicator(MPI_Comm parent, const BackendOptions& options)
     host_collectives_ = std::make_unique<HostCollectives>(comm_, *types_, *queue_);
 }
 
-MpiCommunicator::MpiCommunicator(Adopt, MPI_Comm owned, double timeout_seconds,
-                                 bool device_buffers)
+MpiCommunicator::MpiCommunicator(Adopt, MPI_Comm owned, double timeout_seconds, bool device_buffers)
     : comm_(owned), timeout_seconds_(timeout_seconds), device_buffers_(device_buffers) {
   MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
   MPI_Comm_rank(comm_, &rank_);
@@ -165,8 +164,8 @@ void MpiCommunicator::all_gather(const void* send, void* recv, std::size_t count
   const auto* my_slice = static_cast<const char*>(recv) + rank_ * count * dtype_size_bytes(t);
   const void* source = send == my_slice ? MPI_IN_PLACE : send;
   MPI_Request request;
-  MPI_CHECK(MPI_Iallgather(source, span.count, span.type, recv, span.count, span.type, comm_,
-                           &request));
+  MPI_CHECK(
+      MPI_Iallgather(source, span.count, span.type, recv, span.count, span.type, comm_, &request));
   queue_->push(describe("all_gather", count, t), {request});
 }
 
@@ -180,8 +179,8 @@ void MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t c
   MPI_Request request;
   std::function<void()> on_done;
   if (send == recv) {
-    MPI_CHECK(MPI_Ireduce_scatter_block(MPI_IN_PLACE, recv, span.count, span.type, sum, comm_,
-                                        &request));
+    MPI_CHECK(
+        MPI_Ireduce_scatter_block(MPI_IN_PLACE, recv, span.count, span.type, sum, comm_, &request));
   } else if (recv == static_cast<const char*>(send) + rank_ * slice_bytes) {
     // NCCL's in-place form: the result belongs at this rank's slice of the input, while MPI's
     // in-place form leaves it at the start, so it is moved once the op completes.
@@ -206,8 +205,8 @@ void MpiCommunicator::all_to_all(const void* send, void* recv, std::size_t count
   const MpiSpan span = types_->span(t, count);
   const void* source = send == recv ? MPI_IN_PLACE : send;
   MPI_Request request;
-  MPI_CHECK(MPI_Ialltoall(source, span.count, span.type, recv, span.count, span.type, comm_,
-                          &request));
+  MPI_CHECK(
+      MPI_Ialltoall(source, span.count, span.type, recv, span.count, span.type, comm_, &request));
   queue_->push(describe("all_to_all", count, t), {request});
 }
 
@@ -230,9 +229,9 @@ void MpiCommunicator::all_to_allv(const void* send, PeerCounts send_layout, void
   }
   // Nonblocking collectives may read the count arrays until completion (MPI 3.1 §5.12), so they
   // live in the queue entry's follow-up closure until the op is done.
-  auto arrays = std::make_shared<std::array<std::vector<int>, 4>>(std::array<std::vector<int>, 4>{
-      to_int(send_layout.counts), to_int(send_layout.displs), to_int(recv_layout.counts),
-      to_int(recv_layout.displs)});
+  auto arrays = std::make_shared<std::array<std::vector<int>, 4>>(
+      std::array<std::vector<int>, 4>{to_int(send_layout.counts), to_int(send_layout.displs),
+                                      to_int(recv_layout.counts), to_int(recv_layout.displs)});
   MPI_Request request;
   MPI_CHECK(MPI_Ialltoallv(send, (*arrays)[0].data(), (*arrays)[1].data(), mpi_element_type(t),
                            recv, (*arrays)[2].data(), (*arrays)[3].data(), mpi_element_type(t),
@@ -270,8 +269,8 @@ void MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t count
   const MpiSpan span = types_->span(t, count);
   const void* source = send == recv ? MPI_IN_PLACE : send;
   MPI_Request request;
-  MPI_CHECK(MPI_Iallreduce(source, recv, span.count, span.type, types_->sum_op(t, span.type),
-                           comm_, &request));
+  MPI_CHECK(MPI_Iallreduce(source, recv, span.count, span.type, types_->sum_op(t, span.type), comm_,
+                           &request));
   queue_->push(describe("all_reduce", count, t), {request});
 }
 

@@ -75,7 +75,7 @@ class MpiCommunicator final : public Communicator {
   std::shared_ptr<MpiRequestQueue> queue_;
   std::unique_ptr<MpiTypeCache> types_;
   std::unique_ptr<HostCollectives> host_collectives_;  // host buffers only
-  mutable std::string transport_;  // detected once, after the first collective
+  mutable std::string transport_;                      // detected once, after the first collective
 };
 
 }  // namespace collreplay

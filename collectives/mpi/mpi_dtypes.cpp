@@ -3,8 +3,8 @@
 #include <climits>
 #include <string>
 
-#include "collectives/ops/host_values.hpp"
 #include "collectives/mpi/mpi_check.hpp"
+#include "collectives/ops/host_values.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {
@@ -57,8 +57,7 @@ MpiSpan MpiTypeCache::span(DType t, std::size_t elements) {
     }
     return {it->second, static_cast<int>(elements / block)};
   }
-  throw UsageError("a buffer of " + std::to_string(elements) + " " +
-                   std::string(dtype_name(t)) +
+  throw UsageError("a buffer of " + std::to_string(elements) + " " + std::string(dtype_name(t)) +
                    " elements cannot be described to MPI (no block size divides it)");
 }
 

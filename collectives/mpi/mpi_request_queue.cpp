@@ -25,7 +25,8 @@ std::uint64_t MpiRequestQueue::push(std::string description, std::vector<MPI_Req
 std::uint64_t MpiRequestQueue::push_staged(std::string description,
                                            std::vector<MPI_Request> first_stage, Stages stages,
                                            std::function<void()> on_done) {
-  const std::uint64_t seq = push(std::move(description), std::move(first_stage), std::move(on_done));
+  const std::uint64_t seq =
+      push(std::move(description), std::move(first_stage), std::move(on_done));
   pending_.back().stages = std::move(stages);
   return seq;
 }
@@ -42,7 +43,8 @@ bool MpiRequestQueue::stage_done(PendingOp& op) {
   int completed = 0;
   MPI_CHECK(MPI_Testsome(n, op.requests.data(), &completed, indices.data(), MPI_STATUSES_IGNORE));
   if (completed == MPI_UNDEFINED) return true;  // every request was already done
-  op.stages.on_requests_done(std::span<const int>(indices.data(), static_cast<std::size_t>(completed)));
+  op.stages.on_requests_done(
+      std::span<const int>(indices.data(), static_cast<std::size_t>(completed)));
   for (MPI_Request request : op.requests)
     if (request != MPI_REQUEST_NULL) return false;
   return true;
@@ -76,7 +78,8 @@ void MpiRequestQueue::wait_until(std::uint64_t seq, double timeout_seconds,
       // MPI's nonblocking collectives do not say which peers are missing, so the message names
       // the op, its size and this rank; the other ranks' messages complete the picture.
       throw TimeoutError("timeout waiting for " + what_for + ": " + op.description +
-                         " not complete on rank " + std::to_string(rank_) + " after " + waited + "; some rank has not arrived");
+                         " not complete on rank " + std::to_string(rank_) + " after " + waited +
+                         "; some rank has not arrived");
     }
     // Yield, never sleep: nothing else runs on this thread, and MPI progresses only while it
     // is polled (multi-round schedules would stall for every sleep). Threads that poll beside

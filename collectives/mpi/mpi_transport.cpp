@@ -44,7 +44,8 @@ std::vector<std::string> split_list(const std::string& text) {
   std::size_t start = 0;
   while (start <= text.size() && !text.empty()) {
     const std::size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (!item.empty()) items.push_back(item);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -59,9 +60,11 @@ std::vector<std::string> mpi_transport_interfaces(const std::string& transport) 
   const bool ucx = transport.starts_with("ucx");
   if (!tcp && !ucx) return {};  // self, shm: nothing crosses a network
   if (ucx) {
-    if (const std::string devices = env_or_empty("UCX_NET_DEVICES"); !devices.empty() && devices != "all")
+    if (const std::string devices = env_or_empty("UCX_NET_DEVICES");
+        !devices.empty() && devices != "all")
       return split_list(devices);
-  } else if (const std::string include = env_or_empty("OMPI_MCA_btl_tcp_if_include"); !include.empty()) {
+  } else if (const std::string include = env_or_empty("OMPI_MCA_btl_tcp_if_include");
+             !include.empty()) {
     std::set<std::string> names;
     for (const std::string& entry : split_list(include))
       for (const std::string& name : interfaces_in(entry)) names.insert(name);
@@ -101,8 +104,8 @@ std::string detect_mpi_transport(MPI_Comm comm) {
   if (size == 1) return "self";
   const std::string pml = selected_mpi_pml();
   if (!pml.empty() && pml != "ob1" && pml != "ucx") return pml;  // cm (psm2, ofi), ...
-  const bool ucx = pml.empty() ? env_or_empty("OMPI_MCA_pml").find("ucx") != std::string::npos
-                               : pml == "ucx";
+  const bool ucx =
+      pml.empty() ? env_or_empty("OMPI_MCA_pml").find("ucx") != std::string::npos : pml == "ucx";
   if (ucx) {
     const std::string tls = env_or_empty("UCX_TLS");
     return tls.empty() ? "ucx" : "ucx:" + tls;

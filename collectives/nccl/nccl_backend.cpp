@@ -15,7 +15,8 @@ int cuda_visible_gpu_count() {
   return count;
 }
 
-std::unique_ptr<Communicator> make_nccl_communicator(MPI_Comm world, const BackendOptions& options) {
+std::unique_ptr<Communicator> make_nccl_communicator(MPI_Comm world,
+                                                     const BackendOptions& options) {
   return NcclCommunicator::create(world, options);
 }
 

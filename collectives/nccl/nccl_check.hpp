@@ -1,5 +1,6 @@
 // NCCL_CHECK(call): evaluates `call` once; on failure throws RuntimeError naming the call, the
-// file:line, NCCL's error string and NCCL's last detailed message. Only for sources built with CUDA.
+// file:line, NCCL's error string and NCCL's last detailed message. Only for sources built with
+// CUDA.
 #pragma once
 #include <nccl.h>
 

@@ -1,16 +1,16 @@
 // Helpers shared by the NCCL backend's sources (setup, ops, metadata); not part of its interface.
 #pragma once
-#include <cstdint>
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 #include <unistd.h>
+#include <cstdint>
 
 #include <string>
 
 #include "collectives/nccl/nccl_communicator.hpp"
 #include "collectives/transport/nccl_log.hpp"
-#include "common/host_identity.hpp"
 #include "common/errors.hpp"
+#include "common/host_identity.hpp"
 
 namespace collreplay {
 

@@ -36,9 +36,12 @@ TransportEvidence NcclCommunicator::transport_evidence() const {
       const std::string p2p = links > 0 ? "nvlink" : links == 0 ? "pcie" : "p2p";
       std::string seen;
       for (const std::string& k : kinds) seen += (seen.empty() ? "" : ",") + k;
-      return {nccl_transport_name(kinds, p2p), true, "NCCL channel lines in " + scope + ": " + seen};
+      return {nccl_transport_name(kinds, p2p), true,
+              "NCCL channel lines in " + scope + ": " + seen};
     }
-    why = "NCCL has logged no channel connection for this communicator yet (it connects on first use)";
+    why =
+        "NCCL has logged no channel connection for this communicator yet (it connects on first "
+        "use)";
   } else {
     why = tap.why_unreadable();
   }

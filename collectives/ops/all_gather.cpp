@@ -27,7 +27,8 @@ class AllGatherSpec final : public OpSpec {
   }
   void issue(Communicator& comm, const OpLayout& l, const void* send, void* recv,
              DType t) const override {
-    if (send == recv) send = static_cast<const char*>(recv) + l.in_place_send_offset * dtype_size_bytes(t);
+    if (send == recv)
+      send = static_cast<const char*>(recv) + l.in_place_send_offset * dtype_size_bytes(t);
     comm.all_gather(send, recv, l.count, t);
   }
   int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {

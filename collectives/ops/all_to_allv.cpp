@@ -1,7 +1,8 @@
 // all_to_allv: like all_to_all, with per-peer counts from the agreed skew matrix
 // (peer_counts.hpp). "count" is the average per-peer count: each rank sends count x ranks
-// elements in total, so S matches all_to_all's (busbw: see bus_bytes). No in-place form: with uneven
-// counts the send and receive layouts differ, which MPI's in-place all_to_allv cannot express.
+// elements in total, so S matches all_to_all's (busbw: see bus_bytes). No in-place form: with
+// uneven counts the send and receive layouts differ, which MPI's in-place all_to_allv cannot
+// express.
 #include <algorithm>
 
 #include "collectives/ops/fill_pattern.hpp"
@@ -37,8 +38,7 @@ class AllToAllvSpec final : public OpSpec {
   }
   void issue(Communicator& comm, const OpLayout& l, const void* send, void* recv,
              DType t) const override {
-    comm.all_to_allv(send, {l.send_counts, l.send_displs}, recv, {l.recv_counts, l.recv_displs},
-                     t);
+    comm.all_to_allv(send, {l.send_counts, l.send_displs}, recv, {l.recv_counts, l.recv_displs}, t);
   }
   // Under skew the ranks move different amounts: busbw counts the busiest rank's traffic across
   // ranks, the larger of what it sends to and receives from the others (its own block stays).

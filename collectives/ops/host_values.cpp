@@ -52,32 +52,38 @@ void add_values(DType t, void* inout, std::span<const void* const> ins, std::siz
   if (ins.size() == 1) return add_values(t, inout, ins[0], elements);
   switch (t) {
     case DType::f32:
-      return add_many(static_cast<float*>(inout), ins, elements, [](float v) { return v; },
-                      [](float v) { return v; });
+      return add_many(
+          static_cast<float*>(inout), ins, elements, [](float v) { return v; },
+          [](float v) { return v; });
     case DType::bf16:
-      return add_many(static_cast<std::uint16_t*>(inout), ins, elements,
-                      [](std::uint16_t v) { return bf16_to_float(v); },
-                      [](float v) { return float_to_bf16(v); });
+      return add_many(
+          static_cast<std::uint16_t*>(inout), ins, elements,
+          [](std::uint16_t v) { return bf16_to_float(v); },
+          [](float v) { return float_to_bf16(v); });
     case DType::f16:
-      return add_many(static_cast<std::uint16_t*>(inout), ins, elements,
-                      [](std::uint16_t v) { return fp16_to_float(v); },
-                      [](float v) { return float_to_fp16(v); });
+      return add_many(
+          static_cast<std::uint16_t*>(inout), ins, elements,
+          [](std::uint16_t v) { return fp16_to_float(v); },
+          [](float v) { return float_to_fp16(v); });
   }
 }
 
 void add_values(DType t, void* inout, const void* in, std::size_t elements) {
   switch (t) {
     case DType::f32:
-      return add_blocks(static_cast<float*>(inout), static_cast<const float*>(in), elements,
-                        [](float v) { return v; }, [](float v) { return v; });
+      return add_blocks(
+          static_cast<float*>(inout), static_cast<const float*>(in), elements,
+          [](float v) { return v; }, [](float v) { return v; });
     case DType::bf16:
-      return add_blocks(static_cast<std::uint16_t*>(inout), static_cast<const std::uint16_t*>(in),
-                        elements, [](std::uint16_t v) { return bf16_to_float(v); },
-                        [](float v) { return float_to_bf16(v); });
+      return add_blocks(
+          static_cast<std::uint16_t*>(inout), static_cast<const std::uint16_t*>(in), elements,
+          [](std::uint16_t v) { return bf16_to_float(v); },
+          [](float v) { return float_to_bf16(v); });
     case DType::f16:
-      return add_blocks(static_cast<std::uint16_t*>(inout), static_cast<const std::uint16_t*>(in),
-                        elements, [](std::uint16_t v) { return fp16_to_float(v); },
-                        [](float v) { return float_to_fp16(v); });
+      return add_blocks(
+          static_cast<std::uint16_t*>(inout), static_cast<const std::uint16_t*>(in), elements,
+          [](std::uint16_t v) { return fp16_to_float(v); },
+          [](float v) { return float_to_fp16(v); });
   }
 }
 

@@ -12,11 +12,8 @@ namespace {
 // One line per op. Built once on first use; the specs are stateless.
 std::span<const std::unique_ptr<OpSpec>> specs() {
   static const std::unique_ptr<OpSpec> kSpecs[] = {
-      make_all_gather_spec(),
-      make_reduce_scatter_spec(),
-      make_all_to_all_spec(),
-      make_all_to_allv_spec(),
-      make_all_reduce_spec(),
+      make_all_gather_spec(),  make_reduce_scatter_spec(), make_all_to_all_spec(),
+      make_all_to_allv_spec(), make_all_reduce_spec(),
   };
   return kSpecs;
 }
@@ -33,8 +30,7 @@ bool same_name(std::string_view op_name, std::string_view asked) {
 const OpSpec& op_spec(CollectiveKind kind) {
   for (const auto& spec : specs())
     if (spec->kind() == kind) return *spec;
-  throw RuntimeError("no op spec for collective kind " +
-                     std::to_string(static_cast<int>(kind)));
+  throw RuntimeError("no op spec for collective kind " + std::to_string(static_cast<int>(kind)));
 }
 
 const OpSpec& find_op(std::string_view name) {

@@ -76,7 +76,8 @@ class OpSpec {
   // Input element `index` of the send region of rank layout.rank.
   virtual int input_value(const OpLayout& layout, std::uint64_t seed, std::size_t index) const;
   // Expected element `index` of the recv region of rank layout.rank.
-  virtual int expected_value(const OpLayout& layout, std::uint64_t seed, std::size_t index) const = 0;
+  virtual int expected_value(const OpLayout& layout, std::uint64_t seed,
+                             std::size_t index) const = 0;
 };
 
 // Value written to every buffer element outside the input, so untouched output is caught.

@@ -53,12 +53,14 @@ std::vector<std::size_t> apportion(std::size_t total, const std::vector<double>&
     const double quota = static_cast<double>(total) * weights[i] / weight_sum;
     shares[i] = std::min(static_cast<std::size_t>(std::floor(quota)), total - given);
     given += shares[i];
-    remainders[i] = {quota - static_cast<double>(shares[i]), (i + n - static_cast<std::size_t>(rotation) % n) % n};
+    remainders[i] = {quota - static_cast<double>(shares[i]),
+                     (i + n - static_cast<std::size_t>(rotation) % n) % n};
   }
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (remainders[a].first != remainders[b].first) return remainders[a].first > remainders[b].first;
+    if (remainders[a].first != remainders[b].first)
+      return remainders[a].first > remainders[b].first;
     return remainders[a].second < remainders[b].second;
   });
   for (std::size_t k = 0; given < total; k = (k + 1) % n, ++given) ++shares[order[k]];

@@ -27,7 +27,8 @@ class ReduceScatterSpec final : public OpSpec {
   }
   void issue(Communicator& comm, const OpLayout& l, const void* send, void* recv,
              DType t) const override {
-    if (send == recv) recv = static_cast<char*>(recv) + l.in_place_recv_offset * dtype_size_bytes(t);
+    if (send == recv)
+      recv = static_cast<char*>(recv) + l.in_place_recv_offset * dtype_size_bytes(t);
     comm.reduce_scatter(send, recv, l.count, t);
   }
   int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {

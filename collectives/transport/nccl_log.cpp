@@ -35,9 +35,7 @@ std::string kind_of_clause(std::string_view clause) {
   return plugin.empty() ? std::string("net") : lower(plugin);
 }
 
-bool is_network(const std::string& kind) {
-  return kind != "p2p" && kind != "shm";
-}
+bool is_network(const std::string& kind) { return kind != "p2p" && kind != "shm"; }
 
 template <typename Fn>
 void for_each_line(std::string_view text, Fn&& fn) {
@@ -93,8 +91,9 @@ std::map<std::string, std::string> nccl_log_algorithms(std::string_view log_text
     const std::size_t colon = line.rfind(": ", arrow);
     if (colon == std::string_view::npos) return;
     const std::size_t func_start = line.rfind(' ', colon);
-    const std::string_view func = line.substr(func_start == std::string_view::npos ? 0 : func_start + 1,
-                                              colon - (func_start == std::string_view::npos ? 0 : func_start + 1));
+    const std::string_view func =
+        line.substr(func_start == std::string_view::npos ? 0 : func_start + 1,
+                    colon - (func_start == std::string_view::npos ? 0 : func_start + 1));
     std::string_view algo = line.substr(arrow + 15);
     algo = algo.substr(0, algo.find(' '));
     if (!func.empty() && !algo.empty()) {
@@ -124,7 +123,8 @@ std::vector<std::string> nccl_log_net_interfaces(std::string_view log_text) {
     // "NET/Socket : Using [0]eth0:10.0.0.1<0> [1]..." (some versions write "NET/Socket: Using")
     const std::size_t net = line.find("NET/");
     const std::size_t using_at = line.find("Using [");
-    if (net == std::string_view::npos || using_at == std::string_view::npos || using_at < net) return;
+    if (net == std::string_view::npos || using_at == std::string_view::npos || using_at < net)
+      return;
     std::string_view name = line.substr(net + 4, using_at - net - 4);
     while (!name.empty() && (name.back() == ' ' || name.back() == ':')) name.remove_suffix(1);
     std::string_view list = line.substr(using_at + 6);
@@ -132,7 +132,8 @@ std::vector<std::string> nccl_log_net_interfaces(std::string_view log_text) {
     const bool socket = name == "Socket";
     std::vector<std::string>& found = devices[std::string(name)];
     found.clear();
-    for (std::size_t at = list.find('['); at != std::string_view::npos; at = list.find('[', at + 1)) {
+    for (std::size_t at = list.find('['); at != std::string_view::npos;
+         at = list.find('[', at + 1)) {
       const std::size_t close = list.find(']', at);
       if (close == std::string_view::npos) break;
       std::string_view device = list.substr(close + 1);
@@ -151,9 +152,21 @@ std::string expand_nccl_debug_file(std::string_view pattern, std::string_view ho
   std::string out;
   for (std::size_t i = 0; i < pattern.size(); ++i) {
     if (pattern[i] == '%' && i + 1 < pattern.size()) {
-      if (pattern[i + 1] == 'h') { out += host; ++i; continue; }
-      if (pattern[i + 1] == 'p') { out += std::to_string(pid); ++i; continue; }
-      if (pattern[i + 1] == '%') { out += '%'; ++i; continue; }
+      if (pattern[i + 1] == 'h') {
+        out += host;
+        ++i;
+        continue;
+      }
+      if (pattern[i + 1] == 'p') {
+        out += std::to_string(pid);
+        ++i;
+        continue;
+      }
+      if (pattern[i + 1] == '%') {
+        out += '%';
+        ++i;
+        continue;
+      }
     }
     out += pattern[i];
   }
@@ -171,7 +184,8 @@ NcclLogTap::NcclLogTap(bool with_tuning) {
   if (file && *file) {
     const std::string lvl = lower(level ? level : "");
     if (lvl != "info" && lvl != "trace") {
-      why_unreadable_ = "NCCL_DEBUG_FILE is set but NCCL_DEBUG is not INFO, so NCCL logs no channels";
+      why_unreadable_ =
+          "NCCL_DEBUG_FILE is set but NCCL_DEBUG is not INFO, so NCCL logs no channels";
       return;
     }
     path_ = expand_nccl_debug_file(file, host_name(), static_cast<long>(getpid()));
@@ -215,7 +229,7 @@ bool NcclLogTap::try_open() {
 bool NcclLogTap::readable() { return try_open(); }
 
 std::uint64_t NcclLogTap::size_bytes() {
-  struct stat st{};
+  struct stat st {};
   if (!try_open() || fstat(fd_, &st) != 0) return 0;
   return static_cast<std::uint64_t>(st.st_size);
 }

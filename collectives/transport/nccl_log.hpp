@@ -7,9 +7,10 @@
 // How the log is reached (NCCL reads its logging settings once per process, at its first log
 // call, so this is decided once per process, before the first NCCL call):
 //   - NCCL_DEBUG and NCCL_DEBUG_FILE both unset: we set NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT
-//     (INIT,TUNING when the job spans nodes, where the algorithm matters; unless set) and NCCL_DEBUG_FILE to a private file in $TMPDIR (or /tmp), which we unlink as
-//     soon as it is open. These change only where NCCL writes its log, never how it communicates;
-//     by default NCCL prints nothing, so the user sees no difference.
+//     (INIT,TUNING when the job spans nodes, where the algorithm matters; unless set) and
+//     NCCL_DEBUG_FILE to a private file in $TMPDIR (or /tmp), which we unlink as soon as it is
+//     open. These change only where NCCL writes its log, never how it communicates; by default NCCL
+//     prints nothing, so the user sees no difference.
 //   - NCCL_DEBUG_FILE set by the user (with NCCL_DEBUG=INFO or TRACE): we read that file (%h and
 //     %p expanded as NCCL does).
 //   - anything else (e.g. NCCL_DEBUG=INFO to stdout): the log cannot be read; the transport is
@@ -32,8 +33,7 @@ std::vector<std::string> nccl_log_path_kinds(std::string_view log_text);
 // else the local kinds, "p2p" renamed to `p2p_name` ("nvlink" or "pcie"); several kinds are
 // joined with '+' ("nvlink+shm") so that a mixed job never passes for a pure one. Empty when
 // `kinds` is empty.
-std::string nccl_transport_name(const std::vector<std::string>& kinds,
-                                const std::string& p2p_name);
+std::string nccl_transport_name(const std::vector<std::string>& kinds, const std::string& p2p_name);
 
 // The algorithm NCCL chose for each collective, from its tuning lines (NCCL_DEBUG_SUBSYS
 // TUNING; written by each communicator's rank 0): "AllGather: 1048576 Bytes -> Algo PAT proto

@@ -58,11 +58,16 @@ std::string TransportRequest::name() const {
 TransportRequest parse_transport_request(std::string_view transport, std::string ifname) {
   TransportRequest request;
   request.ifname = std::move(ifname);
-  if (transport == "auto" || transport == "any") request.choice = TransportChoice::automatic;
-  else if (transport == "ib") request.choice = TransportChoice::ib;
-  else if (transport == "socket") request.choice = TransportChoice::socket;
-  else if (transport == "nvlink") request.choice = TransportChoice::nvlink;
-  else if (transport == "shm") request.choice = TransportChoice::shm;
+  if (transport == "auto" || transport == "any")
+    request.choice = TransportChoice::automatic;
+  else if (transport == "ib")
+    request.choice = TransportChoice::ib;
+  else if (transport == "socket")
+    request.choice = TransportChoice::socket;
+  else if (transport == "nvlink")
+    request.choice = TransportChoice::nvlink;
+  else if (transport == "shm")
+    request.choice = TransportChoice::shm;
   else
     throw UsageError("unknown --transport '" + std::string(transport) +
                      "' (expected auto, ib, socket, nvlink or shm)");
@@ -96,7 +101,8 @@ void check_transport_request(const TransportRequest& request, BackendKind backen
   const std::string asked = "--transport " + request.name();
   if (request.choice == TransportChoice::ib) {
     if (!host.has_hca)
-      throw UsageError(asked + ": this host has no InfiniBand/RoCE device "
+      throw UsageError(asked +
+                       ": this host has no InfiniBand/RoCE device "
                        "(/sys/class/infiniband is empty); use --transport socket");
     if (!request.ifname.empty())
       throw UsageError("--ifname names a socket interface; it has no use with " + asked);
@@ -113,10 +119,9 @@ void check_transport_request(const TransportRequest& request, BackendKind backen
       // NCCL takes a prefix ("eth" matches eth0) unless the name starts with '='.
       const bool exact = name.front() == '=';
       const std::string wanted = exact ? name.substr(1) : name;
-      const bool found = std::any_of(host.interfaces.begin(), host.interfaces.end(),
-                                     [&](const std::string& i) {
-                                       return exact ? i == wanted : i.starts_with(wanted);
-                                     });
+      const bool found = std::any_of(
+          host.interfaces.begin(), host.interfaces.end(),
+          [&](const std::string& i) { return exact ? i == wanted : i.starts_with(wanted); });
       if (!found)
         throw UsageError("--ifname " + name + ": no such network interface on this host (it has " +
                          joined(host.interfaces) + ")");
@@ -139,8 +144,8 @@ Settings nccl_transport_settings(const TransportRequest& request, bool one_node)
       break;
     case TransportChoice::shm: s = {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "0"}}; break;
   }
-  const bool network = request.choice == TransportChoice::ib ||
-                       request.choice == TransportChoice::socket;
+  const bool network =
+      request.choice == TransportChoice::ib || request.choice == TransportChoice::socket;
   if (network && one_node) {
     s.emplace_back("NCCL_P2P_DISABLE", "1");
     s.emplace_back("NCCL_SHM_DISABLE", "1");
@@ -156,10 +161,14 @@ Settings mpi_transport_settings(const TransportRequest& request) {
     case TransportChoice::nvlink: break;
     case TransportChoice::ib:
       // Without these two, pml ucx refuses hosts whose devices it does not recognise.
-      s = {{"OMPI_MCA_pml", "ucx"}, {"OMPI_MCA_pml_ucx_tls", "any"},
-           {"OMPI_MCA_pml_ucx_devices", "any"}, {"UCX_TLS", "rc,ud,self"}};
+      s = {{"OMPI_MCA_pml", "ucx"},
+           {"OMPI_MCA_pml_ucx_tls", "any"},
+           {"OMPI_MCA_pml_ucx_devices", "any"},
+           {"UCX_TLS", "rc,ud,self"}};
       break;
-    case TransportChoice::socket: s = {{"OMPI_MCA_pml", "ob1"}, {"OMPI_MCA_btl", "self,tcp"}}; break;
+    case TransportChoice::socket:
+      s = {{"OMPI_MCA_pml", "ob1"}, {"OMPI_MCA_btl", "self,tcp"}};
+      break;
     case TransportChoice::shm: s = {{"OMPI_MCA_pml", "ob1"}, {"OMPI_MCA_btl", "self,vader"}}; break;
   }
   if (!request.ifname.empty()) s.emplace_back("OMPI_MCA_btl_tcp_if_include", request.ifname);

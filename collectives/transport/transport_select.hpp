@@ -41,7 +41,7 @@ TransportRequest parse_transport_request(std::string_view transport, std::string
 
 // What this host (in this process's network namespace) offers.
 struct HostNetwork {
-  bool has_hca = false;                 // an InfiniBand/RoCE device in <sysfs>/class/infiniband
+  bool has_hca = false;                    // an InfiniBand/RoCE device in <sysfs>/class/infiniband
   std::vector<std::string> interfaces;     // network interfaces, by name
   std::vector<std::string> up_interfaces;  // those of them that are up
 };

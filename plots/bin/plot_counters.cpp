@@ -1,6 +1,8 @@
-// plot_counters: draws figure 'counters' (plots/figures.hpp) as PNG and SVG from collreplay results.
+// plot_counters: draws figure 'counters' (plots/figures.hpp) as PNG and SVG from collreplay
+// results.
 #include "plots/plot_main.hpp"
 
 int main(int argc, char** argv) {
-  return collreplay::plots::figure_main(argc, argv, "plot_counters", collreplay::plots::plot_counters);
+  return collreplay::plots::figure_main(argc, argv, "plot_counters",
+                                        collreplay::plots::plot_counters);
 }

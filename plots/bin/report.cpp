@@ -11,12 +11,15 @@
 int main(int argc, char** argv) {
   using namespace collreplay::plots;
   return guarded("report", [&]() -> int {
-    CLI::App app("Writes report.md from collreplay results: environment, tables, figures, and the "
-                 "commands that reproduce them.");
+    CLI::App app(
+        "Writes report.md from collreplay results: environment, tables, figures, and the "
+        "commands that reproduce them.");
     ReportRequest request;
     bool embed_only = false;
-    app.add_option("results", request.inputs, "result files (*.jsonl) or folders of them")->required();
-    app.add_option("--out", request.out_dir, "folder for report.md and its figures (default: the results folder)");
+    app.add_option("results", request.inputs, "result files (*.jsonl) or folders of them")
+        ->required();
+    app.add_option("--out", request.out_dir,
+                   "folder for report.md and its figures (default: the results folder)");
     app.add_option("--name", request.name, "file name of the report")->capture_default_str();
     app.add_flag("--embed-existing", embed_only,
                  "do not draw: embed the figure PNGs already in the output folder");

@@ -26,10 +26,11 @@ class FabricFlags : public ScratchDirTest {
   void expect_usage_error(const std::string& args, const std::string& names) {
     const fs::path out = dir_ / "r.jsonl";
     for (const std::string& exe : {std::string("all_gather_perf --backend mpi -b 1K -e 1K"),
-                                  "replay --backend mpi " + kTinyModel}) {
+                                   "replay --backend mpi " + kTinyModel}) {
       const Outcome o = run((bin_dir() / exe).string() + " --out " + out.string() + " " + args);
       EXPECT_EQ(o.exit_code, 2) << exe << " " << args << "\n" << o.err;
-      EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << exe << " " << args << "\n" << o.err;
+      EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << exe << " " << args << "\n"
+                                                                 << o.err;
       EXPECT_NE(o.err.find(names), std::string::npos) << exe << " " << args << "\n" << o.err;
       EXPECT_TRUE(fs::is_empty(dir_)) << exe << " " << args << " left a file behind";
     }
@@ -41,8 +42,7 @@ class FabricFlags : public ScratchDirTest {
                              const std::string& base = "--backend mpi -b 64K -e 64K") {
     const fs::path out = dir_ / "ag.jsonl";
     const Outcome o = run(mpirun_command() + " -np 2 " + (bin_dir() / "all_gather_perf").string() +
-                          " " + base + " -n 2 --timeout 60 --out " + out.string() +
-                          " " + args);
+                          " " + base + " -n 2 --timeout 60 --out " + out.string() + " " + args);
     EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
     if (out_text) *out_text = o.out;
     std::ifstream in(out);
@@ -65,7 +65,9 @@ TEST_F(FabricFlags, BadComputeEngine) { expect_usage_error("--compute gpu", "--c
 TEST_F(FabricFlags, ZeroDilation) { expect_usage_error("--dilate 0", "--dilate"); }
 TEST_F(FabricFlags, NegativeDilation) { expect_usage_error("--dilate -2", "--dilate"); }
 TEST_F(FabricFlags, NvlinkOnMpi) { expect_usage_error("--transport nvlink", "--backend nccl"); }
-TEST_F(FabricFlags, EmulatedNodesOnMpi) { expect_usage_error("--emulate-nodes 2", "--emulate-nodes"); }
+TEST_F(FabricFlags, EmulatedNodesOnMpi) {
+  expect_usage_error("--emulate-nodes 2", "--emulate-nodes");
+}
 
 TEST_F(FabricFlags, IbWithoutAnHca) {
   if (probe_host_network().has_hca) GTEST_SKIP() << "this host has an InfiniBand device";
@@ -113,9 +115,11 @@ TEST_F(FabricFlags, ReplayRecordsTheFabricAndUndilatedModeledCompute) {
   // The modeled wait is 4x longer, and the reported compute divided by 4 again: still at least
   // the modeled time.
   const Outcome o = run(mpirun_command() + " -np 2 " + (bin_dir() / "replay").string() +
-                        " --backend mpi " + kTinyModel + " --steps 2 --warmup 1 --transport socket"
+                        " --backend mpi " + kTinyModel +
+                        " --steps 2 --warmup 1 --transport socket"
                         " --ifname lo --fabric eth-10g --emulated --dilate 4 --compute "
-                        "model:a100@0.0002 --out " + out.string());
+                        "model:a100@0.0002 --out " +
+                        out.string());
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   std::ifstream in(out);
   std::string line;
@@ -135,8 +139,8 @@ TEST_F(FabricFlags, ReplayRecordsTheFabricAndUndilatedModeledCompute) {
 // network transport; the records count the emulated nodes and name NCCL's algorithm.
 TEST_F(FabricFlags, EmulatedNodesOnTwoGpus) {
   if (visible_gpu_count() < 2) GTEST_SKIP() << "needs 2 GPUs (NCCL backend)";
-  const nlohmann::json r = perf_record("--emulate-nodes 2 --transport socket", nullptr,
-                                      "--backend nccl -b 1M -e 1M");
+  const nlohmann::json r =
+      perf_record("--emulate-nodes 2 --transport socket", nullptr, "--backend nccl -b 1M -e 1M");
   const nlohmann::json& run = r["run"];
   EXPECT_EQ(run["nodes"], 2);
   EXPECT_EQ(run["ranks_per_node"], 1);

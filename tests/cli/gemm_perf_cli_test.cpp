@@ -25,7 +25,9 @@ class GemmPerfCli : public ScratchDirTest {
   }
 };
 
-TEST_F(GemmPerfCli, ShapeWithALetter) { expect_usage_error("--shape 12xabx4", "--shape '12xabx4'"); }
+TEST_F(GemmPerfCli, ShapeWithALetter) {
+  expect_usage_error("--shape 12xabx4", "--shape '12xabx4'");
+}
 TEST_F(GemmPerfCli, ShapeWithTwoDimensions) { expect_usage_error("--shape 12x4", "MxNxK"); }
 TEST_F(GemmPerfCli, ShapeWithZero) { expect_usage_error("--shape 0x4x4", "positive"); }
 TEST_F(GemmPerfCli, UnknownModel) { expect_usage_error("--model no-such-model", "no-such-model"); }

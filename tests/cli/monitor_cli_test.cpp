@@ -27,8 +27,6 @@ using test_support::http_get;
 namespace fs = std::filesystem;
 using namespace cli_test;
 
-
-
 // A command started in the background in its own process group, ended with the group.
 class Background {
  public:
@@ -55,9 +53,9 @@ class MonitorCli : public ScratchDirTest {};
 
 TEST_F(MonitorCli, CountersAndFabricBytesLandInTheResults) {
   const fs::path out = dir_ / "ag.jsonl";
-  const Outcome o = run(mpirun_command() + " -np 2 " + (bin_dir() / "all_gather_perf").string() +
-                        " --backend mpi -b 1M -e 4M -f 4 -n 10 --monitor-interval 0.1 --out " +
-                        out.string());
+  const Outcome o =
+      run(mpirun_command() + " -np 2 " + (bin_dir() / "all_gather_perf").string() +
+          " --backend mpi -b 1M -e 4M -f 4 -n 10 --monitor-interval 0.1 --out " + out.string());
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   std::ifstream in(out);
   int perf = 0, counters = 0;
@@ -86,9 +84,9 @@ TEST_F(MonitorCli, BusyMetricsPortIsAUsageError) {
   ASSERT_EQ(::bind(holder, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
   ASSERT_EQ(::listen(holder, 1), 0);
   const fs::path out = dir_ / "ag.jsonl";
-  const Outcome o = run((bin_dir() / "all_gather_perf").string() +
-                        " --backend mpi -b 1K -e 1K --metrics-port " + std::to_string(port) +
-                        " --out " + out.string());
+  const Outcome o =
+      run((bin_dir() / "all_gather_perf").string() + " --backend mpi -b 1K -e 1K --metrics-port " +
+          std::to_string(port) + " --out " + out.string());
   ::close(holder);
   EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
   EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;

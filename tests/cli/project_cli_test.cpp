@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "tests/support/subprocess.hpp"
 #include "tests/support/project_synthetic.hpp"
+#include "tests/support/subprocess.hpp"
 
 namespace collreplay::cli_test {
 namespace {
@@ -37,17 +37,19 @@ constexpr const char* kSmall = " --model qwen2.5-0.5b --micro-batch 1 --seq 1024
 
 TEST_F(ProjectCli, ProfileProjectionWritesOneRecordPerNodeCount) {
   const fs::path out = dir_ / "p.jsonl";
-  const Outcome r = run(project() + kSmall + " --fabric eth-10g --compute model:h100@0.4 --nodes 1,2,4,1024 --out " +
-                        out.string());
+  const Outcome r =
+      run(project() + kSmall +
+          " --fabric eth-10g --compute model:h100@0.4 --nodes 1,2,4,1024 --out " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("tipping point"), std::string::npos);
   std::vector<nlohmann::json> projections;
   for (const auto& rec : read_jsonl(out))
     if (rec["record"] == "projection") projections.push_back(rec);
   ASSERT_EQ(projections.size(), 4u);
-  for (const char* key : {"model", "fabric", "gpus_per_node", "nodes", "compute", "layer_comm_ms", "layer_compute_ms",
-                          "headroom_ms", "headroom_lo_ms", "headroom_hi_ms", "exposed_comm_ms", "tokens_per_s", "mfu",
-                          "tipping_point_nodes", "source", "units"})
+  for (const char* key :
+       {"model", "fabric", "gpus_per_node", "nodes", "compute", "layer_comm_ms", "layer_compute_ms",
+        "headroom_ms", "headroom_lo_ms", "headroom_hi_ms", "exposed_comm_ms", "tokens_per_s", "mfu",
+        "tipping_point_nodes", "source", "units"})
     EXPECT_TRUE(projections[0].contains(key)) << key;
   EXPECT_EQ(projections[0]["source"], "projected");
   EXPECT_EQ(projections[3]["nodes"], 1024);
@@ -55,7 +57,8 @@ TEST_F(ProjectCli, ProfileProjectionWritesOneRecordPerNodeCount) {
   // 10 Gbit/s cannot hide a layer's parameters at 1024 nodes: the tipping point is in range.
   EXPECT_LT(projections[3]["headroom_ms"].get<double>(), 0);
   EXPECT_TRUE(projections[3]["tipping_point_nodes"].is_number());
-  EXPECT_LE(projections[0]["headroom_lo_ms"].get<double>(), projections[0]["headroom_hi_ms"].get<double>());
+  EXPECT_LE(projections[0]["headroom_lo_ms"].get<double>(),
+            projections[0]["headroom_hi_ms"].get<double>());
 }
 
 TEST_F(ProjectCli, FittedSweepProjectsAndValidates) {
@@ -65,7 +68,8 @@ TEST_F(ProjectCli, FittedSweepProjectsAndValidates) {
   replay.seq = 256;
   synthetic::write_sweep(dir_ / "sweep", {1, 2, 4, 8}, 2, 0.02, &replay);
   const fs::path out = dir_ / "v.jsonl";
-  Outcome r = run(project() + " --validate " + (dir_ / "sweep").string() + " --out " + out.string());
+  Outcome r =
+      run(project() + " --validate " + (dir_ / "sweep").string() + " --out " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto records = read_jsonl(out);
   ASSERT_FALSE(records.empty());
@@ -91,7 +95,8 @@ TEST_F(ProjectCli, ASweepOverTwoFabricsNeedsOnePicked) {
   synthetic::write_sweep(dir_ / "sweep" / "b", {1, 2, 4}, 2, 0.01);
   for (const auto& entry : fs::directory_iterator(dir_ / "sweep" / "b")) {
     std::string text = slurp(entry.path());
-    for (std::size_t at; (at = text.find("\"synthetic\"")) != std::string::npos;) text.replace(at, 11, "\"other\"");
+    for (std::size_t at; (at = text.find("\"synthetic\"")) != std::string::npos;)
+      text.replace(at, 11, "\"other\"");
     std::ofstream(entry.path()) << text;
   }
   const std::string base = project() + kSmall + " --compute model:h100@0.5 --nodes 1,16 --fabric " +
@@ -108,8 +113,10 @@ TEST_F(ProjectCli, ASweepOverTwoFabricsNeedsOnePicked) {
 
 TEST_F(ProjectCli, BadInputExitsTwoWithOneLine) {
   synthetic::Noise noise(0);
-  synthetic::write_jsonl(dir_ / "two_nodes" / "perf.jsonl", synthetic::perf_records(synthetic::truth(), 2, 2, noise));
-  synthetic::write_jsonl(dir_ / "one_node" / "perf.jsonl", synthetic::perf_records(synthetic::truth(), 1, 2, noise));
+  synthetic::write_jsonl(dir_ / "two_nodes" / "perf.jsonl",
+                         synthetic::perf_records(synthetic::truth(), 2, 2, noise));
+  synthetic::write_jsonl(dir_ / "one_node" / "perf.jsonl",
+                         synthetic::perf_records(synthetic::truth(), 1, 2, noise));
   synthetic::write_sweep(dir_ / "sweep", {1, 2}, 2, 0);
   const std::string base = project() + kSmall + " --compute model:h100@0.5";
   const fs::path gpu_results = bin_dir() / "../../sweeps/measured/2026-11-23";
@@ -124,8 +131,9 @@ TEST_F(ProjectCli, BadInputExitsTwoWithOneLine) {
       project() + kSmall + " --fabric eth-10g --compute model:tpu@0.5",
       project() + kSmall + " --fabric eth-10g",
       // Expert groups of 8 ranks do not tile nodes of 3 GPUs.
-      project() + " --model mixtral-8x7b --layers 1 --ep 8 --gpus-per-node 3 --nodes 8 --fabric eth-10g"
-                  " --compute model:h100@0.5",
+      project() +
+          " --model mixtral-8x7b --layers 1 --ep 8 --gpus-per-node 3 --nodes 8 --fabric eth-10g"
+          " --compute model:h100@0.5",
       project() + " --validate " + (dir_ / "sweep").string(),  // 2 node counts: nothing to hold out
       project() + " --validate " + gpu_results.string(),       // the real GPU results: 1 node only
       project() + " --validate /nonexistent/results",
@@ -141,7 +149,8 @@ TEST_F(ProjectCli, BadInputExitsTwoWithOneLine) {
 }
 
 TEST_F(ProjectCli, RealGpuResultsRefuseValidationNamingTheNodeCount) {
-  const Outcome r = run(project() + " --validate " + (bin_dir() / "../../sweeps/measured/2026-11-23").string());
+  const Outcome r =
+      run(project() + " --validate " + (bin_dir() / "../../sweeps/measured/2026-11-23").string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("found 1 (1 nodes)"), std::string::npos) << r.err;
 }

@@ -51,7 +51,9 @@ int lines(const std::string& s) {
   return n;
 }
 
-TEST(ReplayDryRun, BinaryExists) { ASSERT_EQ(access(replay_path().c_str(), X_OK), 0) << replay_path(); }
+TEST(ReplayDryRun, BinaryExists) {
+  ASSERT_EQ(access(replay_path().c_str(), X_OK), 0) << replay_path();
+}
 
 TEST(ReplayDryRun, BadInputExitsTwoWithOneLine) {
   const char* bad[] = {
@@ -93,7 +95,8 @@ TEST(ReplayDryRun, JsonHasTheKeysAndPublishedBytes) {
   const Result r = run("--dry-run --format json --model qwen2.5-7b --world 16");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  for (const char* k : {"model", "plan", "wrap", "world", "units", "moe", "totals"}) EXPECT_TRUE(j.contains(k)) << k;
+  for (const char* k : {"model", "plan", "wrap", "world", "units", "moe", "totals"})
+    EXPECT_TRUE(j.contains(k)) << k;
   EXPECT_EQ(j["units"][1]["allgather_bytes"].get<std::uint64_t>(), 466115584u);
   EXPECT_EQ(j["totals"]["allgathers"].get<int>(), 57);
   EXPECT_EQ(j["totals"]["reduce_scatters"].get<int>(), 29);
@@ -101,7 +104,8 @@ TEST(ReplayDryRun, JsonHasTheKeysAndPublishedBytes) {
 
 TEST(ReplayDryRun, SaveAndLoadScheduleGivesSameOutput) {
   const std::string path = ::testing::TempDir() + "/replay_schedule.json";
-  const std::string args = "--dry-run --format json --model mixtral-8x7b --ep 4 --world 8 --layers 2";
+  const std::string args =
+      "--dry-run --format json --model mixtral-8x7b --ep 4 --world 8 --layers 2";
   const Result a = run(args + " --save-schedule " + path);
   ASSERT_EQ(a.code, 0) << a.err;
   const Result b = run("--dry-run --format json --schedule " + path);
@@ -120,11 +124,12 @@ TEST(ReplayDryRun, TableFormat) {
 // Every catalog model under every plan and wrap builds and prints valid JSON. (How fast it does so
 // is not asserted: a timed assertion fails on a loaded machine and proves nothing there.)
 TEST(ReplayDryRun, EveryModelPlanWrapBuilds) {
-  for (const char* model : {"qwen2.5-7b", "qwen2.5-72b", "mixtral-8x7b", "llama-3.1-8b", "llama-3-70b"})
+  for (const char* model :
+       {"qwen2.5-7b", "qwen2.5-72b", "mixtral-8x7b", "llama-3.1-8b", "llama-3-70b"})
     for (const char* plan : {"fsdp1", "fsdp2"})
       for (const char* wrap : {"block", "submodule", "size"}) {
-        const std::string args = std::string("--dry-run --format json --world 16 --model ") + model +
-                                 " --plan " + plan + " --wrap " + wrap;
+        const std::string args = std::string("--dry-run --format json --world 16 --model ") +
+                                 model + " --plan " + plan + " --wrap " + wrap;
         const Result r = run(args);
         EXPECT_EQ(r.code, 0) << args << ": " << r.err;
         EXPECT_NO_THROW(nlohmann::json::parse(r.out)) << args;

@@ -48,8 +48,8 @@ class ReplayParallel : public ScratchDirTest {
 
 TEST_F(ReplayParallel, BadInputExitsTwoWithOneLine) {
   const char* bad[] = {
-      "--dry-run --tp 8",                                   // 28 heads of Qwen2.5-7B
-      "--dry-run --tp 3 --world 24",                        // 8 GPUs per node
+      "--dry-run --tp 8",             // 28 heads of Qwen2.5-7B
+      "--dry-run --tp 3 --world 24",  // 8 GPUs per node
       "--dry-run --tp 16 --world 16 --gpus-per-node 16 --model llama-3-70b",  // 8 KV heads
       "--dry-run --model mixtral-8x7b --mesh 2x4x2 --world 8",
       "--dry-run --model mixtral-8x7b --mesh 2x4x2x1 --world 16",
@@ -79,8 +79,9 @@ TEST_F(ReplayParallel, DryRunJsonCarriesTheGroups) {
   EXPECT_EQ(g["replicate"]["size"], 2);
   EXPECT_EQ(g["replicate"]["ops"], 29);  // one all-reduce per unit
   // Layer: 233,057,792 elements / 8 per rank, bf16.
-  EXPECT_EQ(dry_run("--model qwen2.5-7b --world 16 --sharding hybrid")["units"][1]["allreduce_bytes"],
-            233057792ull / 8 * 2);
+  EXPECT_EQ(
+      dry_run("--model qwen2.5-7b --world 16 --sharding hybrid")["units"][1]["allreduce_bytes"],
+      233057792ull / 8 * 2);
   // TP + SP on Qwen2.5-7B, 4-way: 12 TP collectives per layer + 4, each 4096 x 3584 bf16.
   auto t = dry_run("--model qwen2.5-7b --world 16 --tp 4 --layers 3");
   EXPECT_EQ(groups(t)["tp"]["ops"], 12 * 3 + 4);
@@ -107,7 +108,8 @@ TEST_F(ReplayParallel, TensorAndSequenceParallelReplaysOnTwoRanks) {
 }
 
 TEST_F(ReplayParallel, HsdpReplaysOnFourRanksAsTwoNodes) {
-  const std::string out = replay_checked(4, kTiny + " --sharding hybrid --gpus-per-node 2 --layers 2");
+  const std::string out =
+      replay_checked(4, kTiny + " --sharding hybrid --gpus-per-node 2 --layers 2");
   EXPECT_NE(out.find("replicate"), std::string::npos);
 }
 
@@ -117,19 +119,23 @@ TEST_F(ReplayParallel, DdpAndPowerSgdReplayOnTwoRanks) {
 }
 
 TEST_F(ReplayParallel, TpWithHsdpAndHierarchicalFp8AllToAllReplayOnFourRanks) {
-  replay_checked(4, kTiny + " --tp 2 --sharding hybrid --shard-group 1 --gpus-per-node 2 --layers 1");
-  const std::string out = replay_checked(4, kTinyMoe + " --ep 4 --gpus-per-node 2 --a2a hierarchical "
-                                                      "--a2a-dtype fp8 --routing zipf:1");
+  replay_checked(4,
+                 kTiny + " --tp 2 --sharding hybrid --shard-group 1 --gpus-per-node 2 --layers 1");
+  const std::string out = replay_checked(4, kTinyMoe +
+                                                " --ep 4 --gpus-per-node 2 --a2a hierarchical "
+                                                "--a2a-dtype fp8 --routing zipf:1");
   EXPECT_NE(out.find("expert_rail"), std::string::npos);
   replay_checked(4, kTinyMoe + " --mesh 1x2x2 --gpus-per-node 4");
 }
 
 TEST_F(ReplayParallel, NcclAlgoIsRecordedInRunMetadata) {
   const fs::path results = dir_ / "r.jsonl";
-  const Outcome o = run(mpirun_command() + " -np 2 " + replay() + " --backend mpi --steps 1 --warmup 0 --seq 32 " +
-                        kTiny + " --layers 1 --nccl-algo ring,tree --nccl-proto simple --out " + results.string());
+  const Outcome o = run(
+      mpirun_command() + " -np 2 " + replay() + " --backend mpi --steps 1 --warmup 0 --seq 32 " +
+      kTiny + " --layers 1 --nccl-algo ring,tree --nccl-proto simple --out " + results.string());
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  const nlohmann::json first = nlohmann::json::parse(slurp(results).substr(0, slurp(results).find('\n')));
+  const nlohmann::json first =
+      nlohmann::json::parse(slurp(results).substr(0, slurp(results).find('\n')));
   EXPECT_EQ(first["run"]["nccl_algo_asked"], "ring,tree");
   EXPECT_EQ(first["run"]["nccl_proto_asked"], "simple");
 }

@@ -28,9 +28,7 @@ const std::string kQuick = "--steps 2 --warmup 1";
 
 using namespace cli_test;
 
-std::string replay_path() {
-  return (bin_dir() / "replay").string();
-}
+std::string replay_path() { return (bin_dir() / "replay").string(); }
 
 std::string mpirun(int ranks) { return mpirun_command() + " -np " + std::to_string(ranks) + " "; }
 
@@ -89,8 +87,8 @@ TEST_F(ReplayRun, TwoRanksWriteAValidPhysicalFile) {
   const Records r =
       replay(2, "--layers 2 --seq 64 -c --steps 2 --warmup 1 --compute model:a100@1.25e-5");
   expect_physical(r.step);
-  const double modeled_ms = r.step["flops_per_step"].get<double>() /
-                            (r.step["peak_tflops"].get<double>() * 1e9 * kMfu);
+  const double modeled_ms =
+      r.step["flops_per_step"].get<double>() / (r.step["peak_tflops"].get<double>() * 1e9 * kMfu);
   EXPECT_DOUBLE_EQ(r.step["peak_tflops"].get<double>(), 312.0);  // the modeled GPU's peak
   EXPECT_GE(r.step["compute_ms"].get<double>(), modeled_ms * (1 - 1e-6)) << r.step.dump();
   EXPECT_NE(r.step["compute_engine"].get<std::string>().find("modeled a100"), std::string::npos);
@@ -110,8 +108,8 @@ TEST_F(ReplayRun, TwoRanksWriteAValidPhysicalFile) {
     for (const char* key : {"compute_ms", "comm_ms", "headroom_ms", "headroom_ratio"})
       EXPECT_TRUE(unit.contains(key)) << key;
   EXPECT_GE(r.ops.size(), 10u);
-  for (const char* key : {"overlap_efficiency", "compute_slowdown", "tokens_per_s", "mfu",
-                          "passes", "collective_buffer_bytes"})
+  for (const char* key : {"overlap_efficiency", "compute_slowdown", "tokens_per_s", "mfu", "passes",
+                          "collective_buffer_bytes"})
     EXPECT_TRUE(r.step.contains(key)) << key;
   // The timeline and straggler fields plots read: every op has start <= end within the step,
   // and there is one overlapped step time per rank.
@@ -132,7 +130,8 @@ TEST_F(ReplayRun, TwoRanksWriteAValidPhysicalFile) {
 
 // Four ranks on two cores: BLAS threads would fight MPI, so compute is modeled (~1 s a step).
 TEST_F(ReplayRun, FourRanksWriteAValidPhysicalFile) {
-  const Records r = replay(4, "--layers 1 --seq 32 --compute model:a100@0.000005 --progress " + kQuick);
+  const Records r =
+      replay(4, "--layers 1 --seq 32 --compute model:a100@0.000005 --progress " + kQuick);
   expect_physical(r.step);
   // --progress: rank 0 alone says what it runs, then each pass, on stderr.
   const std::string& err = last_stderr_;
@@ -149,10 +148,10 @@ TEST_F(ReplayRun, TinyComputeGivesNegativeHeadroom) {
   const Records r =
       replay(2, "--layers 2 --seq 64 --compute model:h100@1 --compute-scale 0.01 " + kQuick);
   EXPECT_GT(r.step["comm_ms"].get<double>(), r.step["compute_ms"].get<double>());
-  const double lowest = std::min_element(r.units.begin(), r.units.end(), [](auto& a, auto& b) {
-                          return a["headroom_ms"].template get<double>() <
-                                 b["headroom_ms"].template get<double>();
-                        })->at("headroom_ms");
+  const double lowest =
+      std::min_element(r.units.begin(), r.units.end(), [](auto& a, auto& b) {
+        return a["headroom_ms"].template get<double>() < b["headroom_ms"].template get<double>();
+      })->at("headroom_ms");
   EXPECT_LT(lowest, 0) << last_stdout_;
 }
 
@@ -177,8 +176,12 @@ TEST_F(ReplayRun, LayersZeroIsAUsageError) {
 
 TEST_F(ReplayRun, ScheduleForAnotherWorldIsAUsageError) {
   const std::string file = (dir_ / "world4.json").string();
-  ASSERT_EQ(run(replay_path() + " --dry-run " + kTinyModel + " --layers 1 --world 4 "
-                "--save-schedule " + file).exit_code, 0);
+  ASSERT_EQ(run(replay_path() + " --dry-run " + kTinyModel +
+                " --layers 1 --world 4 "
+                "--save-schedule " +
+                file)
+                .exit_code,
+            0);
   expect_usage_error(run(replay_path() + " --backend mpi --schedule " + file), "4 ranks");
   // Under mpirun every rank agrees; rank 0 alone speaks.
   const Outcome two = run(mpirun(2) + replay_path() + " --backend mpi --schedule " + file);
@@ -191,8 +194,8 @@ TEST_F(ReplayRun, ScheduleForAnotherWorldIsAUsageError) {
 // One more rank than this host has GPUs (here, without a GPU: one rank asking for NCCL).
 TEST_F(ReplayRun, MoreRanksPerNodeThanGpusIsAUsageError) {
   const int ranks = visible_gpu_count() + 1;
-  const Outcome o = run(mpirun(ranks) + replay_path() + " --backend nccl " + kTinyModel +
-                        " --layers 1 --seq 32");
+  const Outcome o =
+      run(mpirun(ranks) + replay_path() + " --backend nccl " + kTinyModel + " --layers 1 --seq 32");
   EXPECT_EQ(o.exit_code, 2) << o.err;
   EXPECT_NE(o.err.find("error:"), std::string::npos) << o.err;
 }

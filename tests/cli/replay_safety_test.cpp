@@ -48,12 +48,14 @@ TEST_F(ReplaySafety, ARunThatDoesNotFitIsRefusedBeforeAllocating) {
 }
 
 TEST_F(ReplaySafety, DryRunPrintsTheFootprint) {
-  const Outcome table = run(replay_path() + " --dry-run --model qwen2.5-7b --layers 2 --seq 16 "
+  const Outcome table = run(replay_path() +
+                            " --dry-run --model qwen2.5-7b --layers 2 --seq 16 "
                             "--world 2");
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("# memory, host run (--backend mpi): "), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("# memory, GPU run (nccl): "), std::string::npos) << table.out;
-  const Outcome json = run(replay_path() + " --dry-run --format json --model qwen2.5-7b "
+  const Outcome json = run(replay_path() +
+                           " --dry-run --format json --model qwen2.5-7b "
                            "--layers 2 --seq 16 --world 2");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto j = nlohmann::json::parse(json.out);
@@ -62,8 +64,12 @@ TEST_F(ReplaySafety, DryRunPrintsTheFootprint) {
 
 TEST_F(ReplaySafety, AllToAllvSchedulesArePerRank) {
   const std::string pattern = (dir_ / "rank%d.json").string();
-  ASSERT_EQ(run(replay_path() + " --dry-run " + kTinyMoe + " --world 2 --ep 2 --seq 64 "
-                "--routing zipf:1.5 --save-schedule " + pattern).exit_code, 0);
+  ASSERT_EQ(run(replay_path() + " --dry-run " + kTinyMoe +
+                " --world 2 --ep 2 --seq 64 "
+                "--routing zipf:1.5 --save-schedule " +
+                pattern)
+                .exit_code,
+            0);
   ASSERT_TRUE(fs::exists(dir_ / "rank0.json"));
   ASSERT_TRUE(fs::exists(dir_ / "rank1.json"));
   // One rank's file replayed by both ranks would give rank 1 rank 0's counts: refused, alike.
@@ -71,8 +77,10 @@ TEST_F(ReplaySafety, AllToAllvSchedulesArePerRank) {
                           (dir_ / "rank0.json").string());
   expect_one_line_usage_error(one, "rank%d");
   // The per-rank pattern replays, and every all_to_allv checks out exactly (-c).
-  const Outcome each = run(mpirun(2) + replay_path() + " --backend mpi --steps 1 --warmup 0 -c "
-                           "--schedule '" + pattern + "'");
+  const Outcome each = run(mpirun(2) + replay_path() +
+                           " --backend mpi --steps 1 --warmup 0 -c "
+                           "--schedule '" +
+                           pattern + "'");
   EXPECT_EQ(each.exit_code, 0) << each.out << each.err;
   EXPECT_NE(each.out.find("-c: "), std::string::npos) << each.out;
 }

@@ -43,7 +43,8 @@ double all_gather_time_us(const fs::path& path) {
   std::ifstream in(path);
   for (std::string line; std::getline(in, line);) {
     const auto record = nlohmann::json::parse(line);
-    if (!record.contains("record") && record.contains("time_us")) return record["time_us"].get<double>();
+    if (!record.contains("record") && record.contains("time_us"))
+      return record["time_us"].get<double>();
   }
   return -1;
 }
@@ -56,19 +57,21 @@ TEST_F(ClusterTest, ShapedProfileIsSlowerThanUnshaped) {
   for (int i = 0; i < 2; ++i) {
     ASSERT_EQ(run(cluster("up", std::string("--nodes 2 --fabric ") + fabrics[i])).exit_code, 0);
     const fs::path out = dir_ / ("ag" + std::to_string(i) + ".jsonl");
-    const Outcome perf = run(cluster("run", "-- mpirun -np 2 " + bin("all_gather_perf") +
-                                                " --backend mpi -b 2M -e 2M -n 5 -w 1 --out " + quoted(out)));
+    const Outcome perf =
+        run(cluster("run", "-- mpirun -np 2 " + bin("all_gather_perf") +
+                               " --backend mpi -b 2M -e 2M -n 5 -w 1 --out " + quoted(out)));
     ASSERT_EQ(perf.exit_code, 0) << perf.err;
     time_us[i] = all_gather_time_us(out);
     ASSERT_GT(time_us[i], 0) << cli_test::slurp(out);
     ASSERT_EQ(run(cluster("down")).exit_code, 0);
   }
-  EXPECT_GT(time_us[1], 3 * time_us[0]) << "unshaped " << time_us[0] << " us, shaped " << time_us[1] << " us";
+  EXPECT_GT(time_us[1], 3 * time_us[0])
+      << "unshaped " << time_us[0] << " us, shaped " << time_us[1] << " us";
 }
 
 TEST_F(ClusterTest, BadInputExitsTwoWithOneLineAndBuildsNothing) {
-  for (const char* args : {"--nodes 2 --fabric no-such-fabric", "--nodes 17", "--nodes 0",
-                                 "--nodes 2 --dilate -1"}) {
+  for (const char* args :
+       {"--nodes 2 --fabric no-such-fabric", "--nodes 17", "--nodes 0", "--nodes 2 --dilate -1"}) {
     const Outcome up = run(cluster("up", std::string(args)));
     EXPECT_EQ(up.exit_code, 2) << args;
     EXPECT_EQ(std::count(up.err.begin(), up.err.end(), '\n'), 1) << args << ": " << up.err;
@@ -93,11 +96,12 @@ TEST_F(ClusterTest, FailedUpTearsDownWhatItBuilt) {
 
 TEST_F(ClusterTest, RefusesAStateFolderItDidNotMake) {
   std::ofstream(dir_ / "keep-me") << "a user's file\n";
-  const Outcome up = run(quoted(repo_dir() / "sweeps/emulate/cluster") + " up --nodes 1 --prefix " + kPrefix +
-                         " --state " + quoted(dir_));
+  const Outcome up = run(quoted(repo_dir() / "sweeps/emulate/cluster") + " up --nodes 1 --prefix " +
+                         kPrefix + " --state " + quoted(dir_));
   EXPECT_EQ(up.exit_code, 2) << up.err;
   EXPECT_EQ(leftover_namespaces(kPrefix), "");
-  run(quoted(repo_dir() / "sweeps/emulate/cluster") + " down --prefix " + kPrefix + " --state " + quoted(dir_));
+  run(quoted(repo_dir() / "sweeps/emulate/cluster") + " down --prefix " + kPrefix + " --state " +
+      quoted(dir_));
   EXPECT_TRUE(fs::exists(dir_ / "keep-me")) << "down removed a folder that up did not make";
 }
 

@@ -41,7 +41,8 @@ class EmulatedTest : public cli_test::ScratchDirTest {
 
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root: network namespaces";
-    if (std::system("ip netns list >/dev/null 2>&1") != 0) GTEST_SKIP() << "'ip netns' is not usable here";
+    if (std::system("ip netns list >/dev/null 2>&1") != 0)
+      GTEST_SKIP() << "'ip netns' is not usable here";
     cli_test::ScratchDirTest::SetUp();
     state_ = dir_ / "state";
   }
@@ -52,8 +53,8 @@ class EmulatedTest : public cli_test::ScratchDirTest {
 
   // "sweeps/emulate/cluster VERB --state S --prefix crtest ARGS"
   std::string cluster(const std::string& verb, const std::string& args = "") const {
-    return quoted(repo_dir() / "sweeps/emulate/cluster") + " " + verb + " --state " + quoted(state_) +
-           " --prefix " + kPrefix + (args.empty() ? "" : " " + args);
+    return quoted(repo_dir() / "sweeps/emulate/cluster") + " " + verb + " --state " +
+           quoted(state_) + " --prefix " + kPrefix + (args.empty() ? "" : " " + args);
   }
   std::string sweep(const std::string& args) const {
     return "cd " + quoted(repo_dir()) + " && sweeps/sweep " + args;

@@ -25,9 +25,9 @@ namespace fs = std::filesystem;
 using namespace cli_test;
 using Clock = std::chrono::steady_clock;
 
-constexpr int kTimeoutS = 8;      // the executable's --timeout
-constexpr int kGraceS = 10;       // what the issue allows beyond it
-constexpr int kMeasuringS = 6;    // let the first sizes finish before the fault
+constexpr int kTimeoutS = 8;    // the executable's --timeout
+constexpr int kGraceS = 10;     // what the issue allows beyond it
+constexpr int kMeasuringS = 6;  // let the first sizes finish before the fault
 
 fs::path repo_root() { return (bin_dir() / ".." / "..").lexically_normal(); }
 fs::path cluster_script() { return repo_root() / "sweeps" / "emulate" / "cluster"; }
@@ -82,8 +82,8 @@ class Faults : public ScratchDirTest {
         "mpirun -np 2 " + (bin_dir() / "all_gather_perf").string() +
         " --backend mpi --transport socket --ifname eth0 --emulated --timeout " +
         std::to_string(kTimeoutS) + " -b 64K -e 256M -f 2 -n 20 -w 1 --out " + out_.string();
-    const std::string command = cluster_run(0, job) + " >" + (dir_ / "job.out").string() +
-                                " 2>" + (dir_ / "job.err").string() + " </dev/null";
+    const std::string command = cluster_run(0, job) + " >" + (dir_ / "job.out").string() + " 2>" +
+                                (dir_ / "job.err").string() + " </dev/null";
     job_ = fork();
     ASSERT_GE(job_, 0);
     if (job_ == 0) {
@@ -163,7 +163,8 @@ TEST_F(Faults, LinkCutEndsWithTimeoutNamingTheOp) {
   const Outcome cut = run(cluster_run(1, "ip link set eth0 down"));
   ASSERT_EQ(cut.exit_code, 0) << cut.err;
   const int code = wait_job(Clock::now());
-  ASSERT_NE(code, -1) << "still running " << kTimeoutS + kGraceS << " s after the cut\n" << job_err();
+  ASSERT_NE(code, -1) << "still running " << kTimeoutS + kGraceS << " s after the cut\n"
+                      << job_err();
   expect_named_timeout(code, job_err());
   EXPECT_GT(kept_records(), 0) << job_err();
 }
@@ -178,7 +179,8 @@ TEST_F(Faults, StoppedPeerEndsWithTimeoutNamingTheOp) {
   ASSERT_EQ(kill(peer, SIGSTOP), 0);
   const int code = wait_job(Clock::now());
   kill(peer, SIGCONT);  // never leave a stopped process behind
-  ASSERT_NE(code, -1) << "still running " << kTimeoutS + kGraceS << " s after SIGSTOP\n" << job_err();
+  ASSERT_NE(code, -1) << "still running " << kTimeoutS + kGraceS << " s after SIGSTOP\n"
+                      << job_err();
   expect_named_timeout(code, job_err());
   EXPECT_GT(kept_records(), 0) << job_err();
 }
@@ -191,7 +193,8 @@ TEST_F(Faults, KilledPeerEndsTheJobInTime) {
   ASSERT_GT(peer, 0) << "rank 1 not found\n" << job_err();
   ASSERT_EQ(kill(peer, SIGKILL), 0);
   const int code = wait_job(Clock::now());
-  ASSERT_NE(code, -1) << "still running " << kTimeoutS + kGraceS << " s after SIGKILL\n" << job_err();
+  ASSERT_NE(code, -1) << "still running " << kTimeoutS + kGraceS << " s after SIGKILL\n"
+                      << job_err();
   EXPECT_NE(code, 0) << job_err();
   const std::string err = job_err();
   EXPECT_TRUE(err.find("all_gather of") != std::string::npos ||

@@ -25,9 +25,10 @@ class SlurmTest : public EmulatedTest {
   // sbatch --wait of node-series.sbatch from the repository root, inside node 0.
   Outcome submit() {
     return run("cd " + quoted(repo_dir()) + " && NODES='1 2' EXE=" + bin("all_gather_perf") +
-               " BACKEND=mpi OUT=" + quoted(dir_ / "out") + " REPLAY_ARGS='-b 64K -e 64K -n 2 -w 1'" +
-               " TIMEOUT_S=120 " + cluster("run", "-- sbatch --wait -N 2 -o " + quoted(dir_ / "job-%j.log") +
-                                                     " sweeps/slurm/node-series.sbatch"));
+               " BACKEND=mpi OUT=" + quoted(dir_ / "out") +
+               " REPLAY_ARGS='-b 64K -e 64K -n 2 -w 1'" + " TIMEOUT_S=120 " +
+               cluster("run", "-- sbatch --wait -N 2 -o " + quoted(dir_ / "job-%j.log") +
+                                  " sweeps/slurm/node-series.sbatch"));
   }
 };
 
@@ -47,14 +48,17 @@ TEST_F(SlurmTest, BatchScriptsRunEveryNodeCountAndResume) {
     EXPECT_TRUE(cell["launcher"]["slurm_step_id"].is_number()) << cell.dump();
     // The step's log is named after its job and step (%j.%s).
     const std::string log = cell["log"];
-    EXPECT_NE(log.find("." + cell["launcher"]["slurm_job_id"].get<std::string>() + "."), std::string::npos) << log;
+    EXPECT_NE(log.find("." + cell["launcher"]["slurm_job_id"].get<std::string>() + "."),
+              std::string::npos)
+        << log;
   }
   // The two-node cell ran on both emulated nodes, and its records name the job and step.
   const std::string two = cli_test::slurp(dir_ / "out/unshaped_n2_r1.jsonl");
   EXPECT_NE(two.find("crtest1"), std::string::npos) << two;
   const json record = json::parse(two.substr(0, two.find('\n')));
   EXPECT_EQ(record["run"]["launcher"]["kind"], "srun") << record["run"].dump();
-  EXPECT_EQ(record["run"]["launcher"]["slurm_job_id"], manifest["cells"][1]["launcher"]["slurm_job_id"]);
+  EXPECT_EQ(record["run"]["launcher"]["slurm_job_id"],
+            manifest["cells"][1]["launcher"]["slurm_job_id"]);
   EXPECT_EQ(record["run"]["launcher"]["slurm_step_id"],
             std::to_string(manifest["cells"][1]["launcher"]["slurm_step_id"].get<int>()));
 
@@ -62,23 +66,27 @@ TEST_F(SlurmTest, BatchScriptsRunEveryNodeCountAndResume) {
   ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
   std::string job_logs;
   for (const auto& entry : fs::directory_iterator(dir_))
-    if (entry.path().filename().string().starts_with("job-")) job_logs += cli_test::slurp(entry.path());
+    if (entry.path().filename().string().starts_with("job-"))
+      job_logs += cli_test::slurp(entry.path());
   EXPECT_NE(job_logs.find("done before, skipped"), std::string::npos) << job_logs;
 
   // submit-series: one job per node count, the second waiting for the first; a job that waits
   // for the last one returns when both are over.
-  const Outcome chained =
-      run("cd " + quoted(repo_dir()) + " && NODES='1 2' EXE=" + bin("all_gather_perf") + " BACKEND=mpi OUT=" +
-          quoted(dir_ / "series") + " REPLAY_ARGS='-b 64K -e 64K -n 2 -w 1' " +
-          cluster("run", "-- sweeps/slurm/submit-series"));
+  const Outcome chained = run(
+      "cd " + quoted(repo_dir()) + " && NODES='1 2' EXE=" + bin("all_gather_perf") +
+      " BACKEND=mpi OUT=" + quoted(dir_ / "series") + " REPLAY_ARGS='-b 64K -e 64K -n 2 -w 1' " +
+      cluster("run", "-- sweeps/slurm/submit-series"));
   ASSERT_EQ(chained.exit_code, 0) << chained.err;
-  const std::string last_job = chained.out.substr(chained.out.rfind('\n', chained.out.size() - 2) + 1);
-  const Outcome waited = run(cluster("run", "-- sbatch --wait -N 1 -o /dev/null --dependency=afterany:" +
-                                                last_job.substr(0, last_job.find('\n')) + " --wrap true"));
+  const std::string last_job =
+      chained.out.substr(chained.out.rfind('\n', chained.out.size() - 2) + 1);
+  const Outcome waited =
+      run(cluster("run", "-- sbatch --wait -N 1 -o /dev/null --dependency=afterany:" +
+                             last_job.substr(0, last_job.find('\n')) + " --wrap true"));
   ASSERT_EQ(waited.exit_code, 0) << waited.err;
   const json series = json::parse(cli_test::slurp(dir_ / "series/manifest.json"));
   ASSERT_EQ(series["cells"].size(), 2u) << series.dump(1);
-  EXPECT_NE(series["cells"][0]["launcher"]["slurm_job_id"], series["cells"][1]["launcher"]["slurm_job_id"]);
+  EXPECT_NE(series["cells"][0]["launcher"]["slurm_job_id"],
+            series["cells"][1]["launcher"]["slurm_job_id"]);
   for (const json& cell : series["cells"]) EXPECT_EQ(cell["status"], "done") << cell.dump();
 
   // Teardown ends exactly the daemons `up` recorded.

@@ -20,15 +20,16 @@ class SweepTest : public EmulatedTest {
   }
   static int count(const std::string& text, const std::string& what) {
     int n = 0;
-    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+      ++n;
     return n;
   }
 };
 
 TEST_F(SweepTest, TwoCellsRunThenResumeSkipsThem) {
-  const std::string args = "--emulate --nodes 1,2 --fabric unshaped --exe " + bin("all_gather_perf") +
-                           " --backend mpi --timeout 120 --out " + quoted(dir_ / "out") +
-                           " -- -b 64K -e 64K -n 2 -w 1";
+  const std::string args = "--emulate --nodes 1,2 --fabric unshaped --exe " +
+                           bin("all_gather_perf") + " --backend mpi --timeout 120 --out " +
+                           quoted(dir_ / "out") + " -- -b 64K -e 64K -n 2 -w 1";
   const Outcome first = run(sweep(args));
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
   EXPECT_NE(first.out.find("cell 1/2"), std::string::npos) << first.out;
@@ -53,12 +54,13 @@ TEST_F(SweepTest, TwoCellsRunThenResumeSkipsThem) {
 TEST_F(SweepTest, FailingCellIsRetriedOnceAndNeverStopsTheOthers) {
   // A stand-in executable that fails on one node and writes a record on two.
   const fs::path exe = dir_ / "fails-on-one-node";
-  std::ofstream(exe) << "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
-                        "[ \"$OMPI_COMM_WORLD_SIZE\" = 2 ] || exit 3\n"
-                        "[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] && echo '{\"ok\": 1}' > \"$out\"\nexit 0\n";
+  std::ofstream(exe)
+      << "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
+         "[ \"$OMPI_COMM_WORLD_SIZE\" = 2 ] || exit 3\n"
+         "[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] && echo '{\"ok\": 1}' > \"$out\"\nexit 0\n";
   fs::permissions(exe, fs::perms::owner_all);
-  const std::string args = "--emulate --nodes 1,2 --exe " + quoted(exe) + " --timeout 60 --out " +
-                           quoted(dir_ / "out");
+  const std::string args =
+      "--emulate --nodes 1,2 --exe " + quoted(exe) + " --timeout 60 --out " + quoted(dir_ / "out");
   const Outcome first = run(sweep(args));
   EXPECT_EQ(first.exit_code, 1) << first.out << first.err;
   EXPECT_EQ(cell("unshaped_n1_r1")["status"], "failed");

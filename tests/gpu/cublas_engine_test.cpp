@@ -18,13 +18,13 @@ using testing_gpu::my_device;
 
 TEST(CublasEngine, MatchesHostReference) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU visible";
-  const GemmShape shapes[] = {{64, 96, 128, 1, "plain"}, {48, 80, 112, 3, "batched"},
-                              {1, 256, 64, 1, "one row"}};
+  const GemmShape shapes[] = {
+      {64, 96, 128, 1, "plain"}, {48, 80, 112, 3, "batched"}, {1, 256, 64, 1, "one row"}};
   for (const GemmShape& s : shapes)
     for (DType t : {DType::bf16, DType::f16, DType::f32}) {
       const GemmCheckResult r = check_cublas_gemm(my_device(), s, t);
-      EXPECT_LT(r.relative_error(), 1e-2) << s.label << " " << dtype_name(t)
-                                          << " max abs error " << r.max_abs_error;
+      EXPECT_LT(r.relative_error(), 1e-2)
+          << s.label << " " << dtype_name(t) << " max abs error " << r.max_abs_error;
     }
 }
 
@@ -46,10 +46,11 @@ TEST(CublasEngine, TimingIsPlausibleAndScaleStretches) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU visible";
   // Qwen2.5-7B layer GEMMs at 4096 tokens (reference: 544-681 TFLOP/s with torch.matmul on H200)
   // and the 8192^3 reference (735 TFLOP/s).
-  const std::vector<GemmShape> shapes = {
-      {4096, 3584, 3584, 1, "q_proj/o_proj"}, {4096, 512, 3584, 1, "k_proj/v_proj"},
-      {4096, 18944, 3584, 1, "gate/up_proj"}, {4096, 3584, 18944, 1, "down_proj"},
-      {8192, 8192, 8192, 1, "8192^3"}};
+  const std::vector<GemmShape> shapes = {{4096, 3584, 3584, 1, "q_proj/o_proj"},
+                                         {4096, 512, 3584, 1, "k_proj/v_proj"},
+                                         {4096, 18944, 3584, 1, "gate/up_proj"},
+                                         {4096, 3584, 18944, 1, "down_proj"},
+                                         {8192, 8192, 8192, 1, "8192^3"}};
   auto engine = make_cublas_engine(my_device());
   const std::uint64_t reserved = engine->reserve(shapes, DType::bf16);
   EXPECT_GT(reserved, 0u);
@@ -60,8 +61,8 @@ TEST(CublasEngine, TimingIsPlausibleAndScaleStretches) {
     std::printf("[ gemm ] %-14s %6lldx%6lldx%6lld  %8.3f ms  %6.1f TFLOP/s\n", s.label.c_str(),
                 static_cast<long long>(s.m), static_cast<long long>(s.n),
                 static_cast<long long>(s.k), ms, rate);
-    EXPECT_GT(rate, 50.0) << s.label;     // far below any tensor-core GPU of this class
-    EXPECT_LT(rate, 2500.0) << s.label;   // above H200's dense bf16 peak: not really computed
+    EXPECT_GT(rate, 50.0) << s.label;    // far below any tensor-core GPU of this class
+    EXPECT_LT(rate, 2500.0) << s.label;  // above H200's dense bf16 peak: not really computed
   }
   const ComputeOp big{DType::bf16, {shapes[4]}};
   const double one = time_op(*engine, big, 1.0, 5);

@@ -9,8 +9,9 @@ int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank != 0) delete testing::UnitTest::GetInstance()->listeners().Release(
-      testing::UnitTest::GetInstance()->listeners().default_result_printer());
+  if (rank != 0)
+    delete testing::UnitTest::GetInstance()->listeners().Release(
+        testing::UnitTest::GetInstance()->listeners().default_result_printer());
   const int failed = RUN_ALL_TESTS();
   // A rank that failed makes the whole job fail, whichever rank it was.
   int any_failed = 0;

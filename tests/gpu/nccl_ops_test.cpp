@@ -2,12 +2,12 @@
 // in place and out of place, bf16 / fp16 / fp32; a corrupted element is caught.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <numeric>
 #include <string>
-#include <cstdlib>
-#include <functional>
 #include <tuple>
 #include <vector>
 
@@ -73,7 +73,7 @@ TEST_F(NcclOps, ReduceScatter) {
     for (int placement = 0; placement < 3; ++placement) {  // out, NCCL in place, recv == send
       const std::size_t elt = dtype_size_bytes(t);
       char* send = static_cast<char*>(buffer(kCount * n * elt));
-      char* recv = placement == 0 ? static_cast<char*>(buffer(kCount * elt))
+      char* recv = placement == 0   ? static_cast<char*>(buffer(kCount * elt))
                    : placement == 1 ? send + r * kCount * elt
                                     : send;
       device_fill(send, kCount * n, t, kSeed, r, 0, stream());
@@ -141,10 +141,10 @@ TEST_F(NcclOps, AllToAllv) {
       device_fill(send, send_total, t, kSeed, r, 0, stream());
       comm().all_to_allv(send, {send_counts, send_displs}, recv, {recv_counts, recv_displs}, t);
       comm().wait_all("all_to_allv");
-      EXPECT_EQ(device_count_wrong_all_to_allv(recv, t, kSeed, n, recv_counts.data(),
-                                               recv_displs.data(), peer_send_displs.data(),
-                                               stream()),
-                0u)
+      EXPECT_EQ(
+          device_count_wrong_all_to_allv(recv, t, kSeed, n, recv_counts.data(), recv_displs.data(),
+                                         peer_send_displs.data(), stream()),
+          0u)
           << dtype_name(t) << (in_place ? " in place" : " out of place");
     }
 }
@@ -201,7 +201,9 @@ TEST_F(NcclOps, SplitIntoSingleRanks) {
   device_fill(send, kCount, DType::f32, kSeed, 0, 0, alone->native_stream());
   alone->all_reduce(send, recv, kCount, DType::f32);
   alone->wait_all("split all_reduce");
-  EXPECT_EQ(device_count_wrong_all_reduce(recv, kCount, DType::f32, kSeed, 1, alone->native_stream()), 0u);
+  EXPECT_EQ(
+      device_count_wrong_all_reduce(recv, kCount, DType::f32, kSeed, 1, alone->native_stream()),
+      0u);
   EXPECT_EQ(alone->transport(), "self");
   alone->release(send);
   alone->release(recv);

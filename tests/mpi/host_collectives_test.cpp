@@ -23,7 +23,9 @@ BackendOptions test_options() {
 }
 
 // Element i of rank r's input: small integers, exact in every dtype and their sums.
-float input(int r, std::size_t i) { return static_cast<float>((r * 7 + static_cast<int>(i % 11)) % 13); }
+float input(int r, std::size_t i) {
+  return static_cast<float>((r * 7 + static_cast<int>(i % 11)) % 13);
+}
 
 std::vector<unsigned char> filled(DType t, int rank, std::size_t elements) {
   std::vector<unsigned char> buffer(std::max<std::size_t>(elements, 1) * dtype_size_bytes(t));

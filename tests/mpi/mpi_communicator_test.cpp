@@ -55,8 +55,8 @@ TEST(MpiCommunicator, SkewedAllToAllvIsExact) {
     OpParams params;
     params.seed = 3;
     params.skew = parse_skew(skew);
-    EXPECT_EQ(run_and_check(comm, find_op("all_to_allv"), 777, DType::bf16,
-                            Placement::out_of_place, params),
+    EXPECT_EQ(run_and_check(comm, find_op("all_to_allv"), 777, DType::bf16, Placement::out_of_place,
+                            params),
               0u)
         << skew;
   }
@@ -115,7 +115,8 @@ TEST(MpiDtypes, HugeCountsBecomeBlocks) {
   int block_bytes = 0;
   MPI_Type_size(span.type, &block_bytes);
   EXPECT_LE(span.count, INT_MAX);
-  EXPECT_EQ(static_cast<std::size_t>(block_bytes) * static_cast<std::size_t>(span.count), elements * 2);
+  EXPECT_EQ(static_cast<std::size_t>(block_bytes) * static_cast<std::size_t>(span.count),
+            elements * 2);
   EXPECT_NE(types.sum_op(DType::f32, span.type), MPI_SUM);  // blocks need the user op
   EXPECT_EQ(types.sum_op(DType::f32, MPI_FLOAT), MPI_SUM);
   EXPECT_EQ(types.span(DType::f32, 1000).type, MPI_FLOAT);

@@ -11,7 +11,8 @@ namespace collreplay::plots::testing {
 inline std::string fixtures(const std::string& sub = "") {
   namespace fs = std::filesystem;
   fs::path root = "tests/fixtures/results";
-  if (!fs::exists(root)) root = cli_test::bin_dir().parent_path().parent_path() / "tests/fixtures/results";
+  if (!fs::exists(root))
+    root = cli_test::bin_dir().parent_path().parent_path() / "tests/fixtures/results";
   return (sub.empty() ? root : root / sub).string();
 }
 

@@ -26,13 +26,15 @@ struct PngInfo {
 };
 
 inline std::uint32_t big_endian(const unsigned char* p) {
-  return (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) | (std::uint32_t(p[2]) << 8) | p[3];
+  return (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) | (std::uint32_t(p[2]) << 8) |
+         p[3];
 }
 
 inline PngInfo probe_png(const std::string& path) {
   PngInfo info;
   std::ifstream in(path, std::ios::binary);
-  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),
+                                         std::istreambuf_iterator<char>());
   static const unsigned char kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   if (bytes.size() < 33 || !std::equal(kSignature, kSignature + 8, bytes.begin())) {
     info.problem = "not a PNG";
@@ -80,7 +82,8 @@ inline PngInfo probe_png(const std::string& path) {
   std::set<std::string> colours;
   for (std::uint32_t y = 0; y < info.height; ++y) {
     const unsigned char filter = raw[y * (stride + 1)];
-    const unsigned char* src = reinterpret_cast<const unsigned char*>(raw.data()) + y * (stride + 1) + 1;
+    const unsigned char* src =
+        reinterpret_cast<const unsigned char*>(raw.data()) + y * (stride + 1) + 1;
     for (std::size_t x = 0; x < stride; ++x) {
       const int a = x >= std::size_t(channels) ? line[x - channels] : 0, b = previous[x];
       const int c = x >= std::size_t(channels) ? previous[x - channels] : 0;

@@ -19,10 +19,13 @@ class Programs : public cli_test::ScratchDirTest {
   std::string program(const std::string& name) { return (cli_test::bin_dir() / name).string(); }
 };
 
-int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+int lines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
 
 TEST_F(Programs, WriteThePngAndSvgWhereAsked) {
-  const auto o = run(program("plot_busbw") + " " + fixtures() + " --out " + dir_.string() + " --name bw");
+  const auto o =
+      run(program("plot_busbw") + " " + fixtures() + " --out " + dir_.string() + " --name bw");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_TRUE(fs::exists(dir_ / "bw.png"));
   EXPECT_TRUE(fs::exists(dir_ / "bw.svg"));
@@ -52,14 +55,15 @@ TEST_F(Programs, MalformedLinesAreNamedAndTheRestIsDrawn) {
   std::ofstream(dir_ / "in" / "broken.jsonl") << "{\"op\": \n";
   const auto o = run(program("plot_busbw") + " " + (dir_ / "in").string());
   EXPECT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_NE(o.err.find((dir_ / "in" / "broken.jsonl").string() + ":1: "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find((dir_ / "in" / "broken.jsonl").string() + ":1: "), std::string::npos)
+      << o.err;
   EXPECT_TRUE(fs::exists(dir_ / "in" / "plot_busbw.png")) << "default --out: the results folder";
 }
 
 TEST_F(Programs, GnuplotMissingIsOneClearLineBeforeAnythingElse) {
   fs::create_directories(dir_ / "empty");
-  const auto o = run("env PATH=" + (dir_ / "empty").string() + " " + program("plot_headroom") + " " +
-                     fixtures() + " --out " + dir_.string());
+  const auto o = run("env PATH=" + (dir_ / "empty").string() + " " + program("plot_headroom") +
+                     " " + fixtures() + " --out " + dir_.string());
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_EQ(lines(o.err), 1) << o.err;
   EXPECT_NE(o.err.find("gnuplot is not on PATH"), std::string::npos) << o.err;

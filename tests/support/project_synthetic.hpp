@@ -35,14 +35,20 @@ inline FabricModel truth() {
 }
 
 inline json run_json(int nodes, int ranks_per_node) {
-  return {{"nodes", nodes}, {"ranks", nodes * ranks_per_node}, {"ranks_per_node", ranks_per_node},
-          {"transport_verified", "socket"}, {"fabric", "synthetic"}, {"emulated", true}};
+  return {{"nodes", nodes},
+          {"ranks", nodes * ranks_per_node},
+          {"ranks_per_node", ranks_per_node},
+          {"transport_verified", "socket"},
+          {"fabric", "synthetic"},
+          {"emulated", true}};
 }
 
 class Noise {
  public:
   explicit Noise(double spread, std::uint32_t seed = 7) : spread_(spread), rng_(seed) {}
-  double operator()() { return spread_ > 0 ? 1 + std::uniform_real_distribution<double>(-spread_, spread_)(rng_) : 1; }
+  double operator()() {
+    return spread_ > 0 ? 1 + std::uniform_real_distribution<double>(-spread_, spread_)(rng_) : 1;
+  }
 
  private:
   double spread_;
@@ -50,14 +56,20 @@ class Noise {
 };
 
 // nccl-tests-style perf records for all_gather and reduce_scatter, 64 KiB .. 256 MiB by 4x.
-inline std::vector<json> perf_records(const FabricModel& m, int nodes, int ranks_per_node, Noise& noise) {
+inline std::vector<json> perf_records(const FabricModel& m, int nodes, int ranks_per_node,
+                                      Noise& noise) {
   std::vector<json> records;
   const GroupSpan span{nodes * ranks_per_node, nodes};
   for (const char* op : {"all_gather", "reduce_scatter"})
     for (double bytes = 64 * 1024; bytes <= 256.0 * 1024 * 1024; bytes *= 4) {
       const double t = predict(coll_kind_from_name(op), bytes, span, m).time_us * noise();
-      records.push_back({{"op", op}, {"bytes", bytes}, {"time_us", t}, {"ranks", span.ranks},
-                         {"nodes", nodes}, {"placement", "out_of_place"}, {"wrong", 0},
+      records.push_back({{"op", op},
+                         {"bytes", bytes},
+                         {"time_us", t},
+                         {"ranks", span.ranks},
+                         {"nodes", nodes},
+                         {"placement", "out_of_place"},
+                         {"wrong", 0},
                          {"run", run_json(nodes, ranks_per_node)}});
     }
   return records;
@@ -74,8 +86,13 @@ inline std::vector<json> replay_records(const FabricModel& m, WorkloadRequest re
   double comm_ms = 0;
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
     const ScheduleOp& op = s.ops[i];
-    json r = {{"record", "op"}, {"op", i}, {"name", op.name}, {"unit", op.unit}, {"layer", op.layer},
-              {"hides_behind", op.hides_behind}, {"run", run_json(nodes, ranks_per_node)}};
+    json r = {{"record", "op"},
+              {"op", i},
+              {"name", op.name},
+              {"unit", op.unit},
+              {"layer", op.layer},
+              {"hides_behind", op.hides_behind},
+              {"run", run_json(nodes, ranks_per_node)}};
     if (!op.is_collective()) {
       double flops = 0;
       for (const GemmShape& g : op.compute().gemms) flops += 2.0 * g.m * g.n * g.k * g.batch;
@@ -83,18 +100,28 @@ inline std::vector<json> replay_records(const FabricModel& m, WorkloadRequest re
     } else {
       const CollectiveOp& c = op.collective();
       const int size = group_size(s, c.group);
-      const GroupSpan span = replay_group_span(std::string(group_kind_name(c.group)), size, nodes, ranks_per_node);
-      const double t_ms =
-          predict(coll_kind_from_name(collective_kind_name(c.kind)), static_cast<double>(c.bytes), span, m).time_us /
-          1e3 * noise();
+      const GroupSpan span =
+          replay_group_span(std::string(group_kind_name(c.group)), size, nodes, ranks_per_node);
+      const double t_ms = predict(coll_kind_from_name(collective_kind_name(c.kind)),
+                                  static_cast<double>(c.bytes), span, m)
+                              .time_us /
+                          1e3 * noise();
       comm_ms += t_ms;
-      r.update({{"stream", "comm"}, {"kind", collective_kind_name(c.kind)}, {"bytes", c.bytes},
-                {"group", group_kind_name(c.group)}, {"group_size", size}, {"comm_only_ms", {{"max", t_ms}}}});
+      r.update({{"stream", "comm"},
+                {"kind", collective_kind_name(c.kind)},
+                {"bytes", c.bytes},
+                {"group", group_kind_name(c.group)},
+                {"group_size", size},
+                {"comm_only_ms", {{"max", t_ms}}}});
     }
     records.push_back(r);
   }
-  records.push_back({{"record", "step"}, {"model", request.model}, {"micro_batch", request.micro_batch},
-                     {"seq", request.seq}, {"comm_ms", comm_ms}, {"peak_tflops", 100.0},
+  records.push_back({{"record", "step"},
+                     {"model", request.model},
+                     {"micro_batch", request.micro_batch},
+                     {"seq", request.seq},
+                     {"comm_ms", comm_ms},
+                     {"peak_tflops", 100.0},
                      {"run", run_json(nodes, ranks_per_node)}});
   return records;
 }
@@ -106,14 +133,17 @@ inline void write_jsonl(const std::filesystem::path& file, const std::vector<jso
 }
 
 // A sweep folder: perf (and, when `replay` is set, replay) results at each node count.
-inline void write_sweep(const std::filesystem::path& dir, const std::vector<int>& node_counts, int ranks_per_node,
-                        double noise_spread, const WorkloadRequest* replay = nullptr) {
+inline void write_sweep(const std::filesystem::path& dir, const std::vector<int>& node_counts,
+                        int ranks_per_node, double noise_spread,
+                        const WorkloadRequest* replay = nullptr) {
   Noise noise(noise_spread);
   for (int nodes : node_counts) {
     const std::string tag = std::to_string(nodes) + "n";
-    write_jsonl(dir / ("perf_" + tag + ".jsonl"), perf_records(truth(), nodes, ranks_per_node, noise));
+    write_jsonl(dir / ("perf_" + tag + ".jsonl"),
+                perf_records(truth(), nodes, ranks_per_node, noise));
     if (replay)
-      write_jsonl(dir / ("replay_" + tag + ".jsonl"), replay_records(truth(), *replay, nodes, ranks_per_node, noise));
+      write_jsonl(dir / ("replay_" + tag + ".jsonl"),
+                  replay_records(truth(), *replay, nodes, ranks_per_node, noise));
   }
 }
 

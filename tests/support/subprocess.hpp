@@ -1,5 +1,6 @@
-// What the suites that start executables share (cli/ and those after it): running a sibling executable (or mpirun) as a shell command in a
-// scratch directory and reading back its exit code, stdout and stderr.
+// What the suites that start executables share (cli/ and those after it): running a sibling
+// executable (or mpirun) as a shell command in a scratch directory and reading back its exit code,
+// stdout and stderr.
 #pragma once
 #include <gtest/gtest.h>
 #include <stdlib.h>

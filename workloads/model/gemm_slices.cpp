@@ -13,8 +13,8 @@ double gemm_flops(const std::vector<GemmShape>& gemms) {
   return f;
 }
 
-void add_linear_gemms(std::int64_t rows, std::int64_t in, std::int64_t out, const std::string& label,
-                      GemmSet& s) {
+void add_linear_gemms(std::int64_t rows, std::int64_t in, std::int64_t out,
+                      const std::string& label, GemmSet& s) {
   if (rows <= 0) return;
   s.fwd.push_back({rows, out, in, 1, label + " fwd"});
   s.bwd.push_back({rows, in, out, 1, label + " dgrad"});

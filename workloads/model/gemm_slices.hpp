@@ -19,8 +19,8 @@ double gemm_flops(const std::vector<GemmShape>& gemms);
 
 // y[rows x out] = x[rows x in] W^T. dgrad: dx = dy W (rows x in x out); wgrad: dW = dy^T x
 // (out x in x rows). Nothing when rows == 0 (an expert that got no tokens).
-void add_linear_gemms(std::int64_t rows, std::int64_t in, std::int64_t out, const std::string& label,
-                      GemmSet& out_set);
+void add_linear_gemms(std::int64_t rows, std::int64_t in, std::int64_t out,
+                      const std::string& label, GemmSet& out_set);
 
 // Attention core for micro_batch x heads batched GEMMs, causal-half: a causal mask leaves each
 // query ceil(seq/2) keys on average, so the key length is counted as ceil(seq/2).

@@ -32,14 +32,16 @@ std::int64_t positive_int(const json& j, const char* key, std::string_view origi
 bool boolean(const json& j, const char* key, std::string_view origin) {
   const json& v = field(j, key, origin);
   if (!v.is_boolean())
-    throw UsageError("model file " + std::string(origin) + ": field '" + key + "' must be true or false");
+    throw UsageError("model file " + std::string(origin) + ": field '" + key +
+                     "' must be true or false");
   return v.get<bool>();
 }
 
 std::string text(const json& j, const char* key, std::string_view origin) {
   const json& v = field(j, key, origin);
   if (!v.is_string() || v.get<std::string>().empty())
-    throw UsageError("model file " + std::string(origin) + ": field '" + key + "' must be a non-empty string");
+    throw UsageError("model file " + std::string(origin) + ": field '" + key +
+                     "' must be a non-empty string");
   return v.get<std::string>();
 }
 
@@ -70,7 +72,8 @@ ModelConfig parse_model_json(std::string_view text_in, std::string_view origin) 
   m.name = text(j, "name", origin);
   m.source = text(j, "source", origin);
   m.architecture = j.contains("architecture") && j["architecture"].is_string()
-                       ? j["architecture"].get<std::string>() : "";
+                       ? j["architecture"].get<std::string>()
+                       : "";
   m.hidden = positive_int(j, "hidden_size", origin);
   m.intermediate = positive_int(j, "intermediate_size", origin);
   m.layers = positive_int(j, "num_hidden_layers", origin);
@@ -106,7 +109,8 @@ ModelConfig parse_model_json(std::string_view text_in, std::string_view origin) 
   // Every tensor size must fit: checked once here so later arithmetic can rely on it.
   const std::string what = "model file " + std::string(origin) + ": tensor size";
   checked_mul(static_cast<std::uint64_t>(m.vocab), static_cast<std::uint64_t>(m.hidden), what);
-  checked_mul(checked_mul(static_cast<std::uint64_t>(m.heads), static_cast<std::uint64_t>(m.head_dim), what),
+  checked_mul(checked_mul(static_cast<std::uint64_t>(m.heads),
+                          static_cast<std::uint64_t>(m.head_dim), what),
               static_cast<std::uint64_t>(m.hidden), what);
   checked_mul(checked_mul(static_cast<std::uint64_t>(std::max<std::int64_t>(m.experts, 1)) * 3,
                           static_cast<std::uint64_t>(m.intermediate), what),

@@ -126,8 +126,8 @@ ModuleTree build_module_tree(const ModelConfig& m, const TreeOptions& o) {
   const int layers = t.add(model, "layers");
   t.nodes[layers].path = "layers";
   t.nodes[layers].module_list = true;
-  const int n_layers = o.layers < 0 ? static_cast<int>(m.layers)
-                                    : std::min(o.layers, static_cast<int>(m.layers));
+  const int n_layers =
+      o.layers < 0 ? static_cast<int>(m.layers) : std::min(o.layers, static_cast<int>(m.layers));
   for (int l = 0; l < n_layers; ++l) {
     const int ln = t.add(layers, std::to_string(l));
     t.nodes[ln].layer = l;
@@ -144,7 +144,8 @@ ModuleTree build_module_tree(const ModelConfig& m, const TreeOptions& o) {
     }
     const int in_norm = add_norm(t, ln, "input_layernorm", m.hidden);
     const int post_norm = add_norm(t, ln, "post_attention_layernorm", m.hidden);
-    // Registered: self_attn, mlp, input_layernorm, post_attention_layernorm. Run: norm, attn, norm, mlp.
+    // Registered: self_attn, mlp, input_layernorm, post_attention_layernorm. Run: norm, attn, norm,
+    // mlp.
     const auto& c = t.nodes[ln].children;
     t.nodes[ln].exec_children = {in_norm, c[0], post_norm, c[1]};
   }

@@ -26,7 +26,7 @@ enum class ComputeKind {
 };
 
 struct ModuleNode {
-  std::string path;                 // "" for the root (the CausalLM), "layers.3.mlp", ...
+  std::string path;  // "" for the root (the CausalLM), "layers.3.mlp", ...
   int parent = -1;
   std::vector<int> children;        // registration order
   std::vector<int> exec_children;   // forward execution order
@@ -37,12 +37,12 @@ struct ModuleNode {
   bool router = false;
   ComputeKind compute = ComputeKind::none;
   std::int64_t in_features = 0, out_features = 0;
-  int expert = -1;                  // linear of expert `expert` (rows routed to it)
-  std::vector<int> experts_here;    // stacked_experts: experts whose GEMMs run here
+  int expert = -1;                // linear of expert `expert` (rows routed to it)
+  std::vector<int> experts_here;  // stacked_experts: experts whose GEMMs run here
 };
 
 struct ModuleTree {
-  std::vector<ModuleNode> nodes;  // nodes[0] is the root
+  std::vector<ModuleNode> nodes;          // nodes[0] is the root
   int add(int parent, std::string name);  // appends a child in registration and execution order
 };
 

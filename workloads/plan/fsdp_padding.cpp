@@ -23,7 +23,8 @@ std::uint64_t fsdp1_flat_numel(const std::vector<const ParamTensor*>& params, in
 std::uint64_t fsdp2_padded_numel(const ParamTensor& p, int group_size) {
   const std::uint64_t dim0 = static_cast<std::uint64_t>(p.shape.at(0));
   const std::uint64_t row = dim0 == 0 ? 0 : p.numel() / dim0;
-  return checked_mul(round_up(dim0, static_cast<std::uint64_t>(group_size)), row, "padded parameter size");
+  return checked_mul(round_up(dim0, static_cast<std::uint64_t>(group_size)), row,
+                     "padded parameter size");
 }
 
 std::uint64_t fsdp2_unit_numel(const std::vector<const ParamTensor*>& params, int group_size) {

@@ -39,16 +39,16 @@ std::vector<std::uint64_t> expert_weights(const RoutingInput& in) {
       case RoutingSpec::Kind::uniform: w[e] = 1; break;
       case RoutingSpec::Kind::hot: w[e] = i < in.spec.hot_k ? 8 : 1; break;
       case RoutingSpec::Kind::zipf:
-        w[e] = std::max<std::uint64_t>(
-            1, static_cast<std::uint64_t>(std::llround(1048576.0 / std::pow(i + 1.0, in.spec.zipf_s))));
+        w[e] = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(
+                                              1048576.0 / std::pow(i + 1.0, in.spec.zipf_s))));
         break;
     }
   }
   return w;
 }
 
-std::vector<std::uint64_t> route_one_rank(const RoutingInput& in, const std::vector<std::uint64_t>& w,
-                                          int source_rank) {
+std::vector<std::uint64_t> route_one_rank(const RoutingInput& in,
+                                          const std::vector<std::uint64_t>& w, int source_rank) {
   std::uint64_t state = mix(mix(in.seed, static_cast<std::uint64_t>(in.layer) + 1),
                             static_cast<std::uint64_t>(source_rank) + 0x1000);
   const std::uint64_t sampled = std::min(in.tokens, kMaxSampledTokens);
@@ -110,7 +110,8 @@ RoutingSpec parse_routing(std::string_view text) {
     s.kind = RoutingSpec::Kind::zipf;
     s.zipf_s = number(5);
     // S = 0 is uniform routing under another name, and S < 0 makes the coldest experts hottest.
-    if (!(s.zipf_s > 0 && s.zipf_s <= 64)) throw UsageError("bad --routing '" + t + "': S must be in (0, 64]");
+    if (!(s.zipf_s > 0 && s.zipf_s <= 64))
+      throw UsageError("bad --routing '" + t + "': S must be in (0, 64]");
     return s;
   }
   if (t.rfind("hot:", 0) == 0) {
@@ -154,7 +155,8 @@ MoeLayerTraffic moe_layer_traffic(const RoutingInput& in, const MoeTrafficOption
       load.emplace_back(sum, e);
     }
     std::stable_sort(load.begin(), load.end(), [](auto& a, auto& b) { return a.first > b.first; });
-    for (int i = 0; i < std::min(o.replicate_hot, in.experts); ++i) t.replicated.push_back(load[i].second);
+    for (int i = 0; i < std::min(o.replicate_hot, in.experts); ++i)
+      t.replicated.push_back(load[i].second);
     std::sort(t.replicated.begin(), t.replicated.end());
   }
   auto replicated = [&](int e) {
@@ -163,7 +165,8 @@ MoeLayerTraffic moe_layer_traffic(const RoutingInput& in, const MoeTrafficOption
   const int per_rank = in.experts / o.ep;
   t.rows_between.assign(o.ep, std::vector<std::uint64_t>(o.ep, 0));
   for (int p = 0; p < o.ep; ++p)
-    for (int e = 0; e < in.experts; ++e) t.rows_between[p][replicated(e) ? p : e / per_rank] += rows[p][e];
+    for (int e = 0; e < in.experts; ++e)
+      t.rows_between[p][replicated(e) ? p : e / per_rank] += rows[p][e];
   t.send_rows.assign(o.ep, 0);
   t.recv_rows.assign(o.ep, 0);
   t.expert_rows.assign(in.experts, 0);

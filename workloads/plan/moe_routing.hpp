@@ -37,20 +37,22 @@ std::vector<std::vector<std::uint64_t>> route_rows(const RoutingInput& in,
 struct MoeLayerTraffic {
   std::vector<std::uint64_t> send_rows;  // rows to each peer of the expert group (self included)
   std::vector<std::uint64_t> recv_rows;  // rows from each peer
-  std::vector<std::uint64_t> expert_rows;  // rows this rank runs through expert e (0 if it does not)
-  std::vector<int> replicated;           // experts held by every rank
+  std::vector<std::uint64_t>
+      expert_rows;              // rows this rank runs through expert e (0 if it does not)
+  std::vector<int> replicated;  // experts held by every rank
   // rows_between[p][q]: rows group member p sends to member q (every member's view; the
   // hierarchical all-to-all stages are derived from it).
   std::vector<std::vector<std::uint64_t>> rows_between;
-  std::uint64_t capacity_rows = 0;       // per expert per source rank; 0 when unlimited
+  std::uint64_t capacity_rows = 0;  // per expert per source rank; 0 when unlimited
 };
 
 struct MoeTrafficOptions {
-  int ep = 1;                   // expert group: ep consecutive ranks
-  int rank = 0;                 // rank in the ep-consecutive layout (global rank / tp)
-  double capacity_factor = 0;   // > 0: at most ceil(cf * tokens * top_k / experts) rows per expert per source
-  bool pad_to_capacity = false; // every expert gets exactly the capacity from every source
-  int replicate_hot = 0;        // the K experts with most rows over the group are on every rank
+  int ep = 1;    // expert group: ep consecutive ranks
+  int rank = 0;  // rank in the ep-consecutive layout (global rank / tp)
+  double capacity_factor =
+      0;  // > 0: at most ceil(cf * tokens * top_k / experts) rows per expert per source
+  bool pad_to_capacity = false;  // every expert gets exactly the capacity from every source
+  int replicate_hot = 0;         // the K experts with most rows over the group are on every rank
 };
 
 MoeLayerTraffic moe_layer_traffic(const RoutingInput& in, const MoeTrafficOptions& options);

@@ -9,38 +9,38 @@ namespace collreplay {
 
 struct WorkloadRequest {
   std::string model = "qwen2.5-7b";  // catalog name, or a path to a model .json file
-  std::string catalog_dir;           // optional: look for <dir>/<model>.json before the built-in catalog
-  std::string plan = "fsdp1";        // fsdp1 | fsdp2 | ddp
-  std::string wrap = "block";        // block | submodule | size[:N]   (N defaults to 1e8)
+  std::string catalog_dir;     // optional: look for <dir>/<model>.json before the built-in catalog
+  std::string plan = "fsdp1";  // fsdp1 | fsdp2 | ddp
+  std::string wrap = "block";  // block | submodule | size[:N]   (N defaults to 1e8)
   int world = 8;
   int gpus_per_node = 8;
-  int rank = 0;                      // the rank whose schedule is built (MoE row counts differ)
-  std::int64_t micro_batch = 1;      // sequences per micro-batch
-  std::int64_t seq = 4096;           // tokens per sequence
-  int micro_batches = 1;             // gradient-accumulation micro-batches per step
-  int ep = 1;                        // expert-parallel degree (1: plain FSDP, every expert gathered)
-  std::string routing = "uniform";   // uniform | zipf:S | hot:K
+  int rank = 0;                     // the rank whose schedule is built (MoE row counts differ)
+  std::int64_t micro_batch = 1;     // sequences per micro-batch
+  std::int64_t seq = 4096;          // tokens per sequence
+  int micro_batches = 1;            // gradient-accumulation micro-batches per step
+  int ep = 1;                       // expert-parallel degree (1: plain FSDP, every expert gathered)
+  std::string routing = "uniform";  // uniform | zipf:S | hot:K
   std::uint64_t seed = 1;
-  int layers = -1;                   // -1: all decoder layers; N: the first N plus the root
-  bool use_orig_params = false;      // FSDP1: 16-byte alignment of every parameter's start
+  int layers = -1;               // -1: all decoder layers; N: the first N plus the root
+  bool use_orig_params = false;  // FSDP1: 16-byte alignment of every parameter's start
   std::string experts_layout = "per-expert";  // per-expert | stacked
-  std::string sharding = "full";     // full | grad-op | hybrid (HYBRID_SHARD) | hybrid-zero2
-  int shard_group = 0;               // hybrid: ranks per FSDP shard group (0: gpus_per_node / tp)
-  int tp = 1;                        // tensor-parallel degree (consecutive ranks within a node)
-  bool sequence_parallel = true;     // TP: all-gather / reduce-scatter (false: all-reduce)
-  bool async_tp = false;             // TP collectives overlap the GEMM next to them
-  std::string mesh;                  // "DPxEPxTP" (MoE): sets ep and tp, checked against world
-  double bucket_cap_mb = 25;         // ddp: bucket cap in MiB (the first bucket is 1 MiB)
+  std::string sharding = "full";  // full | grad-op | hybrid (HYBRID_SHARD) | hybrid-zero2
+  int shard_group = 0;            // hybrid: ranks per FSDP shard group (0: gpus_per_node / tp)
+  int tp = 1;                     // tensor-parallel degree (consecutive ranks within a node)
+  bool sequence_parallel = true;  // TP: all-gather / reduce-scatter (false: all-reduce)
+  bool async_tp = false;          // TP collectives overlap the GEMM next to them
+  std::string mesh;               // "DPxEPxTP" (MoE): sets ep and tp, checked against world
+  double bucket_cap_mb = 25;      // ddp: bucket cap in MiB (the first bucket is 1 MiB)
   std::string grad_compression = "none";  // ddp: none | powersgd:R
-  std::string a2a = "flat";          // MoE all-to-all: flat | hierarchical
-  std::string a2a_dtype;             // dispatch dtype (bf16 | fp16 | fp8); empty: param dtype
-  std::string a2a_combine_dtype;     // combine dtype; empty: param dtype
-  std::string param_dtype = "bf16";  // all-gather / compute dtype
-  std::string reduce_dtype = "bf16"; // reduce-scatter dtype
-  int prefetch = 1;                  // all-gathers in flight ahead of the compute that needs them
-  double capacity_factor = 0;        // 0: no capacity limit (no token dropping)
-  bool pad_to_capacity = false;      // pad every expert to its capacity: fixed all_to_all sizes
-  int replicate_hot = 0;             // the K hottest experts live on every rank: their rows stay local
+  std::string a2a = "flat";               // MoE all-to-all: flat | hierarchical
+  std::string a2a_dtype;                  // dispatch dtype (bf16 | fp16 | fp8); empty: param dtype
+  std::string a2a_combine_dtype;          // combine dtype; empty: param dtype
+  std::string param_dtype = "bf16";       // all-gather / compute dtype
+  std::string reduce_dtype = "bf16";      // reduce-scatter dtype
+  int prefetch = 1;              // all-gathers in flight ahead of the compute that needs them
+  double capacity_factor = 0;    // 0: no capacity limit (no token dropping)
+  bool pad_to_capacity = false;  // pad every expert to its capacity: fixed all_to_all sizes
+  int replicate_hot = 0;         // the K hottest experts live on every rank: their rows stay local
   bool activation_checkpointing = true;  // per decoder layer (HF gradient checkpointing)
 };
 

@@ -5,10 +5,10 @@
 
 #include "common/dtype.hpp"
 #include "workloads/model/model.hpp"
-#include "workloads/schedule.hpp"
 #include "workloads/plan/moe_routing.hpp"
 #include "workloads/plan/request.hpp"
 #include "workloads/plan/wrap.hpp"
+#include "workloads/schedule.hpp"
 
 namespace collreplay {
 
@@ -21,17 +21,17 @@ struct ResolvedRequest {
   WrapPolicy wrap;
   RoutingSpec routing;
   bool stacked_experts = false;
-  bool full_shard = true;           // FULL_SHARD (reshard after forward) vs SHARD_GRAD_OP
-  bool hybrid = false;              // HSDP: shard within shard_group, all-reduce across replicas
-  int shard_group = 1;              // dense FSDP shard group (ranks with one TP index)
-  int replicas = 1;                 // world / (shard_group * tp)
-  int powersgd_rank = 0;            // ddp --grad-compression powersgd:R (0: none)
+  bool full_shard = true;  // FULL_SHARD (reshard after forward) vs SHARD_GRAD_OP
+  bool hybrid = false;     // HSDP: shard within shard_group, all-reduce across replicas
+  int shard_group = 1;     // dense FSDP shard group (ranks with one TP index)
+  int replicas = 1;        // world / (shard_group * tp)
+  int powersgd_rank = 0;   // ddp --grad-compression powersgd:R (0: none)
   bool hierarchical_a2a = false;
   DType dispatch_dtype = DType::bf16, combine_dtype = DType::bf16;
   DType param_dtype = DType::bf16;
   DType reduce_dtype = DType::bf16;
-  std::uint64_t tokens = 0;         // tokens per rank per micro-batch
-  int layers = 0;                   // decoder layers modelled
+  std::uint64_t tokens = 0;  // tokens per rank per micro-batch
+  int layers = 0;            // decoder layers modelled
 };
 
 // The group dense weights are sharded over (world when that is every rank) and the group their

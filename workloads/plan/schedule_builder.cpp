@@ -6,22 +6,22 @@
 
 #include "common/sizes.hpp"
 #include "workloads/plan/moe_routing.hpp"
-#include "workloads/plan/resolved_request.hpp"
-#include "workloads/plan/step_structure.hpp"
 #include "workloads/plan/parallel/ddp_buckets.hpp"
 #include "workloads/plan/parallel/hierarchical_a2a.hpp"
 #include "workloads/plan/parallel/hsdp.hpp"
 #include "workloads/plan/parallel/mesh.hpp"
 #include "workloads/plan/parallel/phase_ops.hpp"
 #include "workloads/plan/parallel/tensor_parallel.hpp"
+#include "workloads/plan/resolved_request.hpp"
+#include "workloads/plan/step_structure.hpp"
 
 namespace collreplay {
 namespace {
 
 class Builder {
  public:
-  Builder(const ResolvedRequest& r, const StepStructure& s, const std::vector<MoeLayerTraffic>& traffic,
-          Schedule& out)
+  Builder(const ResolvedRequest& r, const StepStructure& s,
+          const std::vector<MoeLayerTraffic>& traffic, Schedule& out)
       : r_(r), s_(s), traffic_(traffic), out_(out) {
     if (r.plan == PlanKind::ddp) buckets_ = ddp_buckets(s, r.reduce_dtype, r.request.bucket_cap_mb);
   }
@@ -82,8 +82,8 @@ class Builder {
     }
   }
 
-  void add_moe(int seg_item_before, int layer, MoeMarker marker, Phase phase, const std::string& unit,
-               PhaseOps& ops) const {
+  void add_moe(int seg_item_before, int layer, MoeMarker marker, Phase phase,
+               const std::string& unit, PhaseOps& ops) const {
     const MoeLayerTraffic& t = traffic_.at(layer);
     const std::string l = ".layers." + std::to_string(layer);
     const char* tag = phase_tag(phase);
@@ -118,8 +118,8 @@ class Builder {
     const auto h = static_cast<std::uint64_t>(r_.model.hidden);
     if (!r_.hierarchical_a2a) {
       c.op = rows_all_to_all(dispatch_splits ? t.send_rows : t.recv_rows,
-                             dispatch_splits ? t.recv_rows : t.send_rows, h, dtype, GroupKind::expert,
-                             r_.request.pad_to_capacity);
+                             dispatch_splits ? t.recv_rows : t.send_rows, h, dtype,
+                             GroupKind::expert, r_.request.pad_to_capacity);
       ops.comm.push_back(c);
       return;
     }
@@ -127,10 +127,11 @@ class Builder {
     if (!dispatch_splits)  // rows travel back: transpose
       for (std::size_t p = 0; p < rows.size(); ++p)
         for (std::size_t q = 0; q < p; ++q) std::swap(rows[p][q], rows[q][p]);
-    const MeshLayout mesh{r_.request.world, r_.request.gpus_per_node, r_.request.tp, r_.request.ep, 0};
+    const MeshLayout mesh{r_.request.world, r_.request.gpus_per_node, r_.request.tp, r_.request.ep,
+                          0};
     const std::string base = c.name;
-    for (const A2aStage& st : hierarchical_a2a_stages(rows, r_.request.rank / r_.request.tp % r_.request.ep,
-                                                      mesh.expert_local())) {
+    for (const A2aStage& st : hierarchical_a2a_stages(
+             rows, r_.request.rank / r_.request.tp % r_.request.ep, mesh.expert_local())) {
       c.name = base + "." + st.name;
       c.op = rows_all_to_all(st.send_rows, st.recv_rows, h, dtype, st.group, false);
       ops.comm.push_back(c);
@@ -246,7 +247,8 @@ class Builder {
     std::size_t next = 0;
     for (int i = -1; i < n; ++i) {
       if (i >= 0) order.emplace_back(true, i);
-      while (next < ops.comm.size() && ops.comm[next].after == i) order.emplace_back(false, static_cast<int>(next++));
+      while (next < ops.comm.size() && ops.comm[next].after == i)
+        order.emplace_back(false, static_cast<int>(next++));
     }
     const int base = static_cast<int>(out_.ops.size());
     std::vector<int> compute_index(n), comm_index(ops.comm.size());
@@ -294,10 +296,12 @@ std::vector<MoeLayerTraffic> route_all_layers(const ResolvedRequest& r) {
   if (!r.model.is_moe()) return traffic;
   const WorkloadRequest& q = r.request;
   for (int l = 0; l < r.layers; ++l) {
-    RoutingInput in{r.routing, q.seed, l, static_cast<int>(r.model.experts),
-                    static_cast<int>(r.model.top_k), r.tokens};
-    traffic.push_back(moe_layer_traffic(
-        in, MoeTrafficOptions{q.ep, q.rank / q.tp, q.capacity_factor, q.pad_to_capacity, q.replicate_hot}));
+    RoutingInput in{
+        r.routing, q.seed, l, static_cast<int>(r.model.experts), static_cast<int>(r.model.top_k),
+        r.tokens};
+    traffic.push_back(
+        moe_layer_traffic(in, MoeTrafficOptions{q.ep, q.rank / q.tp, q.capacity_factor,
+                                                q.pad_to_capacity, q.replicate_hot}));
   }
   return traffic;
 }
@@ -313,7 +317,8 @@ void summarize(const ResolvedRequest& r, const StepStructure& s,
     sum.shard_bytes = times(buckets[b].numel, dtype_size_bytes(r.param_dtype));  // DDP holds it all
     const PowerSgdSplit split = r.powersgd_rank > 0 ? powersgd_split(buckets[b], r.powersgd_rank)
                                                     : PowerSgdSplit{buckets[b].numel, 0, 0};
-    sum.allreduce_bytes = times(split.uncompressed + split.p + split.q, dtype_size_bytes(r.reduce_dtype));
+    sum.allreduce_bytes =
+        times(split.uncompressed + split.p + split.q, dtype_size_bytes(r.reduce_dtype));
     out.units.push_back(sum);
   }
   for (const Unit& u : s.units) {
@@ -330,15 +335,18 @@ void summarize(const ResolvedRequest& r, const StepStructure& s,
     sum.bwd_flops = (u.bwd_flops + u.recompute_flops) * mbs;
     out.units.push_back(sum);
   }
-  const std::uint64_t row_bytes = times(static_cast<std::uint64_t>(r.model.hidden), dtype_size_bytes(r.param_dtype));
+  const std::uint64_t row_bytes =
+      times(static_cast<std::uint64_t>(r.model.hidden), dtype_size_bytes(r.param_dtype));
   const int me = r.request.rank / r.request.tp % r.request.ep;
   for (std::size_t l = 0; l < traffic.size(); ++l) {
     MoeLayerSummary m;
     m.layer = static_cast<int>(l);
     if (r.request.ep > 1) {
       const MoeLayerTraffic& t = traffic[l];
-      const std::uint64_t sent = std::accumulate(t.send_rows.begin(), t.send_rows.end(), std::uint64_t{0});
-      const std::uint64_t recv = std::accumulate(t.recv_rows.begin(), t.recv_rows.end(), std::uint64_t{0});
+      const std::uint64_t sent =
+          std::accumulate(t.send_rows.begin(), t.send_rows.end(), std::uint64_t{0});
+      const std::uint64_t recv =
+          std::accumulate(t.recv_rows.begin(), t.recv_rows.end(), std::uint64_t{0});
       m.dispatch_send_bytes = times(sent, row_bytes);
       m.dispatch_cross_rank_bytes = times(sent - t.send_rows[me], row_bytes);
       m.combine_send_bytes = times(recv, row_bytes);

@@ -91,7 +91,8 @@ class Walker {
                          n.out_features, n.path, g);
         break;
       case ComputeKind::attention_core:
-        add_attention_gemms(r_.request.micro_batch, r_.request.seq, m.heads / r_.request.tp, m.head_dim, n.path, g);
+        add_attention_gemms(r_.request.micro_batch, r_.request.seq, m.heads / r_.request.tp,
+                            m.head_dim, n.path, g);
         break;
       case ComputeKind::stacked_experts:
         for (int e : n.experts_here) {
@@ -141,8 +142,8 @@ class Walker {
   const std::vector<int>& owner_;
   std::vector<int> open_;
   Segment open_seg_;
-  std::vector<int> pending_grad_;  // units with norm/embedding weights waiting for the next leaf
-  std::vector<int> pending_nodes_; // the nodes holding those weights
+  std::vector<int> pending_grad_;   // units with norm/embedding weights waiting for the next leaf
+  std::vector<int> pending_nodes_;  // the nodes holding those weights
 };
 
 // Parameters of a unit in named_parameters() order, without those of units nested in it.
@@ -150,7 +151,8 @@ void collect_params(const ModuleTree& t, int id, int unit, const std::vector<int
                     std::vector<const ParamTensor*>& out) {
   for (const ParamTensor& p : t.nodes[id].params) out.push_back(&p);
   for (int c : t.nodes[id].children)
-    if (unit_of_node[c] < 0 || unit_of_node[c] == unit) collect_params(t, c, unit, unit_of_node, out);
+    if (unit_of_node[c] < 0 || unit_of_node[c] == unit)
+      collect_params(t, c, unit, unit_of_node, out);
 }
 
 void set_owner(const ModuleTree& t, int id, int current, const std::vector<int>& unit_of_node,
@@ -162,7 +164,8 @@ void set_owner(const ModuleTree& t, int id, int current, const std::vector<int>&
 
 }  // namespace
 
-StepStructure build_step_structure(const ResolvedRequest& r, const std::vector<MoeLayerTraffic>& traffic) {
+StepStructure build_step_structure(const ResolvedRequest& r,
+                                   const std::vector<MoeLayerTraffic>& traffic) {
   StepStructure s;
   const WorkloadRequest& q = r.request;
   TreeOptions opt;
@@ -200,10 +203,12 @@ StepStructure build_step_structure(const ResolvedRequest& r, const std::vector<M
     unit.group_size = dp ? q.world / (q.ep * q.tp) : r.shard_group;
     std::vector<const ParamTensor*> params;
     collect_params(t, nodes[u], static_cast<int>(u), unit_of_node, params);
-    for (const ParamTensor* p : params) unit.params = checked_add(unit.params, p->numel(), "unit parameters");
-    unit.gathered_numel = r.plan == PlanKind::fsdp1
-                              ? fsdp1_flat_numel(params, unit.group_size, q.use_orig_params, r.param_dtype)
-                              : fsdp2_unit_numel(params, unit.group_size);
+    for (const ParamTensor* p : params)
+      unit.params = checked_add(unit.params, p->numel(), "unit parameters");
+    unit.gathered_numel =
+        r.plan == PlanKind::fsdp1
+            ? fsdp1_flat_numel(params, unit.group_size, q.use_orig_params, r.param_dtype)
+            : fsdp2_unit_numel(params, unit.group_size);
     s.units.push_back(unit);
   }
 
@@ -216,7 +221,8 @@ StepStructure build_step_structure(const ResolvedRequest& r, const std::vector<M
                    [](const Unit& a, const Unit& b) { return a.entry_seg < b.entry_seg; });
   // Unit indices moved with the sort: map segments back through node ids.
   std::map<int, int> index_of_node;
-  for (std::size_t u = 0; u < s.units.size(); ++u) index_of_node[s.units[u].node] = static_cast<int>(u);
+  for (std::size_t u = 0; u < s.units.size(); ++u)
+    index_of_node[s.units[u].node] = static_cast<int>(u);
   for (Segment& seg : s.segments) seg.unit = index_of_node[nodes[seg.unit]];
   return s;
 }

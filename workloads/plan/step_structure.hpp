@@ -22,8 +22,8 @@ struct Unit {
   bool root = false;
   GroupKind group = GroupKind::world;  // expert-parallel experts: data_parallel
   int group_size = 1;
-  std::uint64_t params = 0;         // unpadded
-  std::uint64_t gathered_numel = 0; // all-gather output numel (padded per the plan)
+  std::uint64_t params = 0;          // unpadded
+  std::uint64_t gathered_numel = 0;  // all-gather output numel (padded per the plan)
   double fwd_flops = 0, bwd_flops = 0, recompute_flops = 0;  // per micro-batch
   // Segment indices: first segment after the unit is entered (== segments.size() when none
   // follows), last segment inside it (entry - 1 when none), and the segment whose backward
@@ -34,13 +34,14 @@ struct Unit {
 enum class MoeMarker { none, dispatch, combine };
 
 struct Segment {
-  std::string label;   // longest common module path of its leaves, e.g. "layers.3"
-  int unit = 0;        // unit holding the parameters of its first leaf
+  std::string label;  // longest common module path of its leaves, e.g. "layers.3"
+  int unit = 0;       // unit holding the parameters of its first leaf
   int layer = -1;
   GemmSet gemms;
   MoeMarker after = MoeMarker::none;  // an all-to-all follows this segment in forward
   // Tensor parallelism: the first segment of a TP block (attention, MLP, lm_head) takes the
-  // block's input collective, the last its output collective (workloads/plan/parallel/tensor_parallel.hpp).
+  // block's input collective, the last its output collective
+  // (workloads/plan/parallel/tensor_parallel.hpp).
   bool tp_in = false, tp_out = false;
 };
 

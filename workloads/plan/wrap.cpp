@@ -9,7 +9,9 @@
 namespace collreplay {
 namespace {
 
-bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool contains(const std::vector<int>& v, int x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 std::uint64_t unwrapped_numel(const ModuleTree& t, int node, const std::vector<int>& prewrapped) {
   if (contains(prewrapped, node)) return 0;
@@ -64,7 +66,8 @@ WrapPolicy parse_wrap(std::string_view text) {
     }
     return p;
   }
-  throw UsageError("unknown --wrap '" + std::string(text) + "' (expected block, submodule or size:N)");
+  throw UsageError("unknown --wrap '" + std::string(text) +
+                   "' (expected block, submodule or size:N)");
 }
 
 std::vector<int> choose_units(const ModuleTree& t, const WrapPolicy& policy,

@@ -13,17 +13,21 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("--ifname", f.ifname, "network interface of the socket transport (eth0)");
   app.add_option("--emulate-nodes", f.emulate_nodes,
                  "NCCL: cut the ranks into N emulated nodes (own NCCL_HOSTID each)");
-  app.add_option("--fabric", f.fabric, "fabric profile this run stands for (sweeps/fabrics.tsv; "
-                                       "default real)");
-  app.add_option("--fabrics-file", f.fabrics_file, "fabric profiles file (default: "
-                                                   "sweeps/fabrics.tsv beside the build)");
+  app.add_option("--fabric", f.fabric,
+                 "fabric profile this run stands for (sweeps/fabrics.tsv; "
+                 "default real)");
+  app.add_option("--fabrics-file", f.fabrics_file,
+                 "fabric profiles file (default: "
+                 "sweeps/fabrics.tsv beside the build)");
   app.add_flag("--emulated", f.emulated, "the run is on an emulated cluster (recorded)");
-  app.add_option("--dilate", f.dilation, "emulated time runs D x slower (fabric shaped to "
-                                         "bandwidth / D, modeled compute D x longer); reported "
-                                         "times are divided by D (default 1)");
-  app.add_option("--compute", f.compute, "compute engine: auto (cuBLAS on GPU, BLAS on host) | "
-                                         "blas | model:GPU[@MFU] (a timed wait at the GPU's "
-                                         "bf16 peak x MFU, default MFU 0.5)");
+  app.add_option("--dilate", f.dilation,
+                 "emulated time runs D x slower (fabric shaped to "
+                 "bandwidth / D, modeled compute D x longer); reported "
+                 "times are divided by D (default 1)");
+  app.add_option("--compute", f.compute,
+                 "compute engine: auto (cuBLAS on GPU, BLAS on host) | "
+                 "blas | model:GPU[@MFU] (a timed wait at the GPU's "
+                 "bf16 peak x MFU, default MFU 0.5)");
   add_monitor_options(app, f.monitor);
 }
 
@@ -39,8 +43,9 @@ RunSetup prepare_run(const RunFlags& f, BackendKind backend) {
     throw UsageError("--dilate must be a number > 0 (1: no dilation)");
   if (f.emulate_nodes < 0) throw UsageError("--emulate-nodes must be >= 1");
   if (f.emulate_nodes > 0 && backend != BackendKind::nccl)
-    throw UsageError("--emulate-nodes needs --backend nccl (for MPI, emulate nodes with "
-                     "sweeps/emulate/cluster)");
+    throw UsageError(
+        "--emulate-nodes needs --backend nccl (for MPI, emulate nodes with "
+        "sweeps/emulate/cluster)");
   if (f.compute == "model" || is_compute_model(f.compute))
     setup.compute_model = parse_compute_model(f.compute);
   else if (f.compute != "auto" && f.compute != "blas")

@@ -2,8 +2,8 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 #include <set>
 #include <string_view>
@@ -61,9 +61,9 @@ std::string env_or(const char* name, const char* fallback) {
 // What started the ranks (mpirun's daemons leave orte_hnp_uri), and inside a Slurm allocation
 // the job, step and nodes, so a result can be traced to its batch job.
 nlohmann::json launcher_description() {
-  nlohmann::json launcher = {{"kind", std::getenv("OMPI_MCA_orte_hnp_uri")  ? "mpirun"
-                                      : std::getenv("SLURM_STEP_ID")        ? "srun"
-                                                                            : "other"}};
+  nlohmann::json launcher = {{"kind", std::getenv("OMPI_MCA_orte_hnp_uri") ? "mpirun"
+                                      : std::getenv("SLURM_STEP_ID")       ? "srun"
+                                                                           : "other"}};
   if (std::getenv("SLURM_JOB_ID")) {
     launcher["slurm_job_id"] = env_or("SLURM_JOB_ID", "");
     launcher["slurm_step_id"] = env_or("SLURM_STEP_ID", "");
@@ -99,7 +99,8 @@ RunMetadata collect_run_metadata(const Communicator& comm, MPI_Comm world,
   std::map<std::string, int> per_host;
   for (const std::string& host : meta.hosts) ++per_host[host];
   meta.nodes = static_cast<int>(per_host.size());
-  for (const auto& [host, count] : per_host) meta.ranks_per_node = std::max(meta.ranks_per_node, count);
+  for (const auto& [host, count] : per_host)
+    meta.ranks_per_node = std::max(meta.ranks_per_node, count);
   meta.library_versions = comm.library_versions();
   if (!meta.library_versions.contains("mpi")) meta.library_versions["mpi"] = mpi_library_version();
   if (std::string ucx = ucx_version(); !ucx.empty()) meta.library_versions["ucx"] = ucx;

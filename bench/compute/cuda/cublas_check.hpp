@@ -11,8 +11,8 @@ namespace collreplay {
 
 inline void cublas_check(cublasStatus_t status, const char* call, const char* file, int line) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
-  throw RuntimeError(std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
-                     cublasGetStatusString(status));
+  throw RuntimeError(std::string(file) + ":" + std::to_string(line) + ": " + call +
+                     " failed: " + cublasGetStatusString(status));
 }
 
 }  // namespace collreplay

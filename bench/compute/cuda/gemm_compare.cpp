@@ -140,7 +140,8 @@ std::vector<GemmComparison> compare_gemms(const std::vector<GemmShape>& shapes,
           after->synchronize();
           times[i][0].push_back(after->elapsed_ms_since(*before));
         } else if (method == 1) {
-          times[i][1].push_back(timed(stream, [&] { gemm_ex(handle, s, options.dtype, operands); }));
+          times[i][1].push_back(
+              timed(stream, [&] { gemm_ex(handle, s, options.dtype, operands); }));
         } else {
           times[i][2].push_back(timed(stream, [&] {
             heuristic.run(dims, options.dtype, operands.a, operands.b, operands.c);

@@ -45,7 +45,8 @@ class LtGemm {
   cublasLtHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, int>,
-           std::unique_ptr<Plan>> plans_;
+           std::unique_ptr<Plan>>
+      plans_;
 };
 
 }  // namespace collreplay

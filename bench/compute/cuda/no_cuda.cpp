@@ -10,15 +10,14 @@ std::unique_ptr<ComputeEngine> make_cublas_engine(int) {
   throw UsageError("this build has no GPU compute engine");
 }
 
-std::uint64_t device_free_bytes(int) {
-  throw UsageError("this build has no GPU compute engine");
-}
+std::uint64_t device_free_bytes(int) { throw UsageError("this build has no GPU compute engine"); }
 
 GemmCheckResult check_cublas_gemm(int, const GemmShape&, DType) {
   throw UsageError("this build has no GPU compute engine");
 }
 
-std::vector<GemmComparison> compare_gemms(const std::vector<GemmShape>&, const GemmCompareOptions&) {
+std::vector<GemmComparison> compare_gemms(const std::vector<GemmShape>&,
+                                          const GemmCompareOptions&) {
   throw UsageError("this build has no GPU compute engine: gemm_perf needs CUDA");
 }
 

@@ -10,10 +10,20 @@
 namespace collreplay {
 namespace {
 
-template <typename T> __device__ inline T convert(float v);
-template <> __device__ inline __nv_bfloat16 convert<__nv_bfloat16>(float v) { return __float2bfloat16(v); }
-template <> __device__ inline __half convert<__half>(float v) { return __float2half(v); }
-template <> __device__ inline float convert<float>(float v) { return v; }
+template <typename T>
+__device__ inline T convert(float v);
+template <>
+__device__ inline __nv_bfloat16 convert<__nv_bfloat16>(float v) {
+  return __float2bfloat16(v);
+}
+template <>
+__device__ inline __half convert<__half>(float v) {
+  return __float2half(v);
+}
+template <>
+__device__ inline float convert<float>(float v) {
+  return v;
+}
 
 template <typename T>
 __global__ void random_kernel(T* buf, std::size_t count, std::uint64_t seed) {

@@ -14,9 +14,9 @@ namespace collreplay {
 
 struct GemmComparison {
   GemmShape shape;
-  double engine_tflops = 0;         // median over rounds
-  double gemm_ex_tflops = 0;        // cublasGemmEx, CUBLAS_GEMM_DEFAULT
-  double lt_heuristic_tflops = 0;   // cublasLtMatmul, heuristic's first algorithm
+  double engine_tflops = 0;        // median over rounds
+  double gemm_ex_tflops = 0;       // cublasGemmEx, CUBLAS_GEMM_DEFAULT
+  double lt_heuristic_tflops = 0;  // cublasLtMatmul, heuristic's first algorithm
   double best_plain_tflops() const {
     return gemm_ex_tflops > lt_heuristic_tflops ? gemm_ex_tflops : lt_heuristic_tflops;
   }

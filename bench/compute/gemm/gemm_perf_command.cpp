@@ -72,9 +72,10 @@ int run_gemm_perf(const GemmPerfCommand& command, const std::vector<std::string>
   if (shapes.empty()) shapes = workload_shapes(command.workload);
   ResultsFile results(command.out_path, true);
   const std::vector<GemmComparison> rows = compare_gemms(shapes, command.compare);
-  std::printf("# collreplay gemm_perf: bf16, fp32 accumulate, %d GEMMs per timing, median of %d "
-              "interleaved rounds\n",
-              command.compare.iterations, command.compare.rounds);
+  std::printf(
+      "# collreplay gemm_perf: bf16, fp32 accumulate, %d GEMMs per timing, median of %d "
+      "interleaved rounds\n",
+      command.compare.iterations, command.compare.rounds);
   std::printf("# %-34s %7s %7s %7s %5s %10s %10s %10s %6s\n", "shape", "M", "N", "K", "batch",
               "engine", "GemmEx", "Lt-heur", "ratio");
   std::printf("# %-34s %7s %7s %7s %5s %10s %10s %10s %6s\n", "", "", "", "", "", "(TFLOP/s)",

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "bench/app/stats.hpp"
-#include "workloads/model/gemm_slices.hpp"
 #include "collectives/mpi/mpi_check.hpp"
+#include "workloads/model/gemm_slices.hpp"
 
 namespace collreplay {
 

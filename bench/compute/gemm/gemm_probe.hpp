@@ -9,10 +9,10 @@
 namespace collreplay {
 
 struct GemmProbe {
-  int n = 0;               // n x n x n
-  double median_ms = 0;    // per GEMM, median over the timed repetitions (device: bursts of 20)
-  double flops = 0;        // 2 n^3
-  double tflops = 0;       // flops / median
+  int n = 0;             // n x n x n
+  double median_ms = 0;  // per GEMM, median over the timed repetitions (device: bursts of 20)
+  double flops = 0;      // 2 n^3
+  double tflops = 0;     // flops / median
 };
 
 // n: 8192 on a device engine (bf16, near cuBLAS peak), 1024 on host, unless given.

@@ -35,7 +35,8 @@ GpuHealth read_one(unsigned index, nvmlDevice_t device) {
   if (nvmlDeviceGetUtilizationRates(device, &utilization) == NVML_SUCCESS)
     gpu.util_pct = utilization.gpu;
   unsigned milliwatts = 0;
-  if (nvmlDeviceGetPowerUsage(device, &milliwatts) == NVML_SUCCESS) gpu.power_w = milliwatts / 1000.0;
+  if (nvmlDeviceGetPowerUsage(device, &milliwatts) == NVML_SUCCESS)
+    gpu.power_w = milliwatts / 1000.0;
   if (nvmlDeviceGetEnforcedPowerLimit(device, &milliwatts) == NVML_SUCCESS)
     gpu.power_limit_w = milliwatts / 1000.0;
   unsigned long long reasons = 0;
@@ -57,12 +58,14 @@ GpuHealthReport read_gpu_health() {
   }
   unsigned count = 0;
   if (const nvmlReturn_t status = nvmlDeviceGetCount(&count); status != NVML_SUCCESS) {
-    report.unavailable_reason = std::string("NVML could not count GPUs: ") + nvmlErrorString(status);
+    report.unavailable_reason =
+        std::string("NVML could not count GPUs: ") + nvmlErrorString(status);
     return report;
   }
   for (unsigned i = 0; i < count; ++i) {
     nvmlDevice_t device{};
-    if (nvmlDeviceGetHandleByIndex(i, &device) == NVML_SUCCESS) report.gpus.push_back(read_one(i, device));
+    if (nvmlDeviceGetHandleByIndex(i, &device) == NVML_SUCCESS)
+      report.gpus.push_back(read_one(i, device));
   }
   return report;
 }

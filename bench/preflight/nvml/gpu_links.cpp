@@ -71,8 +71,10 @@ std::vector<std::vector<std::string>> read_gpu_links() {
         links[i][j] = "X";
         continue;
       }
-      const int nvlinks = std::max(direct[i][j], direct[j][i]) + std::min(to_switch[i], to_switch[j]);
-      links[i][j] = nvlinks > 0 ? "NV" + std::to_string(nvlinks) : pcie_label(devices[i], devices[j]);
+      const int nvlinks =
+          std::max(direct[i][j], direct[j][i]) + std::min(to_switch[i], to_switch[j]);
+      links[i][j] =
+          nvlinks > 0 ? "NV" + std::to_string(nvlinks) : pcie_label(devices[i], devices[j]);
     }
   return links;
 }

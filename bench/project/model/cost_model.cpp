@@ -130,9 +130,12 @@ bool cost_terms(CollKind kind, Algo algo, double bytes, const GroupSpan& span, i
 }
 
 double evaluate_us(const CostTerms& t, const FabricModel& m) {
-  if (t.intra_steps + t.inter_steps == 0 && t.intra_bytes + t.inter_bytes == 0) return 0;  // one rank
-  const double latency = m.base_us + t.intra_steps * m.intra.alpha_us + t.inter_steps * m.inter.alpha_us;
-  const double intra = transfer_us(t.intra_bytes, m.intra.bw_gbyte_s, efficiency(m.intra, t.intra_chunk));
+  if (t.intra_steps + t.inter_steps == 0 && t.intra_bytes + t.inter_bytes == 0)
+    return 0;  // one rank
+  const double latency =
+      m.base_us + t.intra_steps * m.intra.alpha_us + t.inter_steps * m.inter.alpha_us;
+  const double intra =
+      transfer_us(t.intra_bytes, m.intra.bw_gbyte_s, efficiency(m.intra, t.intra_chunk));
   const double inter = transfer_us(t.inter_bytes, m.inter.bw_gbyte_s * t.inter_share,
                                    efficiency(m.inter, t.inter_chunk));
   return latency + std::max(intra, inter);

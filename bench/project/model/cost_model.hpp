@@ -14,20 +14,20 @@ namespace collreplay::project {
 // step moves; half_bytes = 0 means no curve (the tuner's plain alpha-beta form; gamma = 1 with
 // half_bytes > 0 is the same form with extra latency).
 struct TierParams {
-  double alpha_us = 0;       // latency per step
-  double bw_gbyte_s = 0;     // large-message bandwidth, GB/s (1e9 bytes/s)
-  double half_bytes = 0;     // chunk size at which efficiency is one half
-  double gamma = 1;          // steepness of the efficiency curve
+  double alpha_us = 0;    // latency per step
+  double bw_gbyte_s = 0;  // large-message bandwidth, GB/s (1e9 bytes/s)
+  double half_bytes = 0;  // chunk size at which efficiency is one half
+  double gamma = 1;       // steepness of the efficiency curve
 };
 
 double efficiency(const TierParams& tier, double chunk_bytes);
 
 struct FabricModel {
-  double base_us = 0;        // fixed cost of any collective on 2+ ranks (launch, protocol setup)
+  double base_us = 0;  // fixed cost of any collective on 2+ ranks (launch, protocol setup)
   TierParams intra;
   TierParams inter;
-  int links = 1;             // NICs per node: a node with fewer GPUs than NICs in a group uses fewer
-  bool pat_allowed = true;   // NCCL's PAT at one GPU per node (false: the fit saw no PAT points)
+  int links = 1;            // NICs per node: a node with fewer GPUs than NICs in a group uses fewer
+  bool pat_allowed = true;  // NCCL's PAT at one GPU per node (false: the fit saw no PAT points)
   bool tree_allowed = true;  // tree all-reduce across nodes
 };
 
@@ -42,7 +42,8 @@ std::string_view algo_name(Algo algo);
 // Returns false when the name is not one of the modelled algorithms.
 bool algo_from_name(std::string_view name, Algo& algo);
 
-// Where a collective's group sits: ranks in the group and the nodes they span (equal ranks per node).
+// Where a collective's group sits: ranks in the group and the nodes they span (equal ranks per
+// node).
 struct GroupSpan {
   int ranks = 1;
   int nodes = 1;
@@ -51,12 +52,13 @@ struct GroupSpan {
 
 // What an algorithm costs, before parameters: latency steps per tier and bytes per tier.
 // time = base + intra_steps * alpha_intra + inter_steps * alpha_inter
-//        + max(intra_bytes / (B_intra * e(intra_chunk)), inter_bytes / (B_inter * share * e(inter_chunk)))
+//        + max(intra_bytes / (B_intra * e(intra_chunk)), inter_bytes / (B_inter * share *
+//        e(inter_chunk)))
 struct CostTerms {
   double intra_steps = 0, inter_steps = 0;
-  double intra_bytes = 0, inter_bytes = 0;   // through one GPU's intra link; through one node's NICs
-  double intra_chunk = 0, inter_chunk = 0;   // bytes moved per step (sets the efficiency)
-  double inter_share = 1;                    // fraction of the node's NICs the group can use
+  double intra_bytes = 0, inter_bytes = 0;  // through one GPU's intra link; through one node's NICs
+  double intra_chunk = 0, inter_chunk = 0;  // bytes moved per step (sets the efficiency)
+  double inter_share = 1;                   // fraction of the node's NICs the group can use
 };
 
 // nccl-tests' S: the whole buffer (all-gather output, reduce-scatter input, all-to-all send

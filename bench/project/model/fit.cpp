@@ -10,7 +10,8 @@
 namespace collreplay::project {
 namespace {
 
-// Efficiency-curve grid: no curve, or half sizes 1 KiB .. 4 GiB by factors of 2, steepness 0.3..1.5.
+// Efficiency-curve grid: no curve, or half sizes 1 KiB .. 4 GiB by factors of 2, steepness
+// 0.3..1.5.
 std::vector<TierParams> curve_grid() {
   std::vector<TierParams> grid{TierParams{0, 0, 0, 1}};
   for (int k = 10; k <= 32; ++k)
@@ -32,7 +33,8 @@ double percentile(std::vector<double> v, double q) {
 void predict_and_band(FitReport& report) {
   std::vector<double> ratios{1.0};
   for (FittedPoint& f : report.points) {
-    f.predicted_us = predict_with(f.point.kind, f.algo, f.point.bytes, f.point.span, report.model).time_us;
+    f.predicted_us =
+        predict_with(f.point.kind, f.algo, f.point.bytes, f.point.span, report.model).time_us;
     ratios.push_back(f.point.time_us / f.predicted_us);
   }
   report.ratio_lo = std::min(1.0, percentile(ratios, 0.10));
@@ -102,21 +104,23 @@ TierFitResult fit_tier(const std::vector<MeasuredPoint>& points, const std::vect
 namespace {
 
 // Fits the intra tier and the base latency into report.model, noting what the data could not say.
-void fit_intra_tier(FitReport& report, const std::vector<MeasuredPoint>& intra, const std::vector<Algo>& algos) {
+void fit_intra_tier(FitReport& report, const std::vector<MeasuredPoint>& intra,
+                    const std::vector<Algo>& algos) {
   const TierFitResult r = fit_tier(intra, algos, false, true, report.model);
   report.model.intra = r.params;
   report.model.base_us = r.base_us;
   report.intra_fitted = true;
   report.intra_points = static_cast<int>(intra.size());
   if (!r.steps_identifiable)
-    report.notes.push_back("intra-node points at one rank count only: per-hop latency not separable from the "
-                           "base latency (all of it counted as base)");
+    report.notes.push_back(
+        "intra-node points at one rank count only: per-hop latency not separable from the "
+        "base latency (all of it counted as base)");
 }
 
 }  // namespace
 
-FitReport fit_fabric(const std::vector<MeasuredPoint>& all, const std::optional<FabricModel>& intra_given,
-                     int links) {
+FitReport fit_fabric(const std::vector<MeasuredPoint>& all,
+                     const std::optional<FabricModel>& intra_given, int links) {
   FitReport report;
   report.node_counts = node_counts(all);
   if (std::none_of(all.begin(), all.end(), [](const MeasuredPoint& p) { return p.span.nodes > 1; }))
@@ -124,7 +128,9 @@ FitReport fit_fabric(const std::vector<MeasuredPoint>& all, const std::optional<
   if (report.node_counts.size() < 2)
     throw UsageError("fitting needs measurements at 2 or more node counts; found " +
                      std::to_string(report.node_counts.size()) +
-                     (report.node_counts.empty() ? "" : " (" + std::to_string(report.node_counts[0]) + " nodes)"));
+                     (report.node_counts.empty()
+                          ? ""
+                          : " (" + std::to_string(report.node_counts[0]) + " nodes)"));
   std::vector<MeasuredPoint> intra, inter;
   std::vector<Algo> intra_algo, inter_algo;
   bool any_pat = false, any_tree = false, multi_gpu_inter = false;
@@ -159,8 +165,9 @@ FitReport fit_fabric(const std::vector<MeasuredPoint>& all, const std::optional<
   predict_and_band(report);
   const std::vector<int> inter_counts = node_counts(inter);
   if (inter_counts.size() < 2)
-    report.notes.push_back("inter-node tier fitted from one node count (" + std::to_string(inter_counts[0]) +
-                           "): 2-node runs can overstate bandwidth; 3 or more node counts preferred");
+    report.notes.push_back(
+        "inter-node tier fitted from one node count (" + std::to_string(inter_counts[0]) +
+        "): 2-node runs can overstate bandwidth; 3 or more node counts preferred");
   else if (report.node_counts.size() < 3)
     report.notes.push_back("fit from 2 node counts; 3 or more preferred");
   if (inter_base && !r.steps_identifiable)
@@ -181,7 +188,8 @@ FitReport fit_intra(const std::vector<MeasuredPoint>& all, const FabricModel& mo
     algos.push_back(f.algo);
     report.points.push_back(f);
   }
-  if (intra.empty()) throw UsageError("no single-node points with 2 or more ranks to fit the intra-node tier");
+  if (intra.empty())
+    throw UsageError("no single-node points with 2 or more ranks to fit the intra-node tier");
   fit_intra_tier(report, intra, algos);
   report.node_counts = node_counts(intra);
   predict_and_band(report);

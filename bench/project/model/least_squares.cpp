@@ -7,7 +7,8 @@ namespace collreplay::project {
 namespace {
 
 // Solves A c = b in place (Gaussian elimination, partial pivoting); false when singular.
-bool solve_linear(std::vector<std::vector<double>> a, std::vector<double> b, std::vector<double>& c) {
+bool solve_linear(std::vector<std::vector<double>> a, std::vector<double> b,
+                  std::vector<double>& c) {
   const std::size_t n = b.size();
   double scale = 0;
   for (std::size_t i = 0; i < n; ++i) scale = std::max(scale, std::fabs(a[i][i]));
@@ -36,7 +37,8 @@ bool solve_linear(std::vector<std::vector<double>> a, std::vector<double> b, std
 }  // namespace
 
 LeastSquares fit_nonnegative(const std::vector<double>& t, const std::vector<double>& known,
-                             const std::vector<std::vector<double>>& x, const std::vector<bool>& free_columns) {
+                             const std::vector<std::vector<double>>& x,
+                             const std::vector<bool>& free_columns) {
   const std::size_t m = free_columns.size();
   LeastSquares best;
   best.sse = std::numeric_limits<double>::infinity();
@@ -57,7 +59,8 @@ LeastSquares fit_nonnegative(const std::vector<double>& t, const std::vector<dou
     // Normal equations on columns scaled to unit norm (latency steps and bytes differ by 1e9).
     std::vector<double> norm(k, 0);
     for (std::size_t i = 0; i < t.size(); ++i)
-      for (std::size_t p = 0; p < k; ++p) norm[p] += (x[i][cols[p]] / t[i]) * (x[i][cols[p]] / t[i]);
+      for (std::size_t p = 0; p < k; ++p)
+        norm[p] += (x[i][cols[p]] / t[i]) * (x[i][cols[p]] / t[i]);
     bool empty_column = false;
     for (double& v : norm) {
       v = std::sqrt(v);

@@ -16,6 +16,7 @@ struct LeastSquares {
 
 // x[i] holds point i's columns. `free_columns` marks which columns may be fitted (others are 0).
 LeastSquares fit_nonnegative(const std::vector<double>& t, const std::vector<double>& known,
-                             const std::vector<std::vector<double>>& x, const std::vector<bool>& free_columns);
+                             const std::vector<std::vector<double>>& x,
+                             const std::vector<bool>& free_columns);
 
 }  // namespace collreplay::project

@@ -53,7 +53,8 @@ std::vector<fs::path> jsonl_files(const std::string& path) {
   if (!fs::is_directory(path, ec)) throw UsageError("no results folder or file '" + path + "'");
   std::vector<fs::path> files;
   for (const auto& entry : fs::recursive_directory_iterator(path, ec))
-    if (entry.is_regular_file() && entry.path().extension() == ".jsonl") files.push_back(entry.path());
+    if (entry.is_regular_file() && entry.path().extension() == ".jsonl")
+      files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -74,8 +75,8 @@ struct Reader {
     p.span.nodes = static_cast<int>(number_or(r, "nodes", number_or(run, "nodes", 1)));
     p.time_us = r.at("time_us").get<double>();
     if (p.span.nodes < 1 || p.span.ranks % p.span.nodes != 0)
-      throw UsageError(file + ": " + std::to_string(p.span.ranks) + " ranks are not a multiple of " +
-                       std::to_string(p.span.nodes) + " nodes");
+      throw UsageError(file + ": " + std::to_string(p.span.ranks) +
+                       " ranks are not a multiple of " + std::to_string(p.span.nodes) + " nodes");
     p.run_nodes = p.span.nodes;
     p.algo_reported = reported_algo(run, r.at("op").get<std::string>());
     p.transport = transport_of(r, run);
@@ -91,7 +92,8 @@ struct Reader {
       rr.file = file;
       rr.nodes = static_cast<int>(number_or(run, "nodes", 1));
       rr.world = static_cast<int>(number_or(run, "ranks", 1));
-      rr.ranks_per_node = static_cast<int>(number_or(run, "ranks_per_node", rr.world / std::max(rr.nodes, 1)));
+      rr.ranks_per_node =
+          static_cast<int>(number_or(run, "ranks_per_node", rr.world / std::max(rr.nodes, 1)));
       rr.algo_reported = reported_algo(run, "");
       set.replays.push_back(rr);
     }
@@ -121,7 +123,8 @@ struct Reader {
     c.comm_only_ms = r.contains("comm_only_ms") ? number_or(r["comm_only_ms"], "max", 0) : 0;
     rr.comms.push_back(c);
     if (c.bytes <= 0 || c.comm_only_ms <= 0) return;
-    const auto key = std::make_tuple(file, static_cast<int>(c.kind), c.bytes, c.span.ranks, c.span.nodes);
+    const auto key =
+        std::make_tuple(file, static_cast<int>(c.kind), c.bytes, c.span.ranks, c.span.nodes);
     replay_times[key].push_back(c.comm_only_ms * 1e3);
     MeasuredPoint p;
     p.kind = c.kind;
@@ -155,15 +158,19 @@ struct Reader {
     } catch (const json::exception&) {
       throw UsageError(file + ":" + std::to_string(number) + ": not a JSON object");
     }
-    if (!r.is_object()) throw UsageError(file + ":" + std::to_string(number) + ": not a JSON object");
+    if (!r.is_object())
+      throw UsageError(file + ":" + std::to_string(number) + ": not a JSON object");
     const json run = r.contains("run") && r["run"].is_object() ? r["run"] : json::object();
     if (!transport_filter.empty() && transport_of(r, run) != transport_filter) return;
     if (!fabric_filter.empty() && string_or(run, "fabric") != fabric_filter) return;
     const std::string record = string_or(r, "record");
     try {
-      if (record.empty() && r.contains("op") && r.contains("time_us")) perf(r, run, file);
-      else if (record == "op") replay_op(r, run, file);
-      else if (record == "step") replay_step(r, run, file);
+      if (record.empty() && r.contains("op") && r.contains("time_us"))
+        perf(r, run, file);
+      else if (record == "op")
+        replay_op(r, run, file);
+      else if (record == "step")
+        replay_step(r, run, file);
     } catch (const json::exception& e) {
       throw UsageError(file + ":" + std::to_string(number) + ": " + e.what());
     }
@@ -173,7 +180,8 @@ struct Reader {
 }  // namespace
 
 GroupSpan replay_group_span(const std::string& group, int size, int nodes, int rpn) {
-  if (size < 1 || nodes < 1 || rpn < 1) throw UsageError("group of " + std::to_string(size) + " ranks");
+  if (size < 1 || nodes < 1 || rpn < 1)
+    throw UsageError("group of " + std::to_string(size) + " ranks");
   if (group == "node") return {size, 1};
   if (group == "expert") {
     // Consecutive ranks: inside one node, or whole nodes.
@@ -187,7 +195,8 @@ GroupSpan replay_group_span(const std::string& group, int size, int nodes, int r
   return {size, std::min(nodes, size)};  // world
 }
 
-ResultsSet load_results(const std::string& path, const std::string& transport, const std::string& fabric) {
+ResultsSet load_results(const std::string& path, const std::string& transport,
+                        const std::string& fabric) {
   Reader reader;
   reader.transport_filter = transport;
   reader.fabric_filter = fabric;
@@ -195,7 +204,8 @@ ResultsSet load_results(const std::string& path, const std::string& transport, c
     std::ifstream in(file);
     std::string text;
     for (int number = 1; std::getline(in, text); ++number)
-      if (text.find_first_not_of(" \t\r") != std::string::npos) reader.line(text, file.string(), number);
+      if (text.find_first_not_of(" \t\r") != std::string::npos)
+        reader.line(text, file.string(), number);
     ++reader.set.files;
   }
   for (auto& [key, times] : reader.replay_times) {
@@ -214,19 +224,22 @@ void require_one_fabric(const std::vector<MeasuredPoint>& points, const std::str
   if (seen.size() <= 1) return;
   std::string list;
   for (const std::string& f : seen) list += (list.empty() ? "" : ", ") + f;
-  throw UsageError(where + ": results from several fabrics (" + list + "): pick one with --results-fabric");
+  throw UsageError(where + ": results from several fabrics (" + list +
+                   "): pick one with --results-fabric");
 }
 
-void require_one_transport_per_tier(const std::vector<MeasuredPoint>& points, const std::string& where) {
+void require_one_transport_per_tier(const std::vector<MeasuredPoint>& points,
+                                    const std::string& where) {
   for (bool multi : {false, true}) {
     std::set<std::string> seen;
     for (const MeasuredPoint& p : points)
-      if ((p.span.nodes > 1) == multi && p.span.ranks > 1 && !p.transport.empty()) seen.insert(p.transport);
+      if ((p.span.nodes > 1) == multi && p.span.ranks > 1 && !p.transport.empty())
+        seen.insert(p.transport);
     if (seen.size() > 1) {
       std::string list;
       for (const std::string& t : seen) list += (list.empty() ? "" : ", ") + t;
-      throw UsageError(where + ": " + (multi ? "multi" : "single") + "-node results mix transports " + list +
-                       ": pick one with --transport");
+      throw UsageError(where + ": " + (multi ? "multi" : "single") +
+                       "-node results mix transports " + list + ": pick one with --transport");
     }
   }
 }

@@ -15,14 +15,14 @@ namespace collreplay::project {
 // One collective size on one group, timed.
 struct MeasuredPoint {
   CollKind kind = CollKind::all_gather;
-  double bytes = 0;          // nccl-tests S
+  double bytes = 0;  // nccl-tests S
   GroupSpan span;
-  int run_nodes = 1;         // nodes of the run it was measured in (the span may be one node)
-  double time_us = 0;        // perf: time_us; replay: median over same-size ops of comm_only_ms.max
+  int run_nodes = 1;   // nodes of the run it was measured in (the span may be one node)
+  double time_us = 0;  // perf: time_us; replay: median over same-size ops of comm_only_ms.max
   std::optional<Algo> algo_reported;  // run.nccl_algo where the run recorded it
-  std::string transport;     // run.transport_verified (or the record's transport)
-  std::string fabric;        // run.fabric where recorded (profile name or "real")
-  std::string source;        // "perf" | "replay"
+  std::string transport;              // run.transport_verified (or the record's transport)
+  std::string fabric;                 // run.fabric where recorded (profile name or "real")
+  std::string source;                 // "perf" | "replay"
   std::string file;
 };
 
@@ -34,7 +34,7 @@ struct ReplayComm {
   CollKind kind = CollKind::all_gather;
   double bytes = 0;
   GroupSpan span;
-  double comm_only_ms = 0;   // max over ranks
+  double comm_only_ms = 0;  // max over ranks
 };
 
 // One replay run (one file's op/unit/step records).
@@ -43,8 +43,8 @@ struct ReplayRun {
   int nodes = 1, ranks_per_node = 1, world = 1;
   std::int64_t micro_batch = 0, seq = 0;
   std::vector<ReplayComm> comms;
-  std::map<int, std::string> compute_unit;         // compute op index -> unit
-  std::map<std::string, double> compute_ms;        // compute op name -> compute-only ms (max)
+  std::map<int, std::string> compute_unit;   // compute op index -> unit
+  std::map<std::string, double> compute_ms;  // compute op name -> compute-only ms (max)
   std::optional<double> step_comm_ms, step_compute_ms, step_overlapped_ms, peak_tflops;
   std::optional<Algo> algo_reported;
 };
@@ -58,19 +58,22 @@ struct ResultsSet {
 // Every *.jsonl under `path` (recursively) or `path` itself. `transport` / `fabric`, when not
 // empty, keep only runs whose verified transport / run.fabric is that. UsageError with file:line
 // on malformed input.
-ResultsSet load_results(const std::string& path, const std::string& transport = "", const std::string& fabric = "");
+ResultsSet load_results(const std::string& path, const std::string& transport = "",
+                        const std::string& fabric = "");
 
 // UsageError when the points come from runs on different fabrics (a sweep over several profiles).
 void require_one_fabric(const std::vector<MeasuredPoint>& points, const std::string& where);
 
 // UsageError when the single-node points, or the multi-node points, mix verified transports
 // (fitting NVLink and socket times into one tier would describe neither).
-void require_one_transport_per_tier(const std::vector<MeasuredPoint>& points, const std::string& where);
+void require_one_transport_per_tier(const std::vector<MeasuredPoint>& points,
+                                    const std::string& where);
 
 // The distinct node counts of the runs the points come from, ascending.
 std::vector<int> node_counts(const std::vector<MeasuredPoint>& points);
 
 // Group placement of a replay op: its group kind and size in a run of `nodes` x `ranks_per_node`.
-GroupSpan replay_group_span(const std::string& group, int group_size, int nodes, int ranks_per_node);
+GroupSpan replay_group_span(const std::string& group, int group_size, int nodes,
+                            int ranks_per_node);
 
 }  // namespace collreplay::project

@@ -7,7 +7,8 @@
 namespace collreplay::project {
 
 double simulate_step_ms(const Schedule& schedule, const std::vector<double>& op_ms) {
-  if (op_ms.size() != schedule.ops.size()) throw RuntimeError("step simulation: one time per op needed");
+  if (op_ms.size() != schedule.ops.size())
+    throw RuntimeError("step simulation: one time per op needed");
   std::vector<double> end(schedule.ops.size(), 0.0);
   double stream_free[2] = {0, 0};
   double step = 0;

@@ -7,6 +7,7 @@
 #include "bench/replay/footprint.hpp"
 #include "common/errors.hpp"
 #include "workloads/plan/schedule_builder.hpp"
+#include "workloads/schedule_file.hpp"
 #include "workloads/schedule_json.hpp"
 #include "workloads/schedule_summary.hpp"
 

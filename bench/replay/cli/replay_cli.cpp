@@ -13,7 +13,8 @@ namespace {
 
 // NCCL's syntax (src/graph/tuning.cc parseList): names separated by commas, case-insensitive,
 // optionally all negated by a leading '^'.
-void check_nccl_choice(const std::string& value, const char* flag, std::initializer_list<const char*> names) {
+void check_nccl_choice(const std::string& value, const char* flag,
+                       std::initializer_list<const char*> names) {
   if (value.empty()) return;
   std::string list = value[0] == '^' ? value.substr(1) : value;
   std::string known;
@@ -25,7 +26,9 @@ void check_nccl_choice(const std::string& value, const char* flag, std::initiali
     for (char& ch : item) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     bool ok = false;
     for (const char* n : names) ok = ok || item == n;
-    if (!ok) throw UsageError(std::string(flag) + " '" + value + "' names '" + item + "', not one of " + known);
+    if (!ok)
+      throw UsageError(std::string(flag) + " '" + value + "' names '" + item + "', not one of " +
+                       known);
     from = comma + 1;
   }
 }
@@ -46,38 +49,49 @@ double ReplayOptions::stable_fraction() const {
 
 void add_replay_options(CLI::App& app, ReplayOptions& o) {
   app.add_option("--backend", o.backend, "nccl|mpi (default: nccl when a GPU is visible)");
-  app.add_option("--steps", o.steps, "timed steps per pass (default 0: until --stable, at most "
-                                     "--max-steps)");
-  app.add_option("--max-steps", o.max_steps, "cap of timed steps per pass in the until-stable mode");
-  app.add_option("--stable", o.stable, "a pass is stable when (max-min)/median of its last 5 "
-                                       "step times is below this (default 2%)");
+  app.add_option("--steps", o.steps,
+                 "timed steps per pass (default 0: until --stable, at most "
+                 "--max-steps)");
+  app.add_option("--max-steps", o.max_steps,
+                 "cap of timed steps per pass in the until-stable mode");
+  app.add_option("--stable", o.stable,
+                 "a pass is stable when (max-min)/median of its last 5 "
+                 "step times is below this (default 2%)");
   app.add_option("--warmup", o.warmup, "untimed overlapped steps before the passes (default 2)");
-  app.add_option("--timeout", o.timeout_s, "seconds before a stuck collective aborts the run "
-                                           "(0: off; default 300)");
-  app.add_option("--compute-scale", o.compute_scale, "stretch every compute slice X times "
-                                                     "(calibration, default 1)");
-  app.add_option("--target-mfu", o.target_mfu, "choose --compute-scale so the compute-only step "
-                                               "runs at this MFU (0 < F <= 1)");
-  app.add_option("--peak-tflops", o.peak_tflops, "peak TFLOP/s per rank for MFU (default: 989, "
-                                                  "H100/H200 bf16 dense, on GPU; a measured "
-                                                  "sgemm peak on host)");
+  app.add_option("--timeout", o.timeout_s,
+                 "seconds before a stuck collective aborts the run "
+                 "(0: off; default 300)");
+  app.add_option("--compute-scale", o.compute_scale,
+                 "stretch every compute slice X times "
+                 "(calibration, default 1)");
+  app.add_option("--target-mfu", o.target_mfu,
+                 "choose --compute-scale so the compute-only step "
+                 "runs at this MFU (0 < F <= 1)");
+  app.add_option("--peak-tflops", o.peak_tflops,
+                 "peak TFLOP/s per rank for MFU (default: 989, "
+                 "H100/H200 bf16 dense, on GPU; a measured "
+                 "sgemm peak on host)");
   app.add_option("--compute-threads", o.compute_threads, "host BLAS threads per rank (default 1)");
-  app.add_flag("--preflight", o.preflight, "check GPU health, GEMM speed of every rank and "
-                                           "topology first");
+  app.add_flag("--preflight", o.preflight,
+               "check GPU health, GEMM speed of every rank and "
+               "topology first");
   app.add_flag("--strict", o.strict, "preflight problems are errors (exit 6), not warnings");
-  app.add_option("--slow-threshold", o.slow_threshold, "preflight: a rank whose GEMM is slower "
-                                                       "than the median by more than this "
-                                                       "fraction is named (default 0.10)");
+  app.add_option("--slow-threshold", o.slow_threshold,
+                 "preflight: a rank whose GEMM is slower "
+                 "than the median by more than this "
+                 "fraction is named (default 0.10)");
   app.add_option("--out", o.out, "JSON Lines results file (records: step, unit, op)");
   app.add_flag("-c,--check", o.check, "verify every replayed collective's data once, untimed");
   app.add_flag("--progress", o.progress,
                "progress on stderr (default: only when stderr is a terminal)");
   add_run_flags(app, o.run);
-  app.add_option("--nccl-algo", o.nccl_algo, "NCCL_ALGO for this run: ring|tree|collnetdirect|"
-                                             "collnetchain|nvls|nvlstree|pat, a comma list, or "
-                                             "^list to exclude (recorded as run.nccl_algo)");
-  app.add_option("--nccl-proto", o.nccl_proto, "NCCL_PROTO for this run: simple|ll|ll128, a comma "
-                                               "list, or ^list (recorded as run.nccl_proto)");
+  app.add_option("--nccl-algo", o.nccl_algo,
+                 "NCCL_ALGO for this run: ring|tree|collnetdirect|"
+                 "collnetchain|nvls|nvlstree|pat, a comma list, or "
+                 "^list to exclude (recorded as run.nccl_algo)");
+  app.add_option("--nccl-proto", o.nccl_proto,
+                 "NCCL_PROTO for this run: simple|ll|ll128, a comma "
+                 "list, or ^list (recorded as run.nccl_proto)");
   app.footer(headroom_help());
 }
 
@@ -92,8 +106,9 @@ void validate_replay_options(const ReplayOptions& o) {
   if (o.peak_tflops && !(*o.peak_tflops > 0)) throw UsageError("--peak-tflops must be > 0");
   if (o.compute_threads < 1) throw UsageError("--compute-threads must be >= 1");
   if (!(o.slow_threshold >= 0)) throw UsageError("--slow-threshold must be >= 0");
-  check_nccl_choice(o.nccl_algo, "--nccl-algo",
-                    {"ring", "tree", "collnet", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"});
+  check_nccl_choice(
+      o.nccl_algo, "--nccl-algo",
+      {"ring", "tree", "collnet", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"});
   check_nccl_choice(o.nccl_proto, "--nccl-proto", {"simple", "ll", "ll128"});
 }
 

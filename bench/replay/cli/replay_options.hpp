@@ -10,26 +10,26 @@
 namespace collreplay {
 
 struct ReplayOptions {
-  std::string backend;          // nccl | mpi; empty: nccl when a GPU is visible, else mpi
-  std::string schedule_file;    // replay this schedule JSON (replay's --schedule) instead
-  int steps = 0;                // timed steps per pass; 0: until stable
-  int max_steps = 20;           // cap of the until-stable mode
-  std::string stable = "2%";    // spread (max-min)/median that counts as stable
-  int warmup = 2;               // untimed overlapped steps first
-  double timeout_s = 300;       // watchdog per collective; 0: off
-  double compute_scale = 1;     // stretch of every compute slice
-  double target_mfu = 0;        // > 0: pick compute_scale so the compute-only step has this MFU
+  std::string backend;        // nccl | mpi; empty: nccl when a GPU is visible, else mpi
+  std::string schedule_file;  // replay this schedule JSON (replay's --schedule) instead
+  int steps = 0;              // timed steps per pass; 0: until stable
+  int max_steps = 20;         // cap of the until-stable mode
+  std::string stable = "2%";  // spread (max-min)/median that counts as stable
+  int warmup = 2;             // untimed overlapped steps first
+  double timeout_s = 300;     // watchdog per collective; 0: off
+  double compute_scale = 1;   // stretch of every compute slice
+  double target_mfu = 0;      // > 0: pick compute_scale so the compute-only step has this MFU
   std::optional<double> peak_tflops;  // per rank; default 989 on GPU, measured on host
-  int compute_threads = 1;      // host BLAS threads
+  int compute_threads = 1;            // host BLAS threads
   bool preflight = false;
-  bool strict = false;          // preflight problems are errors (exit 6), not warnings
-  double slow_threshold = 0.10; // preflight: slower than the median GEMM by more than this
-  std::string out;              // JSON Lines results file
-  bool check = false;           // verify every replayed collective's data once, untimed
-  bool progress = false;        // progress on stderr even when it is not a terminal
-  RunFlags run;                 // --transport --ifname --emulate-nodes --fabric --dilate --compute ...
-  std::string nccl_algo;        // sets NCCL_ALGO before any communicator starts (validated)
-  std::string nccl_proto;       // sets NCCL_PROTO likewise
+  bool strict = false;           // preflight problems are errors (exit 6), not warnings
+  double slow_threshold = 0.10;  // preflight: slower than the median GEMM by more than this
+  std::string out;               // JSON Lines results file
+  bool check = false;            // verify every replayed collective's data once, untimed
+  bool progress = false;         // progress on stderr even when it is not a terminal
+  RunFlags run;            // --transport --ifname --emulate-nodes --fabric --dilate --compute ...
+  std::string nccl_algo;   // sets NCCL_ALGO before any communicator starts (validated)
+  std::string nccl_proto;  // sets NCCL_PROTO likewise
   bool gpus_per_node_given = false;  // keep --gpus-per-node instead of the measured ranks per host
   std::vector<std::string> command_line;  // for run metadata; set by main
 

@@ -16,7 +16,7 @@ TEST(PerfSamples, SummaryOfKnownValues) {
   EXPECT_DOUBLE_EQ(s.max, 5);
   EXPECT_DOUBLE_EQ(s.mean, 3);
   EXPECT_DOUBLE_EQ(s.p50, 3);
-  EXPECT_DOUBLE_EQ(s.p95, 4.8);  // numpy.percentile(v, 95)
+  EXPECT_DOUBLE_EQ(s.p95, 4.8);       // numpy.percentile(v, 95)
   EXPECT_NEAR(s.cv, 0.527046, 1e-6);  // sample standard deviation sqrt(2.5) over the mean 3
   // Too few samples for an order-statistic interval: the whole range.
   EXPECT_DOUBLE_EQ(s.p50_ci_lo, 1);

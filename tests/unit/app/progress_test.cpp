@@ -43,7 +43,8 @@ TEST(Progress, AnnouncesThenCountsDownToTheEnd) {
   p.advance(4, "pass 4/4 (overlapped)");
   const std::string text = out.text();
   EXPECT_NE(text.find("replay: qwen2.5-7b fsdp1 on 2 ranks (about 1 min 30 s)\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   const std::size_t first = text.find("replay: pass 1/4 (compute_only), ");
   ASSERT_NE(first, std::string::npos) << text;
   EXPECT_NE(text.find(" left\n", first), std::string::npos) << text;  // 3 of 4 still to come

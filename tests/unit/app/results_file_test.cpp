@@ -27,7 +27,8 @@ class ResultsFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::path(::testing::TempDir()) /
-           ("results_file_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("results_file_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }

@@ -29,7 +29,8 @@ TEST(RunFlags, BadValuesAreUsageErrors) {
     change(f);
     return f;
   };
-  EXPECT_THROW(prepare_run(with([](RunFlags& f) { f.dilation = 0; }), BackendKind::mpi), UsageError);
+  EXPECT_THROW(prepare_run(with([](RunFlags& f) { f.dilation = 0; }), BackendKind::mpi),
+               UsageError);
   EXPECT_THROW(prepare_run(with([](RunFlags& f) { f.compute = "model:xyz"; }), BackendKind::mpi),
                UsageError);
   EXPECT_THROW(prepare_run(with([](RunFlags& f) { f.compute = "gpu"; }), BackendKind::mpi),

@@ -22,9 +22,7 @@ TEST(SetupWatchdogDeathTest, AStuckStepEndsTheProcessWithExit4NamingIt) {
 }
 
 TEST(SetupWatchdog, AFinishedStepDisarmsIt) {
-  {
-    SetupWatchdog watchdog(0.1, "quick step");
-  }
+  { SetupWatchdog watchdog(0.1, "quick step"); }
   SetupWatchdog watchdog(0.1, "quick step");
   watchdog.disarm();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));

@@ -7,7 +7,8 @@
 namespace collreplay {
 namespace {
 
-// The fixture tree is tests/fixtures, two folders up from this file; tests run from the repository root.
+// The fixture tree is tests/fixtures, two folders up from this file; tests run from the repository
+// root.
 std::string fixture_sysfs() {
   std::string here = __FILE__;
   return here.substr(0, here.rfind('/')) + "/../../fixtures/sysfs";

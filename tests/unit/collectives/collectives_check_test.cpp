@@ -47,7 +47,8 @@ std::vector<float> simulate(const OpSpec& op, const OpLayout& l,
       std::size_t from = 0;
       for (int d = 0; d < l.rank; ++d) from += l.peers->at(src, d);
       for (std::size_t j = 0; j < l.recv_counts[static_cast<std::size_t>(src)]; ++j)
-        out[l.recv_displs[static_cast<std::size_t>(src)] + j] = in[static_cast<std::size_t>(src)][from + j];
+        out[l.recv_displs[static_cast<std::size_t>(src)] + j] =
+            in[static_cast<std::size_t>(src)][from + j];
     }
   }
   return out;

@@ -15,9 +15,9 @@ TEST(Fp8, KnownEncodings) {
   EXPECT_EQ(float_to_fp8(-2.0f), 0xc0);
   EXPECT_EQ(float_to_fp8(0.5f), 0x30);
   EXPECT_EQ(float_to_fp8(448.0f), 0x7e);
-  EXPECT_EQ(float_to_fp8(1e6f), 0x7e);  // saturates
+  EXPECT_EQ(float_to_fp8(1e6f), 0x7e);                  // saturates
   EXPECT_EQ(float_to_fp8(std::ldexp(1.0f, -9)), 0x01);  // smallest subnormal
-  EXPECT_EQ(float_to_fp8(1.0625f), 0x38);  // halfway between 1 and 1.125: ties to even
+  EXPECT_EQ(float_to_fp8(1.0625f), 0x38);               // halfway between 1 and 1.125: ties to even
   EXPECT_TRUE(std::isnan(fp8_to_float(0x7f)));
 }
 

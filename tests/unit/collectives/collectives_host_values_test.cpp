@@ -65,7 +65,8 @@ TEST(HostValues, AddingSeveralSourcesInOnePassIsExact) {
     add_values(t, sum.data(), ins, n);
     for (std::size_t i = 0; i < n; ++i) {
       float expected = static_cast<float>(i % 7);
-      for (std::size_t s = 0; s < sources.size(); ++s) expected += static_cast<float>((i + s) % 5) - 2;
+      for (std::size_t s = 0; s < sources.size(); ++s)
+        expected += static_cast<float>((i + s) % 5) - 2;
       ASSERT_EQ(load_value(t, sum.data(), i), expected) << dtype_name(t) << " " << i;
     }
   }

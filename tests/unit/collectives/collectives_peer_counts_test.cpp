@@ -21,7 +21,8 @@ TEST(PeerCounts, ParsesSkews) {
   EXPECT_DOUBLE_EQ(parse_skew("zipf:1.5").zipf_exponent, 1.5);
   EXPECT_EQ(parse_skew("hotspot:2").hot_peers, 2);
   EXPECT_EQ(skew_name(parse_skew("zipf:1.5")), "zipf:1.5");
-  for (const char* bad : {"", "zipf", "zipf:", "zipf:-1", "hot:2", "hotspot:0", "hotspot:x", "cold:1", "uniform:1"})
+  for (const char* bad :
+       {"", "zipf", "zipf:", "zipf:-1", "hot:2", "hotspot:0", "hotspot:x", "cold:1", "uniform:1"})
     EXPECT_THROW(parse_skew(bad), UsageError) << bad;
 }
 
@@ -47,7 +48,8 @@ TEST(PeerCounts, SkewMakesHotDestinations) {
   const PeerCountMatrix zipf = make_peer_counts(parse_skew("zipf:1.5"), 1, 8, 1000);
   const auto [lo, hi] = std::minmax_element(zipf.counts.begin(), zipf.counts.end());
   EXPECT_GT(*hi, 4 * *lo);
-  // hotspot:2 over 8 ranks: the two hot peers get half of each row (4000 of 8000 elements each row).
+  // hotspot:2 over 8 ranks: the two hot peers get half of each row (4000 of 8000 elements each
+  // row).
   const PeerCountMatrix hot = make_peer_counts(parse_skew("hotspot:2"), 1, 8, 1000);
   std::vector<std::size_t> row(hot.counts.begin(), hot.counts.begin() + 8);
   std::sort(row.rbegin(), row.rend());

@@ -53,8 +53,10 @@ TEST(SizeMath, BusBytesOfSkewedAllToAllvAreTheBusiestRanks) {
   EXPECT_GT(bus_bytes, bytes * 0.75 * 1.3);  // the hot rank receives far more than its share
   // The same on every rank: it is a property of the matrix, not of the rank asking.
   EXPECT_DOUBLE_EQ(a2av.bus_bytes(bytes, a2av.layout(1000, 4, 3, hot), DType::f32), bus_bytes);
-  EXPECT_DOUBLE_EQ(find_op("all_reduce").bus_bytes(4000, find_op("all_reduce").layout(1000, 4, 0, uniform), DType::f32),
-                   4000 * 1.5);
+  EXPECT_DOUBLE_EQ(
+      find_op("all_reduce")
+          .bus_bytes(4000, find_op("all_reduce").layout(1000, 4, 0, uniform), DType::f32),
+      4000 * 1.5);
 }
 
 TEST(SizeMath, InPlaceLayoutsUseNcclConventions) {

@@ -28,10 +28,12 @@ TEST(NcclLog, SocketChannelsNotThePluginLine) {
 }
 
 TEST(NcclLog, IbAndPluginsAndShm) {
-  EXPECT_EQ(nccl_log_path_kinds("NCCL INFO Channel 00/1 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA\n"),
-            std::vector<std::string>{"ib"});
-  EXPECT_EQ(nccl_log_path_kinds("NCCL INFO Channel 00/1 : 0[0] -> 8[0] [send] via NET/IBext_v8/3\n"),
-            std::vector<std::string>{"ib"});
+  EXPECT_EQ(
+      nccl_log_path_kinds("NCCL INFO Channel 00/1 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA\n"),
+      std::vector<std::string>{"ib"});
+  EXPECT_EQ(
+      nccl_log_path_kinds("NCCL INFO Channel 00/1 : 0[0] -> 8[0] [send] via NET/IBext_v8/3\n"),
+      std::vector<std::string>{"ib"});
   EXPECT_EQ(nccl_log_path_kinds("NCCL INFO Channel 00 : 0[0] -> 1[1] via NET/AWS Libfabric/0\n"),
             std::vector<std::string>{"aws libfabric"});
   EXPECT_EQ(nccl_log_path_kinds("NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n"),
@@ -48,10 +50,14 @@ TEST(NcclLog, NetworkWinsOverLocalHopsAndMixesAreNamed) {
 // versions append " comm 0x..." and spell the algorithm in mixed case.
 TEST(NcclLog, AlgorithmsPerCollective) {
   const char* log =
-      "h:1:2 [0] NCCL INFO AllGather: 1048576 Bytes -> Algo PAT proto SIMPLE channel{Lo..Hi}={0..1}\n"
-      "h:1:2 [0] NCCL INFO AllGather: 67108864 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..3}\n"
-      "h:1:2 [0] NCCL INFO ReduceScatter: 1048576 Bytes -> Algo PAT proto SIMPLE channel{Lo..Hi}={0..1}\n"
-      "h:1:2 [0] NCCL INFO AllReduce: 4 Bytes -> Algo Tree proto LL channel{Lo..Hi}={0..0} comm 0x55a7\n"
+      "h:1:2 [0] NCCL INFO AllGather: 1048576 Bytes -> Algo PAT proto SIMPLE "
+      "channel{Lo..Hi}={0..1}\n"
+      "h:1:2 [0] NCCL INFO AllGather: 67108864 Bytes -> Algo RING proto SIMPLE "
+      "channel{Lo..Hi}={0..3}\n"
+      "h:1:2 [0] NCCL INFO ReduceScatter: 1048576 Bytes -> Algo PAT proto SIMPLE "
+      "channel{Lo..Hi}={0..1}\n"
+      "h:1:2 [0] NCCL INFO AllReduce: 4 Bytes -> Algo Tree proto LL channel{Lo..Hi}={0..0} comm "
+      "0x55a7\n"
       "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [send] via NET/Socket/0\n";
   const std::map<std::string, std::string> algos = nccl_log_algorithms(log);
   ASSERT_EQ(algos.size(), 3u);
@@ -71,7 +77,8 @@ TEST(NcclLog, SocketInterfacesOfTheNetworkInUse) {
 
 TEST(NcclLog, IbPortsNotTheBootstrapInterface) {
   const char* log =
-      "h:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n"
+      "h:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB "
+      "eth0:10.0.0.1<0>\n"
       "h:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
       "h:1:2 [0] NCCL INFO Using network IB\n";
   EXPECT_EQ(nccl_log_net_interfaces(log), (std::vector<std::string>{"mlx5_0:1", "mlx5_1:1"}));

@@ -57,16 +57,16 @@ TEST(TransportSelect, MissingInterfaceIsRefusedNamingTheOnesThatExist) {
                                           BackendKind::nccl, eth_host(), true));
   EXPECT_NO_THROW(check_transport_request(parse_transport_request("socket", "=eth0,^docker"),
                                           BackendKind::nccl, eth_host(), true));
-  EXPECT_THROW(check_transport_request(parse_transport_request("socket", "=eth"),
-                                       BackendKind::nccl, eth_host(), true),
+  EXPECT_THROW(check_transport_request(parse_transport_request("socket", "=eth"), BackendKind::nccl,
+                                       eth_host(), true),
                UsageError);
 }
 
 TEST(TransportSelect, ThisHostsLoopbackExists) {
   const HostNetwork host = probe_host_network();
   EXPECT_NE(std::find(host.interfaces.begin(), host.interfaces.end(), "lo"), host.interfaces.end());
-  EXPECT_NO_THROW(check_transport_request(parse_transport_request("socket", "lo"),
-                                          BackendKind::mpi, host, true));
+  EXPECT_NO_THROW(check_transport_request(parse_transport_request("socket", "lo"), BackendKind::mpi,
+                                          host, true));
 }
 
 TEST(TransportSelect, HcaIsReadFromSysfs) {
@@ -134,7 +134,7 @@ TEST(TransportSelect, MatchesInOneVocabulary) {
   EXPECT_TRUE(transport_matches("ib", "ucx:rc,ud,self"));
   EXPECT_TRUE(transport_matches("nvlink", "self"));  // one rank: nothing crosses a link
   EXPECT_FALSE(transport_matches("nvlink", "nvlink+shm"));
-  EXPECT_FALSE(transport_matches("socket", "ib"));   // a plugin that ignored NCCL_IB_DISABLE
+  EXPECT_FALSE(transport_matches("socket", "ib"));  // a plugin that ignored NCCL_IB_DISABLE
   EXPECT_FALSE(transport_matches("ib", "socket"));
   EXPECT_FALSE(transport_matches("socket", "socket (inferred)"));
   EXPECT_FALSE(transport_matches("shm", "tcp"));

@@ -40,7 +40,8 @@ class FakeSysfs : public ::testing::Test {
     write("class/net/" + nic + "/statistics/rx_bytes", rx);
   }
   void set_ib(const std::string& hca, int port, std::uint64_t tx_words, std::uint64_t rx_words) {
-    const std::string dir = "class/infiniband/" + hca + "/ports/" + std::to_string(port) + "/counters/";
+    const std::string dir =
+        "class/infiniband/" + hca + "/ports/" + std::to_string(port) + "/counters/";
     write(dir + "port_xmit_data", tx_words);
     write(dir + "port_rcv_data", rx_words);
   }
@@ -135,7 +136,8 @@ TEST_F(FakeSysfs, MetricsFileHoldsTheExposition) {
   EXPECT_NE(text.find("collreplay_busbw_gbps{host=\"node7\",op=\"all_gather\",rank=\"5\"} 12.5"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("collreplay_fabric_transmit_bytes_total{device=\"eth0\",host=\"node7\",rank=\"5\",source=\"net\"} 1000"),
+  EXPECT_NE(text.find("collreplay_fabric_transmit_bytes_total{device=\"eth0\",host=\"node7\",rank="
+                      "\"5\",source=\"net\"} 1000"),
             std::string::npos)
       << text;
   EXPECT_FALSE(fs::exists(root_ / "collreplay_5.prom.tmp"));

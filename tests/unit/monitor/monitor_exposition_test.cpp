@@ -19,7 +19,6 @@ namespace {
 using test_support::free_port;
 using test_support::http_get;
 
-
 // A port nobody listens on now: bind to 0 and ask.
 
 TEST(PrometheusText, EscapesLabelValues) {
@@ -34,13 +33,17 @@ TEST(PrometheusText, OneHelpAndTypePerFamily) {
   input.gauges = {{"collreplay_step_ms", "step time", {}, 391.1}};
   const std::string text = prometheus_text(input);
   std::size_t helps = 0;
-  for (std::size_t at = 0; (at = text.find("# HELP collreplay_fabric_transmit_bytes_total", at)) != std::string::npos; ++at)
+  for (std::size_t at = 0;
+       (at = text.find("# HELP collreplay_fabric_transmit_bytes_total", at)) != std::string::npos;
+       ++at)
     ++helps;
   EXPECT_EQ(helps, 1u) << text;
-  EXPECT_NE(text.find("collreplay_fabric_transmit_bytes_total{device=\"mlx5_0:1\",host=\"n1\",rank=\"0\",source=\"ib\"} 40"),
+  EXPECT_NE(text.find("collreplay_fabric_transmit_bytes_total{device=\"mlx5_0:1\",host=\"n1\",rank="
+                      "\"0\",source=\"ib\"} 40"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("collreplay_step_ms{host=\"n1\",rank=\"0\"} 391.1"), std::string::npos) << text;
+  EXPECT_NE(text.find("collreplay_step_ms{host=\"n1\",rank=\"0\"} 391.1"), std::string::npos)
+      << text;
 }
 
 TEST(MetricsServer, ServesMetricsAndRefusesOtherPaths) {

@@ -32,22 +32,27 @@ TEST(ProjectCostModel, RingAllGatherAcrossNodes) {
   // 16 ranks on 2 nodes, S = 16 MiB: latency 3 + (16-2)*1 + (2-1)*5 = 22 us;
   // every link carries 15/16 S: intra 15 MiB / 100 GB/s, inter 15 MiB / 50 GB/s (the slower).
   const double s = 16 * MiB;
-  const Prediction p = predict_with(CollKind::all_gather, Algo::ring, s, GroupSpan{16, 2}, hand_model());
+  const Prediction p =
+      predict_with(CollKind::all_gather, Algo::ring, s, GroupSpan{16, 2}, hand_model());
   EXPECT_NEAR(p.time_us, 22 + 15 * MiB / 50e3, 1e-9);
   EXPECT_EQ(p.algo, Algo::ring);
   // Reduce-scatter has the same cost; inside one node only NVLink counts.
-  EXPECT_NEAR(predict(CollKind::reduce_scatter, s, GroupSpan{16, 2}, hand_model()).time_us, p.time_us, 1e-9);
-  EXPECT_NEAR(predict(CollKind::all_gather, s, GroupSpan{8, 1}, hand_model()).time_us, 3 + 7 + 7 * 2 * MiB / 100e3,
-              1e-9);
+  EXPECT_NEAR(predict(CollKind::reduce_scatter, s, GroupSpan{16, 2}, hand_model()).time_us,
+              p.time_us, 1e-9);
+  EXPECT_NEAR(predict(CollKind::all_gather, s, GroupSpan{8, 1}, hand_model()).time_us,
+              3 + 7 + 7 * 2 * MiB / 100e3, 1e-9);
 }
 
 TEST(ProjectCostModel, PatIsLogarithmicAtOneGpuPerNode) {
-  // 8 nodes x 1 GPU: PAT latency 3 + log2(8) * 5 = 18 us against ring 3 + 7 * 5 = 38 us; same bytes.
+  // 8 nodes x 1 GPU: PAT latency 3 + log2(8) * 5 = 18 us against ring 3 + 7 * 5 = 38 us; same
+  // bytes.
   const double s = 8 * MiB;
   const FabricModel m = hand_model();
   const double bytes_us = 7 * MiB / 50e3;
-  EXPECT_NEAR(predict_with(CollKind::all_gather, Algo::pat, s, GroupSpan{8, 8}, m).time_us, 18 + bytes_us, 1e-9);
-  EXPECT_NEAR(predict_with(CollKind::all_gather, Algo::ring, s, GroupSpan{8, 8}, m).time_us, 38 + bytes_us, 1e-9);
+  EXPECT_NEAR(predict_with(CollKind::all_gather, Algo::pat, s, GroupSpan{8, 8}, m).time_us,
+              18 + bytes_us, 1e-9);
+  EXPECT_NEAR(predict_with(CollKind::all_gather, Algo::ring, s, GroupSpan{8, 8}, m).time_us,
+              38 + bytes_us, 1e-9);
   EXPECT_EQ(predict(CollKind::all_gather, s, GroupSpan{8, 8}, m).algo, Algo::pat);
   // Not applicable with 2 GPUs per node: the tuner's pick is ring.
   EXPECT_EQ(predict(CollKind::all_gather, s, GroupSpan{16, 8}, m).algo, Algo::ring);
@@ -61,15 +66,16 @@ TEST(ProjectCostModel, TreeAndRingAllReduce) {
   // ring latency 3 + 2*(28*1 + 3*5) = 89 us, bytes 2 * 31/32 S.
   const double s = 64 * MiB;
   const FabricModel m = hand_model();
-  EXPECT_NEAR(predict_with(CollKind::all_reduce, Algo::tree, s, GroupSpan{32, 4}, m).time_us, 37 + s / 50e3, 1e-9);
+  EXPECT_NEAR(predict_with(CollKind::all_reduce, Algo::tree, s, GroupSpan{32, 4}, m).time_us,
+              37 + s / 50e3, 1e-9);
   EXPECT_NEAR(predict_with(CollKind::all_reduce, Algo::ring, s, GroupSpan{32, 4}, m).time_us,
               89 + 2 * 31 * 2 * MiB / 50e3, 1e-9);
   EXPECT_EQ(predict(CollKind::all_reduce, s, GroupSpan{32, 4}, m).algo, Algo::tree);
 }
 
 TEST(ProjectCostModel, AllToAllSharesTheNodesNics) {
-  // 16 ranks on 2 nodes, S = 16 MiB: 1 MiB per peer; 7 peers inside (7 MiB over 100 GB/s), 8 outside
-  // for each of 8 ranks: 64 MiB through the node's 50 GB/s. Latency 3 + 7*1 + 8*5 = 50 us.
+  // 16 ranks on 2 nodes, S = 16 MiB: 1 MiB per peer; 7 peers inside (7 MiB over 100 GB/s), 8
+  // outside for each of 8 ranks: 64 MiB through the node's 50 GB/s. Latency 3 + 7*1 + 8*5 = 50 us.
   const Prediction p = predict(CollKind::all_to_all, 16 * MiB, GroupSpan{16, 2}, hand_model());
   EXPECT_EQ(p.algo, Algo::pairwise);
   EXPECT_NEAR(p.time_us, 50 + 64 * MiB / 50e3, 1e-9);
@@ -81,7 +87,8 @@ TEST(ProjectCostModel, FewerGpusThanNicsUseFewerNics) {
   m.inter.bw_gbyte_s = 400;
   m.links = 8;
   m.pat_allowed = false;
-  EXPECT_NEAR(predict(CollKind::all_gather, 4 * MiB, GroupSpan{4, 4}, m).time_us, 3 + 3 * 5 + 3 * MiB / 50e3, 1e-9);
+  EXPECT_NEAR(predict(CollKind::all_gather, 4 * MiB, GroupSpan{4, 4}, m).time_us,
+              3 + 3 * 5 + 3 * MiB / 50e3, 1e-9);
 }
 
 TEST(ProjectCostModel, OneRankCostsNothingAndUnevenGroupsAreRefused) {

@@ -13,7 +13,8 @@ namespace {
 constexpr double KiB = 1024.0;
 
 // Points of `truth` for all-gather and reduce-scatter, 64 KiB .. 1 GiB, on the given spans.
-std::vector<MeasuredPoint> points_of(const FabricModel& truth, const std::vector<GroupSpan>& spans, double noise) {
+std::vector<MeasuredPoint> points_of(const FabricModel& truth, const std::vector<GroupSpan>& spans,
+                                     double noise) {
   synthetic::Noise jitter(noise, 11);
   std::vector<MeasuredPoint> points;
   for (const GroupSpan& span : spans)
@@ -72,7 +73,8 @@ TEST(ProjectFit, RecoversBandwidthAndCurveWithNoise) {
   // Predictions at an unmeasured node count stay within a few percent for large messages.
   const double bytes = 512 * KiB * KiB;
   const double want = predict(CollKind::all_gather, bytes, {512, 64}, truth).time_us;
-  EXPECT_NEAR(predict(CollKind::all_gather, bytes, {512, 64}, fit.model).time_us, want, want * 0.05);
+  EXPECT_NEAR(predict(CollKind::all_gather, bytes, {512, 64}, fit.model).time_us, want,
+              want * 0.05);
 }
 
 TEST(ProjectFit, OneGpuPerNodeFitsBaseWithTheInterTier) {
@@ -106,10 +108,12 @@ TEST(ProjectFit, TwoNodeCountsFitWithANote) {
 
 TEST(ProjectFit, RefusesTooFewNodeCountsAndNoMultiNodePoints) {
   EXPECT_THROW(fit_fabric(points_of(plain_truth(), {{16, 2}}, 0), std::nullopt, 1), UsageError);
-  EXPECT_THROW(fit_fabric(points_of(plain_truth(), {{2, 1}, {8, 1}}, 0), std::nullopt, 1), UsageError);
+  EXPECT_THROW(fit_fabric(points_of(plain_truth(), {{2, 1}, {8, 1}}, 0), std::nullopt, 1),
+               UsageError);
   EXPECT_THROW(fit_fabric({}, std::nullopt, 1), UsageError);
   // Multi-GPU nodes need an intra tier from somewhere.
-  EXPECT_THROW(fit_fabric(points_of(plain_truth(), {{16, 2}, {32, 4}}, 0), std::nullopt, 1), UsageError);
+  EXPECT_THROW(fit_fabric(points_of(plain_truth(), {{16, 2}, {32, 4}}, 0), std::nullopt, 1),
+               UsageError);
   FabricModel given = plain_truth();
   EXPECT_NO_THROW(fit_fabric(points_of(plain_truth(), {{16, 2}, {32, 4}}, 0), given, 1));
 }
@@ -143,7 +147,8 @@ TEST(ProjectLeastSquares, DropsColumnsThatGoNegativeOrCollinear) {
   EXPECT_EQ(s.coef[0], 0);
   EXPECT_NEAR(s.coef[2], 3, 1e-9);
   // Times already exceeded by the known part leave no positive bandwidth.
-  const LeastSquares bad = fit_nonnegative({5, 4, 3}, {6, 5, 4}, {{0, 1, 1}, {0, 1, 2}, {0, 1, 3}}, {false, false, true});
+  const LeastSquares bad = fit_nonnegative({5, 4, 3}, {6, 5, 4}, {{0, 1, 1}, {0, 1, 2}, {0, 1, 3}},
+                                           {false, false, true});
   EXPECT_FALSE(bad.ok);
 }
 

@@ -6,17 +6,17 @@
 #include <filesystem>
 #include <fstream>
 
-#include "bench/replay/headroom.hpp"
-#include "workloads/model/gemm_slices.hpp"
-#include "workloads/schedule_summary.hpp"
 #include "bench/project/compute_source.hpp"
 #include "bench/project/fabric_profiles.hpp"
+#include "bench/project/model/step_sim.hpp"
 #include "bench/project/project_cli.hpp"
 #include "bench/project/projection.hpp"
-#include "bench/project/model/step_sim.hpp"
 #include "bench/project/validate.hpp"
+#include "bench/replay/headroom.hpp"
 #include "common/errors.hpp"
 #include "tests/support/project_synthetic.hpp"
+#include "workloads/model/gemm_slices.hpp"
+#include "workloads/schedule_summary.hpp"
 
 namespace collreplay::project {
 namespace {
@@ -45,8 +45,8 @@ ScheduleOp comm_op(const std::string& name, std::vector<int> deps, int hides_beh
 TEST(ProjectStepSim, TwoStreamsWithDependencies) {
   // ag0 (4) ; c0 (10) after ag0 ; ag1 (6) beside c0 ; c1 (10) after ag1 and c0 ; rs (12) after c1.
   Schedule s;
-  s.ops = {comm_op("ag0", {}, -1), compute_op("c0", {0}), comm_op("ag1", {}, 1), compute_op("c1", {2}),
-           comm_op("rs", {3}, -1)};
+  s.ops = {comm_op("ag0", {}, -1), compute_op("c0", {0}), comm_op("ag1", {}, 1),
+           compute_op("c1", {2}), comm_op("rs", {3}, -1)};
   EXPECT_DOUBLE_EQ(simulate_step_ms(s, {4, 10, 6, 10, 12}), 4 + 10 + 10 + 12);
   // A slow ag1 (15) delays c1: c1 starts at 4 + 15 = 19.
   EXPECT_DOUBLE_EQ(simulate_step_ms(s, {4, 10, 15, 10, 12}), 19 + 10 + 12);
@@ -81,10 +81,12 @@ TEST(ProjectProjection, BytesComeFromTheSchedule) {
   // collective's (n-1)/n S / 1 GB/s.
   double want_step_ms = 0;
   for (const ScheduleOp& op : s.ops)
-    if (op.is_collective()) want_step_ms += 7.0 / 8 * static_cast<double>(op.collective().bytes) / 1e9 * 1e3;
+    if (op.is_collective())
+      want_step_ms += 7.0 / 8 * static_cast<double>(op.collective().bytes) / 1e9 * 1e3;
   EXPECT_NEAR(row.comm_step_ms, want_step_ms, want_step_ms * 1e-9);
   // The median layer moves one all-gather for forward, one for backward, one reduce-scatter.
-  const double layer_ms = 7.0 / 8 * (2.0 * layer->allgather_bytes + layer->reduce_scatter_bytes) / 1e6;
+  const double layer_ms =
+      7.0 / 8 * (2.0 * layer->allgather_bytes + layer->reduce_scatter_bytes) / 1e6;
   EXPECT_NEAR(row.layer_comm_ms, layer_ms, layer_ms * 0.01);
   // Compute at 50% of the H100 peak.
   double flops = 0;
@@ -105,7 +107,8 @@ TEST(ProjectProjection, HeadroomShrinksWithNodesAndTipsOver) {
   in.ratio_hi = 1.2;
   std::vector<ProjectionRow> rows;
   for (int nodes : {1, 2, 8, 64, 1024}) rows.push_back(project_nodes(in, nodes));
-  for (std::size_t i = 1; i < rows.size(); ++i) EXPECT_LT(rows[i].headroom_ms, rows[i - 1].headroom_ms);
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    EXPECT_LT(rows[i].headroom_ms, rows[i - 1].headroom_ms);
   for (const ProjectionRow& r : rows) {
     EXPECT_LE(r.headroom_lo_ms, r.headroom_ms);
     EXPECT_GE(r.headroom_hi_ms, r.headroom_ms);
@@ -128,10 +131,12 @@ TEST(ProjectProjection, HeadroomShrinksWithNodesAndTipsOver) {
 
 TEST(ProjectInputs, NodeCountsComputeSpecsAndProfiles) {
   EXPECT_EQ(parse_node_counts("1,2,4"), (std::vector<int>{1, 2, 4}));
-  for (const char* bad : {"", "0", "1,,2", "1,x", "-2", "2.5"}) EXPECT_THROW(parse_node_counts(bad), UsageError) << bad;
+  for (const char* bad : {"", "0", "1,,2", "1,x", "-2", "2.5"})
+    EXPECT_THROW(parse_node_counts(bad), UsageError) << bad;
   WorkloadRequest request;
   EXPECT_NEAR(parse_compute("model:h100@45%", request).mfu, 0.45, 1e-12);
-  for (const char* bad : {"model:h100", "model:tpu@0.5", "model:h100@1.5", "model:h100@x", "/nonexistent"})
+  for (const char* bad :
+       {"model:h100", "model:tpu@0.5", "model:h100@1.5", "model:h100@x", "/nonexistent"})
     EXPECT_THROW(parse_compute(bad, request), UsageError) << bad;
 
   const fs::path tsv = fs::temp_directory_path() / "project_fabrics_test.tsv";
@@ -210,7 +215,8 @@ TEST_F(ProjectValidate, RefusesFewerThanThreeNodeCounts) {
 
 TEST_F(ProjectValidate, MalformedResultsAreUsageErrors) {
   synthetic::write_jsonl(dir_ / "bad.jsonl", {});
-  std::ofstream(dir_ / "bad.jsonl") << "{\"op\": \"all_gather\", \"bytes\": 1, \"time_us\": 1, \"ranks\": 6, \"nodes\": 4}\n";
+  std::ofstream(dir_ / "bad.jsonl")
+      << "{\"op\": \"all_gather\", \"bytes\": 1, \"time_us\": 1, \"ranks\": 6, \"nodes\": 4}\n";
   EXPECT_THROW(load_results(dir_.string()), UsageError);
   std::ofstream(dir_ / "bad.jsonl") << "not json\n";
   EXPECT_THROW(load_results(dir_.string()), UsageError);

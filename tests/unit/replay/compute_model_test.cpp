@@ -28,8 +28,8 @@ TEST(ComputeModel, ParsesGpuAndMfu) {
 }
 
 TEST(ComputeModel, BadSpecsAreUsageErrors) {
-  for (const char* bad : {"model:xyz", "model:", "model:h100@0", "model:h100@1.5",
-                          "model:h100@half", "blas"})
+  for (const char* bad :
+       {"model:xyz", "model:", "model:h100@0", "model:h100@1.5", "model:h100@half", "blas"})
     EXPECT_THROW(parse_compute_model(bad), UsageError) << bad;
   try {
     parse_compute_model("model:xyz");
@@ -44,7 +44,8 @@ TEST(ComputeModel, DurationIsFlopsOverPeakTimesMfu) {
   const double ms = modeled_ms(one_gemm(8192, 8192, 8192).gemms, h100);
   EXPECT_NEAR(ms, 2.0 * 8192.0 * 8192.0 * 8192.0 / (989.4e12 * 0.5) * 1e3, 1e-9);
   GemmShape batched{128, 128, 128, 4, "b"};
-  EXPECT_DOUBLE_EQ(modeled_ms({batched}, h100), 4 * modeled_ms(one_gemm(128, 128, 128).gemms, h100));
+  EXPECT_DOUBLE_EQ(modeled_ms({batched}, h100),
+                   4 * modeled_ms(one_gemm(128, 128, 128).gemms, h100));
 }
 
 TEST(ComputeModel, EventsAreTheModeledDurationsBackToBack) {

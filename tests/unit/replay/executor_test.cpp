@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
+#include "bench/app/stats.hpp"
 #include "bench/compute/compute_blas.hpp"
 #include "bench/replay/headroom.hpp"
-#include "bench/app/stats.hpp"
 #include "common/errors.hpp"
 #include "tests/unit/replay/fake_communicator.hpp"
 #include "tests/unit/replay/replay_schedule_fixture.hpp"

@@ -39,8 +39,8 @@ class FakeEvent : public StreamEvent {
     while (!query()) std::this_thread::yield();
   }
   double elapsed_ms_since(const StreamEvent& earlier) const override {
-    return std::chrono::duration<double, std::milli>(
-               at_ - dynamic_cast<const FakeEvent&>(earlier).at_)
+    return std::chrono::duration<double, std::milli>(at_ -
+                                                     dynamic_cast<const FakeEvent&>(earlier).at_)
         .count();
   }
   void* native_handle() const override { return nullptr; }
@@ -106,15 +106,13 @@ class FakeCommunicator : public Communicator {
     std::memcpy(dst, src, bytes);
   }
   std::unique_ptr<Communicator> split(int color, int) override {
-    auto child = std::make_unique<FakeCommunicator>(ms_per_mib_, log_,
-                                                    "group " + std::to_string(color));
+    auto child =
+        std::make_unique<FakeCommunicator>(ms_per_mib_, log_, "group " + std::to_string(color));
     child->stall_from = stall_from;
     return child;
   }
   void all_gather(const void* s, void* r, std::size_t n, DType t) override { copy(s, r, n, t); }
-  void reduce_scatter(const void* s, void* r, std::size_t n, DType t) override {
-    copy(s, r, n, t);
-  }
+  void reduce_scatter(const void* s, void* r, std::size_t n, DType t) override { copy(s, r, n, t); }
   void all_to_all(const void* s, void* r, std::size_t n, DType t) override { copy(s, r, n, t); }
   void all_to_allv(const void* s, PeerCounts sl, void* r, PeerCounts, DType t) override {
     if (all_to_allv_calls_that_write >= 0 && all_to_allv_calls_that_write-- == 0) {

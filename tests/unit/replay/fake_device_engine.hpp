@@ -13,7 +13,8 @@ class FakeDeviceEngine : public ComputeEngine {
   std::string description() const override { return "fake device engine"; }
   bool enqueues_on_device() const override { return true; }
   std::uint64_t reserve(const std::vector<GemmShape>&, DType) override { return 0; }
-  void issue(const ComputeOp& op, double, std::span<const std::shared_ptr<StreamEvent>> after) override {
+  void issue(const ComputeOp& op, double,
+             std::span<const std::shared_ptr<StreamEvent>> after) override {
     for (const auto& event : after) stream_.wait_on(event);
     stream_.push(op.gemms.empty() ? 0 : ms_per_op_, false);
   }

@@ -23,8 +23,8 @@ TEST(Footprint, MatchesWhatTheExecutorAllocates) {
   EXPECT_EQ(f.gemm_operand_bytes, executor.compute_buffer_bytes());
   EXPECT_EQ(f.check_bytes, 2u << 20);            // largest op: 1 MiB sent + 1 MiB received
   EXPECT_EQ(f.backend_scratch_bytes, 2u << 20);  // twice a reduce-scatter's send buffer
-  EXPECT_EQ(f.host_bytes(), f.collective_bytes + f.gemm_operand_bytes + f.check_bytes +
-                                f.backend_scratch_bytes);
+  EXPECT_EQ(f.host_bytes(),
+            f.collective_bytes + f.gemm_operand_bytes + f.check_bytes + f.backend_scratch_bytes);
 }
 
 // The case that was killed by the kernel: Qwen2.5-7B, 2 layers, 16 tokens, 2 ranks on the host.
@@ -49,8 +49,9 @@ TEST(Footprint, Qwen7bTwoLayersNeedsGigabytesPerRank) {
 
 TEST(Footprint, RefusalIsOneLineNamingNeedShareAndRanks) {
   const std::string line = does_not_fit_message(12ull << 30, 5ull << 30, 2, false);
-  EXPECT_EQ(line, "needs 12.0 GiB per rank, 5.0 GiB available to each of the 2 ranks on this "
-                  "host; try --layers or fewer ranks per node");
+  EXPECT_EQ(line,
+            "needs 12.0 GiB per rank, 5.0 GiB available to each of the 2 ranks on this "
+            "host; try --layers or fewer ranks per node");
 }
 
 TEST(Footprint, PartOfWhatIsAvailableIsLeftToWhatIsNotCounted) {

@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.hpp"
-#include "workloads/model/gemm_slices.hpp"
-#include "workloads/schedule_summary.hpp"
 #include "tests/unit/replay/replay_schedule_fixture.hpp"
+#include "workloads/model/gemm_slices.hpp"
 #include "workloads/plan/schedule_builder.hpp"
+#include "workloads/schedule_summary.hpp"
 
 namespace collreplay {
 namespace {
@@ -50,9 +50,9 @@ TEST(Headroom, PerUnitAttributesCommToTheComputeItHidesBehind) {
   const auto units = unit_headroom(s, times_for(2, 5));
   ASSERT_EQ(units.size(), 2u);
   EXPECT_EQ(units[0].unit, "u0");
-  EXPECT_DOUBLE_EQ(units[0].compute_ms, 4);            // fwd.u0 + bwd.u0
-  EXPECT_DOUBLE_EQ(units[0].comm_ms, 10);              // ag.u1 and rs.u1 hide in u0's compute
-  EXPECT_DOUBLE_EQ(units[0].exposed_by_design_ms, 10); // ag.u0, rs.u0
+  EXPECT_DOUBLE_EQ(units[0].compute_ms, 4);             // fwd.u0 + bwd.u0
+  EXPECT_DOUBLE_EQ(units[0].comm_ms, 10);               // ag.u1 and rs.u1 hide in u0's compute
+  EXPECT_DOUBLE_EQ(units[0].exposed_by_design_ms, 10);  // ag.u0, rs.u0
   EXPECT_DOUBLE_EQ(units[0].headroom_ms, -6);
   EXPECT_DOUBLE_EQ(*units[0].headroom_ratio, -1.5);
   EXPECT_EQ(units[1].unit, "u1");
@@ -106,7 +106,8 @@ TEST(Headroom, ModelFlopsAreSixNTokensPlusAttentionWithoutRecompute) {
 
 TEST(Headroom, NoPeakNoMfuNoCommNoEfficiency) {
   const Schedule s = two_unit_schedule(1 << 20, 64);
-  const StepHeadroom step = step_headroom(s, {100, 0, 100}, times_for(10, 0), {128, 1, 1e9, 1e9, {}});
+  const StepHeadroom step =
+      step_headroom(s, {100, 0, 100}, times_for(10, 0), {128, 1, 1e9, 1e9, {}});
   EXPECT_FALSE(step.mfu.has_value());
   EXPECT_FALSE(step.overlap_efficiency.has_value());
 }
@@ -138,9 +139,9 @@ TEST(Headroom, ScaleForTargetMfu) {
 
 TEST(Headroom, HelpNamesEveryMetric) {
   const std::string help = headroom_help();
-  for (const char* name : {"headroom_ms", "headroom_ratio", "exposed_comm_ms", "overlap_efficiency",
-                           "compute_slowdown", "tokens_per_s", "mfu", "--compute-scale",
-                           "--target-mfu"})
+  for (const char* name :
+       {"headroom_ms", "headroom_ratio", "exposed_comm_ms", "overlap_efficiency",
+        "compute_slowdown", "tokens_per_s", "mfu", "--compute-scale", "--target-mfu"})
     EXPECT_NE(help.find(name), std::string::npos) << name;
 }
 

@@ -42,8 +42,10 @@ TEST(HostThreads, MpiThreadLevelBelowFunneledIsAnError) {
     require_mpi_thread_level(MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED);
     FAIL() << "no error";
   } catch (const RuntimeError& e) {
-    EXPECT_NE(std::string(e.what()).find("provides MPI_THREAD_SINGLE"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("needs MPI_THREAD_FUNNELED"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("provides MPI_THREAD_SINGLE"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("needs MPI_THREAD_FUNNELED"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -49,7 +49,8 @@ TEST(Ddp, BucketsInReverseRegistrationOrderFirstOneMiB) {
   std::vector<std::uint64_t> all_reduces;
   for (const ScheduleOp& o : s.ops) {
     if (!o.is_collective()) continue;
-    ASSERT_EQ(o.collective().kind, CollectiveKind::all_reduce) << o.name;  // no gathers, no scatters
+    ASSERT_EQ(o.collective().kind, CollectiveKind::all_reduce)
+        << o.name;  // no gathers, no scatters
     EXPECT_EQ(o.collective().group, GroupKind::world);
     all_reduces.push_back(o.collective().bytes);
   }
@@ -71,7 +72,8 @@ TEST(Ddp, BucketCapAndReplicaGroupWithTp) {
   const Schedule s = build_schedule(q);
   ASSERT_EQ(s.units.size(), 2u);
   EXPECT_EQ(s.units[0].params, V / 2 * H);  // lm_head, column-split
-  const std::uint64_t layer = (Q / 2) * H + Q / 2 + 2 * ((KV / 2) * H + KV / 2) + H * (Q / 2) + 3 * (I / 2) * H + 2 * H;
+  const std::uint64_t layer =
+      (Q / 2) * H + Q / 2 + 2 * ((KV / 2) * H + KV / 2) + H * (Q / 2) + 3 * (I / 2) * H + 2 * H;
   EXPECT_EQ(s.units[1].params, H + layer + V / 2 * H);
   EXPECT_EQ(op(s, "ar.bucket1").collective().group, GroupKind::replicate);
   EXPECT_EQ(group_size(s, GroupKind::replicate), 4);
@@ -169,7 +171,8 @@ TEST(ScheduleJson, VersionTwoRoundTripsAndVersionOneStillLoads) {
   EXPECT_EQ(back.tp, 2);
   EXPECT_EQ(back.shard_group, 2);
   EXPECT_EQ(schedule_to_json(back), schedule_to_json(s));
-  nlohmann::json v1 = nlohmann::json::parse(schedule_to_json(build_schedule(request("qwen2.5-7b", 8))));
+  nlohmann::json v1 =
+      nlohmann::json::parse(schedule_to_json(build_schedule(request("qwen2.5-7b", 8))));
   v1["version"] = 1;
   v1.erase("tp");
   v1.erase("shard_group");

@@ -66,13 +66,15 @@ TEST(WorkloadsModel, MissingFieldNamesIt) {
     parse_model_json(R"({"name":"x","source":"y","hidden_size":8})", "x.json");
     FAIL();
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("missing field 'intermediate_size'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("missing field 'intermediate_size'"), std::string::npos)
+        << e.what();
   }
 }
 
 TEST(WorkloadsModel, BadJsonAndOverflowAreUsageErrors) {
   EXPECT_THROW(parse_model_json("{", "x.json"), UsageError);
-  const std::string huge = R"({"name":"x","source":"y","hidden_size":4294967296,"intermediate_size":8,
+  const std::string huge =
+      R"({"name":"x","source":"y","hidden_size":4294967296,"intermediate_size":8,
     "num_hidden_layers":1,"num_attention_heads":1,"num_key_value_heads":1,"vocab_size":4294967296,
     "tie_word_embeddings":false,"qkv_bias":false,"o_bias":false})";
   EXPECT_THROW(parse_model_json(huge, "x.json"), UsageError);

@@ -29,14 +29,17 @@ TEST(WorkloadsPadding, Qwen25_7bLayerAndRootAtOddWorlds) {
     EXPECT_EQ(unit(f2, "layers.5").allgather_bytes, e.fsdp2_layer) << "world " << e.world;
     EXPECT_EQ(unit(f1, "root").allgather_bytes, e.root) << "world " << e.world;
     EXPECT_EQ(unit(f2, "root").allgather_bytes, e.root) << "world " << e.world;
-    EXPECT_EQ(unit(f1, "layers.5").shard_bytes * static_cast<std::uint64_t>(e.world), e.fsdp1_layer);
+    EXPECT_EQ(unit(f1, "layers.5").shard_bytes * static_cast<std::uint64_t>(e.world),
+              e.fsdp1_layer);
     EXPECT_EQ(unit(f1, "layers.5").reduce_scatter_bytes, e.fsdp1_layer);
   }
 }
 
 TEST(WorkloadsPadding, Qwen25_72bLayer) {
-  EXPECT_EQ(unit(build_schedule(request("qwen2.5-72b", 6, "fsdp1")), "layers.0").allgather_bytes, 1755369480u);
-  EXPECT_EQ(unit(build_schedule(request("qwen2.5-72b", 24, "fsdp2")), "layers.0").allgather_bytes, 1757102208u);
+  EXPECT_EQ(unit(build_schedule(request("qwen2.5-72b", 6, "fsdp1")), "layers.0").allgather_bytes,
+            1755369480u);
+  EXPECT_EQ(unit(build_schedule(request("qwen2.5-72b", 24, "fsdp2")), "layers.0").allgather_bytes,
+            1757102208u);
 }
 
 TEST(WorkloadsPadding, FpReduceDoublesReduceScatterBytes) {
@@ -52,8 +55,10 @@ TEST(WorkloadsPadding, MixtralStackedExpertsDoubleUnderFsdp2AtWorld16) {
   q.experts_layout = "stacked";
   EXPECT_EQ(unit(build_schedule(q), "layers.0").allgather_bytes, 5721178112u);
   // The released per-expert layout: nothing to pad under FSDP1, nor under FSDP2 at world 8.
-  EXPECT_EQ(unit(build_schedule(request("mixtral-8x7b", 16, "fsdp1")), "layers.0").allgather_bytes, 2902540288u);
-  EXPECT_EQ(unit(build_schedule(request("mixtral-8x7b", 8, "fsdp2")), "layers.0").allgather_bytes, 2902540288u);
+  EXPECT_EQ(unit(build_schedule(request("mixtral-8x7b", 16, "fsdp1")), "layers.0").allgather_bytes,
+            2902540288u);
+  EXPECT_EQ(unit(build_schedule(request("mixtral-8x7b", 8, "fsdp2")), "layers.0").allgather_bytes,
+            2902540288u);
   // FSDP2 per-expert at world 16: only the router gate [8, 4096] pads (8 -> 16 rows).
   EXPECT_EQ(unit(build_schedule(request("mixtral-8x7b", 16, "fsdp2")), "layers.0").allgather_bytes,
             2902540288u + 2u * 8 * 4096);
@@ -86,7 +91,8 @@ TEST(WorkloadsPadding, UseOrigParamsAlignsEachStartTo16Bytes) {
 TEST(WorkloadsPadding, UseOrigParamsOnCatalogModelsChangesNothing) {
   WorkloadRequest q = request("qwen2.5-7b", 6);
   q.use_orig_params = true;
-  EXPECT_EQ(unit(build_schedule(q), "layers.0").allgather_bytes, 466115592u);  // every size is 8-aligned
+  EXPECT_EQ(unit(build_schedule(q), "layers.0").allgather_bytes,
+            466115592u);  // every size is 8-aligned
 }
 
 TEST(WorkloadsPadding, ExpertParallelExpertsShardOverDataParallelGroup) {
@@ -95,9 +101,12 @@ TEST(WorkloadsPadding, ExpertParallelExpertsShardOverDataParallelGroup) {
   q.experts_layout = "stacked";
   const Schedule s = build_schedule(q);
   // [2, 28672, 4096] + [2, 4096, 14336]: dim 0 of 2 padded to 3.
-  EXPECT_EQ(unit(s, "layers.0.mlp.experts").allgather_bytes, 2ull * 3 * (28672ull * 4096 + 4096ull * 14336));
+  EXPECT_EQ(unit(s, "layers.0.mlp.experts").allgather_bytes,
+            2ull * 3 * (28672ull * 4096 + 4096ull * 14336));
   const auto& ops = s.ops;
-  const auto it = std::find_if(ops.begin(), ops.end(), [](const ScheduleOp& o) { return o.name == "ag.fwd.layers.0.mlp.experts"; });
+  const auto it = std::find_if(ops.begin(), ops.end(), [](const ScheduleOp& o) {
+    return o.name == "ag.fwd.layers.0.mlp.experts";
+  });
   ASSERT_NE(it, ops.end());
   EXPECT_EQ(it->collective().group, GroupKind::data_parallel);
 }

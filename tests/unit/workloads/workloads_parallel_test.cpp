@@ -18,7 +18,9 @@ using test::unit;
 // Qwen2.5-7B (FACTS.md).
 constexpr std::uint64_t H = 3584, I = 18944, Q = 28 * 128, KV = 4 * 128, V = 152064;
 
-std::uint64_t up(std::uint64_t n, std::uint64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
+std::uint64_t up(std::uint64_t n, std::uint64_t multiple) {
+  return (n + multiple - 1) / multiple * multiple;
+}
 
 const ScheduleOp& op(const Schedule& s, const std::string& name) {
   for (const ScheduleOp& o : s.ops)
@@ -37,7 +39,8 @@ TEST(Hsdp, Fsdp1PadsToTheShardGroupAndAllReducesTheShardAcrossReplicas) {
   q.gpus_per_node = 6;  // shard group 6 (default: GPUs per node), 2 replicas
   q.sharding = "hybrid";
   const Schedule s = build_schedule(q);
-  const std::uint64_t layer = Q * H + Q + 2 * (KV * H + KV) + H * Q + 3 * I * H + 2 * H;  // 233,057,792
+  const std::uint64_t layer =
+      Q * H + Q + 2 * (KV * H + KV) + H * Q + 3 * I * H + 2 * H;  // 233,057,792
   ASSERT_EQ(layer, 233057792u);
   const std::uint64_t padded = up(layer, 6);  // 233,057,796
   EXPECT_EQ(op(s, "ag.fwd.layers.3").collective().bytes, padded * 2);
@@ -66,8 +69,8 @@ TEST(Hsdp, Fsdp2PadsEveryDim0AndZero2DropsBackwardGathers) {
   q.sharding = "hybrid-zero2";
   q.reduce_dtype = "fp32";
   const Schedule s = build_schedule(q);
-  const std::uint64_t layer = up(Q, 6) * H + up(Q, 6) + 2 * (up(KV, 6) * H + up(KV, 6)) + up(H, 6) * Q +
-                              2 * up(I, 6) * H + up(H, 6) * I + 2 * up(H, 6);
+  const std::uint64_t layer = up(Q, 6) * H + up(Q, 6) + 2 * (up(KV, 6) * H + up(KV, 6)) +
+                              up(H, 6) * Q + 2 * up(I, 6) * H + up(H, 6) * I + 2 * up(H, 6);
   EXPECT_EQ(op(s, "ag.fwd.layers.0").collective().bytes, layer * 2);
   EXPECT_EQ(op(s, "rs.layers.0").collective().bytes, layer * 4);
   EXPECT_EQ(op(s, "ar.layers.0").collective().bytes, layer / 6 * 4);
@@ -91,8 +94,8 @@ TEST(TensorParallel, SequenceParallelBytesCountsAndShardedShapes) {
   q.tp = 2;  // FSDP over 3 ranks with one TP index: padding to 3
   q.layers = 2;
   const Schedule s = build_schedule(q);
-  const std::uint64_t layer = (Q / 2) * H + Q / 2 + 2 * ((KV / 2) * H + KV / 2) + H * (Q / 2) +
-                              3 * (I / 2) * H + 2 * H;
+  const std::uint64_t layer =
+      (Q / 2) * H + Q / 2 + 2 * ((KV / 2) * H + KV / 2) + H * (Q / 2) + 3 * (I / 2) * H + 2 * H;
   EXPECT_EQ(op(s, "ag.fwd.layers.1").collective().bytes, up(layer, 3) * 2);
   EXPECT_EQ(op(s, "ag.fwd.layers.1").collective().group, GroupKind::shard);
   EXPECT_EQ(group_size(s, GroupKind::shard), 3);
@@ -190,8 +193,8 @@ TEST(MoeMesh, Fsdp2StackedExpertsOnA7x2x2MeshPadBothGroups) {
   EXPECT_EQ(group_size(s, GroupKind::data_parallel), 7);
   EXPECT_EQ(group_size(s, GroupKind::tp), 2);
   // Dense: q/k/v column-split, o row-split, router [8, 4096] and norms whole; dim 0 padded to 14.
-  const std::uint64_t dense = up(h / tp, shard) * h + 2 * up(kv / tp, shard) * h + up(h, shard) * (h / tp) +
-                              up(8, shard) * h + 2 * up(h, shard);
+  const std::uint64_t dense = up(h / tp, shard) * h + 2 * up(kv / tp, shard) * h +
+                              up(h, shard) * (h / tp) + up(8, shard) * h + 2 * up(h, shard);
   EXPECT_EQ(op(s, "ag.fwd.layers.0").collective().bytes, dense * 2);
   // Experts: 4 per rank (ep 2), stacked [4, 2I/tp, h] and [4, h, I/tp]; dim 0 of 4 pads to 7.
   const ScheduleOp& experts = op(s, "ag.fwd.layers.0.mlp.experts");

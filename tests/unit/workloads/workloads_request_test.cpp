@@ -29,8 +29,16 @@ TEST(WorkloadsRequest, Rejections) {
   expect_usage(with([](auto& q) { q.world = 0; }), "--world");
   expect_usage(with([](auto& q) { q.seq = 0; }), "--seq");
   expect_usage(with([](auto& q) { q.ep = 3; }), "does not divide the 8 experts");
-  expect_usage(with([](auto& q) { q.ep = 4; q.world = 6; }), "does not divide world");
-  expect_usage(with([](auto& q) { q.model = "qwen2.5-7b"; q.ep = 2; }), "dense");
+  expect_usage(with([](auto& q) {
+                 q.ep = 4;
+                 q.world = 6;
+               }),
+               "does not divide world");
+  expect_usage(with([](auto& q) {
+                 q.model = "qwen2.5-7b";
+                 q.ep = 2;
+               }),
+               "dense");
   expect_usage(with([](auto& q) { q.plan = "zero3"; }), "--plan");
   expect_usage(with([](auto& q) { q.wrap = "layer"; }), "--wrap");
   expect_usage(with([](auto& q) { q.routing = "random"; }), "--routing");
@@ -40,12 +48,27 @@ TEST(WorkloadsRequest, Rejections) {
   expect_usage(with([](auto& q) { q.routing = "zipf:-1"; }), "S must be in (0, 64]");
   expect_usage(with([](auto& q) { q.experts_layout = "fused"; }), "--experts-layout");
   expect_usage(with([](auto& q) { q.sharding = "hybrid-zero3"; }), "--sharding");
-  expect_usage(with([](auto& q) { q.sharding = "hybrid"; q.ep = 2; }), "--sharding");
-  expect_usage(with([](auto& q) { q.mesh = "2x4x2"; q.world = 8; }), "the world is 8");
-  expect_usage(with([](auto& q) { q.tp = 3; q.world = 24; }), "GPUs per node");
+  expect_usage(with([](auto& q) {
+                 q.sharding = "hybrid";
+                 q.ep = 2;
+               }),
+               "--sharding");
+  expect_usage(with([](auto& q) {
+                 q.mesh = "2x4x2";
+                 q.world = 8;
+               }),
+               "the world is 8");
+  expect_usage(with([](auto& q) {
+                 q.tp = 3;
+                 q.world = 24;
+               }),
+               "GPUs per node");
   expect_usage(with([](auto& q) { q.param_dtype = "int8"; }), "dtype");
   expect_usage(with([](auto& q) { q.layers = 33; }), "--layers");
-  expect_usage(with([](auto& q) { q.seq = std::int64_t{1} << 40; q.micro_batch = std::int64_t{1} << 40; }),
+  expect_usage(with([](auto& q) {
+                 q.seq = std::int64_t{1} << 40;
+                 q.micro_batch = std::int64_t{1} << 40;
+               }),
                "overflows 64 bits");
   expect_usage(with([](auto& q) { q.pad_to_capacity = true; }), "--capacity-factor");
 }

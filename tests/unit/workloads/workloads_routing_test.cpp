@@ -13,7 +13,9 @@ RoutingInput input(const std::string& routing, std::uint64_t tokens, std::uint64
   return RoutingInput{parse_routing(routing), seed, 3, 8, 2, tokens};
 }
 
-std::uint64_t sum(const std::vector<std::uint64_t>& v) { return std::accumulate(v.begin(), v.end(), std::uint64_t{0}); }
+std::uint64_t sum(const std::vector<std::uint64_t>& v) {
+  return std::accumulate(v.begin(), v.end(), std::uint64_t{0});
+}
 
 TEST(WorkloadsRouting, DeterministicPerSeed) {
   const std::vector<int> ranks = {0, 1, 2, 3};
@@ -69,7 +71,8 @@ TEST(WorkloadsRouting, ReplicatedExpertsKeepRowsLocal) {
   ASSERT_EQ(rep.replicated.size(), 1u);
   EXPECT_EQ(sum(rep.send_rows), sum(plain.send_rows));
   EXPECT_GT(rep.send_rows[0], plain.send_rows[0]);
-  EXPECT_EQ(rep.expert_rows[rep.replicated[0]], route_rows(in, {0, 1, 2, 3, 4, 5, 6, 7})[0][rep.replicated[0]]);
+  EXPECT_EQ(rep.expert_rows[rep.replicated[0]],
+            route_rows(in, {0, 1, 2, 3, 4, 5, 6, 7})[0][rep.replicated[0]]);
 }
 
 TEST(WorkloadsRouting, BadSpecs) {

@@ -40,11 +40,15 @@ TEST(WorkloadsSchedule, CountsPerPlanWrapSharding) {
     std::uint64_t ag, rs;
   };
   const Case cases[] = {
-      {"fsdp1", "block", "full", 57, 29},      {"fsdp2", "block", "full", 57, 29},
-      {"fsdp1", "block", "grad-op", 29, 29},   {"fsdp2", "submodule", "full", 1 + 2 * 84, 85},
+      {"fsdp1", "block", "full", 57, 29},
+      {"fsdp2", "block", "full", 57, 29},
+      {"fsdp1", "block", "grad-op", 29, 29},
+      {"fsdp2", "submodule", "full", 1 + 2 * 84, 85},
       {"fsdp2", "submodule", "grad-op", 85, 85},
-      // size:1e8: embed_tokens, model (attention + norms), 28 mlps, lm_head; the root keeps nothing.
-      {"fsdp1", "size", "full", 2 * 31, 31},   {"fsdp1", "size:1e8", "grad-op", 31, 31},
+      // size:1e8: embed_tokens, model (attention + norms), 28 mlps, lm_head; the root keeps
+      // nothing.
+      {"fsdp1", "size", "full", 2 * 31, 31},
+      {"fsdp1", "size:1e8", "grad-op", 31, 31},
   };
   for (const Case& c : cases) {
     WorkloadRequest q = request("qwen2.5-7b", 12, c.plan, c.wrap);
@@ -116,10 +120,11 @@ TEST(WorkloadsSchedule, PrefetchOverlapsPreviousLayer) {
   const Schedule s = build_schedule(request("qwen2.5-7b", 16));
   const ScheduleOp& ag = op(s, "ag.fwd.layers.5");
   ASSERT_EQ(ag.deps.size(), 1u);
-  EXPECT_EQ(s.ops[ag.deps[0]].name, "compute.fwd.s3.layers.3");      // layer 3's buffer is freed
+  EXPECT_EQ(s.ops[ag.deps[0]].name, "compute.fwd.s3.layers.3");       // layer 3's buffer is freed
   EXPECT_EQ(s.ops[ag.hides_behind].name, "compute.fwd.s4.layers.4");  // overlaps layer 4
   const ScheduleOp& c5 = op(s, "compute.fwd.s5.layers.5");
-  EXPECT_NE(std::find(c5.deps.begin(), c5.deps.end(), index_of(s, "ag.fwd.layers.5")), c5.deps.end());
+  EXPECT_NE(std::find(c5.deps.begin(), c5.deps.end(), index_of(s, "ag.fwd.layers.5")),
+            c5.deps.end());
   EXPECT_EQ(op(s, "ag.fwd.root").hides_behind, -1);  // the first gather is exposed
   EXPECT_EQ(op(s, "rs.root").hides_behind, -1);      // and so is the last reduce-scatter
   const ScheduleOp& rs = op(s, "rs.layers.5");

@@ -5,12 +5,13 @@
 #include <string>
 
 #include "workloads/plan/request.hpp"
-#include "workloads/schedule.hpp"
 #include "workloads/plan/schedule_builder.hpp"
+#include "workloads/schedule.hpp"
 
 namespace collreplay::test {
 
-inline WorkloadRequest request(const std::string& model, int world, const std::string& plan = "fsdp1",
+inline WorkloadRequest request(const std::string& model, int world,
+                               const std::string& plan = "fsdp1",
                                const std::string& wrap = "block") {
   WorkloadRequest q;
   q.model = model;
@@ -23,7 +24,8 @@ inline WorkloadRequest request(const std::string& model, int world, const std::s
 }
 
 inline const UnitSummary& unit(const Schedule& s, const std::string& name) {
-  auto it = std::find_if(s.units.begin(), s.units.end(), [&](const UnitSummary& u) { return u.name == name; });
+  auto it = std::find_if(s.units.begin(), s.units.end(),
+                         [&](const UnitSummary& u) { return u.name == name; });
   if (it == s.units.end()) throw std::runtime_error("no unit " + name);
   return *it;
 }

@@ -7,7 +7,8 @@ namespace {
 
 constexpr std::uint64_t kFirstBucketBytes = 1024 * 1024;  // dist._DEFAULT_FIRST_BUCKET_BYTES
 
-void registration_order(const ModuleTree& t, int id, std::vector<std::pair<const ParamTensor*, int>>& out) {
+void registration_order(const ModuleTree& t, int id,
+                        std::vector<std::pair<const ParamTensor*, int>>& out) {
   for (const ParamTensor& p : t.nodes[id].params) out.emplace_back(&p, id);
   for (int c : t.nodes[id].children) registration_order(t, c, out);
 }
@@ -26,7 +27,8 @@ std::vector<DdpBucket> ddp_buckets(const StepStructure& s, DType grad_dtype, dou
   for (const auto& [p, node] : params) {
     open.params.push_back(p);
     open.numel = checked_add(open.numel, p->numel(), "bucket size");
-    open_bytes = checked_add(open_bytes, times(p->numel(), dtype_size_bytes(grad_dtype)), "bucket bytes");
+    open_bytes =
+        checked_add(open_bytes, times(p->numel(), dtype_size_bytes(grad_dtype)), "bucket bytes");
     open.grad_seg = std::min(open.grad_seg, std::max(s.node_grad_seg[node], 0));
     if (open_bytes >= (buckets.empty() ? kFirstBucketBytes : cap_bytes)) {
       buckets.push_back(open);
@@ -56,7 +58,8 @@ PowerSgdSplit powersgd_split(const DdpBucket& bucket, int rank) {
 }
 
 void add_ddp_items(const ResolvedRequest& r, const std::vector<DdpBucket>& buckets,
-                   const std::vector<int>& bwd_item, int items, const std::string& prefix, PhaseOps& ops) {
+                   const std::vector<int>& bwd_item, int items, const std::string& prefix,
+                   PhaseOps& ops) {
   const std::uint64_t element = dtype_size_bytes(r.reduce_dtype);
   for (std::size_t b = 0; b < buckets.size(); ++b) {
     CommItem c;

@@ -35,6 +35,7 @@ PowerSgdSplit powersgd_split(const DdpBucket& bucket, int rank);
 // The bucket all-reduces of one micro-batch's backward; `bwd_item[seg]` is the backward compute
 // item of segment seg, `items` the phase's compute items.
 void add_ddp_items(const ResolvedRequest& r, const std::vector<DdpBucket>& buckets,
-                   const std::vector<int>& bwd_item, int items, const std::string& prefix, PhaseOps& ops);
+                   const std::vector<int>& bwd_item, int items, const std::string& prefix,
+                   PhaseOps& ops);
 
 }  // namespace collreplay

@@ -29,7 +29,8 @@ std::vector<A2aStage> hierarchical_a2a_stages(const std::vector<std::vector<std:
         return sum;
       },
       [&](int p, int q) {
-        if (index(p) != index(q) || node(p) == node(q) || node(q) % local != index(q)) return std::uint64_t{0};
+        if (index(p) != index(q) || node(p) == node(q) || node(q) % local != index(q))
+          return std::uint64_t{0};
         std::uint64_t sum = 0;
         for (int i = 0; i < local; ++i) sum += to_node(at(node(p), i), node(q));
         return sum;
@@ -58,14 +59,16 @@ std::vector<A2aStage> hierarchical_a2a_stages(const std::vector<std::vector<std:
 }
 
 CollectiveOp rows_all_to_all(const std::vector<std::uint64_t>& send_rows,
-                             const std::vector<std::uint64_t>& recv_rows, std::uint64_t row_elements,
-                             DType dtype, GroupKind group, bool fixed_allowed) {
+                             const std::vector<std::uint64_t>& recv_rows,
+                             std::uint64_t row_elements, DType dtype, GroupKind group,
+                             bool fixed_allowed) {
   CollectiveOp op;
   op.dtype = dtype;
   op.group = group;
   std::uint64_t total = 0;
   for (std::uint64_t rows : send_rows)
-    total = checked_add(total, checked_mul(rows, row_elements, "all-to-all elements"), "all-to-all elements");
+    total = checked_add(total, checked_mul(rows, row_elements, "all-to-all elements"),
+                        "all-to-all elements");
   op.bytes = checked_mul(total, dtype_size_bytes(dtype), "all-to-all bytes");
   const auto equal = [](const std::vector<std::uint64_t>& v) {
     return std::adjacent_find(v.begin(), v.end(), std::not_equal_to<>()) == v.end();

@@ -32,7 +32,8 @@ std::vector<A2aStage> hierarchical_a2a_stages(const std::vector<std::vector<std:
 // The flat all_to_all (when every count is equal and `fixed` is allowed) or all_to_allv of
 // `send_rows` / `recv_rows` rows of `row_elements` elements.
 CollectiveOp rows_all_to_all(const std::vector<std::uint64_t>& send_rows,
-                             const std::vector<std::uint64_t>& recv_rows, std::uint64_t row_elements,
-                             DType dtype, GroupKind group, bool fixed_allowed);
+                             const std::vector<std::uint64_t>& recv_rows,
+                             std::uint64_t row_elements, DType dtype, GroupKind group,
+                             bool fixed_allowed);
 
 }  // namespace collreplay

@@ -56,7 +56,8 @@ MeshDims parse_mesh(std::string_view text) {
   std::size_t from = 0;
   for (int i = 0; i < 3; ++i) {
     const std::size_t x = i < 2 ? text.find('x', from) : text.size();
-    const std::string part(text.substr(from, x == std::string_view::npos ? text.size() - from : x - from));
+    const std::string part(
+        text.substr(from, x == std::string_view::npos ? text.size() - from : x - from));
     bool ok = x != std::string_view::npos && !part.empty() && part.size() <= 6 &&
               part.find_first_not_of("0123456789") == std::string::npos;
     if (ok) *dims[i] = std::stoi(part);

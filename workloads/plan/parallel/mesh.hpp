@@ -2,8 +2,8 @@
 // builder (group sizes) and the executor (which ranks split into which sub-communicator).
 //
 // Dense layout: rank = (replica * shard_group + shard) * tp + tp_index (TP innermost, so a TP group
-// is tp consecutive ranks on one node). MoE layout (--mesh DPxEPxTP, torchtitan's dp_shard x ep x tp):
-// rank = (dp * ep + ep_index) * tp + tp_index; the dense shard group is then dp * ep ranks.
+// is tp consecutive ranks on one node). MoE layout (--mesh DPxEPxTP, torchtitan's dp_shard x ep x
+// tp): rank = (dp * ep + ep_index) * tp + tp_index; the dense shard group is then dp * ep ranks.
 #pragma once
 #include <string_view>
 

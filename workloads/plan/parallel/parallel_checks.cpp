@@ -47,12 +47,14 @@ void resolve_parallelism(ResolvedRequest& r) {
 
   const int dp = q.world / q.tp;  // dense data-parallel ranks (same TP index)
   if (r.hybrid) {
-    require(r.plan != PlanKind::ddp, "--sharding " + q.sharding + " is an FSDP sharding; --plan ddp replicates");
+    require(r.plan != PlanKind::ddp,
+            "--sharding " + q.sharding + " is an FSDP sharding; --plan ddp replicates");
     require(q.ep == 1, "--sharding " + q.sharding + " with --ep > 1 is not modelled");
     r.shard_group = q.shard_group > 0 ? q.shard_group : std::max(1, q.gpus_per_node / q.tp);
     require(q.shard_group >= 0, "--shard-group must be at least 1");
-    require(dp % r.shard_group == 0, "--shard-group " + str(r.shard_group) + " does not divide the " +
-                                         str(dp) + " data-parallel ranks");
+    require(dp % r.shard_group == 0, "--shard-group " + str(r.shard_group) +
+                                         " does not divide the " + str(dp) +
+                                         " data-parallel ranks");
   } else {
     require(q.shard_group == 0, "--shard-group needs --sharding hybrid or hybrid-zero2");
     r.shard_group = r.plan == PlanKind::ddp ? 1 : dp;
@@ -62,18 +64,24 @@ void resolve_parallelism(ResolvedRequest& r) {
   require(q.bucket_cap_mb > 0 && q.bucket_cap_mb <= 1e6, "--bucket-cap-mb must be in (0, 1e6]");
   if (q.grad_compression != "none") {
     const std::string prefix = "powersgd:";
-    const std::string rank = q.grad_compression.substr(std::min(prefix.size(), q.grad_compression.size()));
+    const std::string rank =
+        q.grad_compression.substr(std::min(prefix.size(), q.grad_compression.size()));
     const bool ok = q.grad_compression.rfind(prefix, 0) == 0 && !rank.empty() && rank.size() <= 6 &&
-                    rank.find_first_not_of("0123456789") == std::string::npos && std::stoi(rank) >= 1;
-    require(ok, "bad --grad-compression '" + q.grad_compression + "' (expected none or powersgd:R, R >= 1)");
+                    rank.find_first_not_of("0123456789") == std::string::npos &&
+                    std::stoi(rank) >= 1;
+    require(ok, "bad --grad-compression '" + q.grad_compression +
+                    "' (expected none or powersgd:R, R >= 1)");
     require(r.plan == PlanKind::ddp, "--grad-compression needs --plan ddp");
     r.powersgd_rank = std::stoi(rank);
   }
   require(r.plan != PlanKind::ddp || q.ep == 1, "--plan ddp with --ep > 1 is not modelled");
-  require(r.plan != PlanKind::ddp || q.sharding == "full", "--sharding does not apply to --plan ddp");
+  require(r.plan != PlanKind::ddp || q.sharding == "full",
+          "--sharding does not apply to --plan ddp");
 
-  if (q.a2a == "hierarchical") r.hierarchical_a2a = true;
-  else require(q.a2a == "flat", "unknown --a2a '" + q.a2a + "' (expected flat or hierarchical)");
+  if (q.a2a == "hierarchical")
+    r.hierarchical_a2a = true;
+  else
+    require(q.a2a == "flat", "unknown --a2a '" + q.a2a + "' (expected flat or hierarchical)");
   if (r.hierarchical_a2a) {
     require(q.ep > 1, "--a2a hierarchical needs expert parallelism (--ep > 1)");
     const MeshLayout m{q.world, q.gpus_per_node, q.tp, q.ep, 0};
@@ -93,7 +101,8 @@ void check_model_split(const ResolvedRequest& r) {
   if (tp == 1) return;
   const ModelConfig& m = r.model;
   const auto divides = [&](std::int64_t n, const char* what) {
-    require(n % tp == 0, "--tp " + str(tp) + " does not divide the " + str(n) + " " + what + " of " + m.name);
+    require(n % tp == 0,
+            "--tp " + str(tp) + " does not divide the " + str(n) + " " + what + " of " + m.name);
   };
   divides(m.heads, "attention heads");
   divides(m.kv_heads, "KV heads");
@@ -101,8 +110,8 @@ void check_model_split(const ResolvedRequest& r) {
   divides(m.vocab, "vocabulary entries");
   const std::int64_t tokens = r.request.micro_batch * r.request.seq;
   require(!r.request.sequence_parallel || tokens % tp == 0,
-          "sequence parallelism splits the " + str(tokens) + " tokens of a micro-batch over --tp " + str(tp) +
-              ", which does not divide them");
+          "sequence parallelism splits the " + str(tokens) + " tokens of a micro-batch over --tp " +
+              str(tp) + ", which does not divide them");
 }
 
 }  // namespace collreplay

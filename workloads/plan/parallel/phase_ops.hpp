@@ -36,7 +36,9 @@ struct PhaseOps {
   std::vector<CommItem> comm;
 };
 
-inline std::uint64_t times(std::uint64_t a, std::uint64_t b) { return checked_mul(a, b, "collective bytes"); }
+inline std::uint64_t times(std::uint64_t a, std::uint64_t b) {
+  return checked_mul(a, b, "collective bytes");
+}
 
 inline const char* phase_tag(Phase phase) {
   return phase == Phase::forward ? "fwd" : phase == Phase::recompute ? "recompute" : "bwd";

@@ -9,10 +9,12 @@ class TpItems {
       : r_(r), prefix_(prefix), ops_(ops), items_(static_cast<int>(ops.compute.size())) {}
 
   // `before`: the collective feeds compute item i; otherwise it takes item i's output.
-  void add(CollectiveKind kind, int i, bool before, const std::string& what, const std::string& unit,
-           int layer, Phase phase) {
+  void add(CollectiveKind kind, int i, bool before, const std::string& what,
+           const std::string& unit, int layer, Phase phase) {
     CommItem c;
-    const char* k = kind == CollectiveKind::all_gather ? "ag" : kind == CollectiveKind::reduce_scatter ? "rs" : "ar";
+    const char* k = kind == CollectiveKind::all_gather       ? "ag"
+                    : kind == CollectiveKind::reduce_scatter ? "rs"
+                                                             : "ar";
     c.name = prefix_ + "tp." + k + "." + phase_tag(phase) + "." + what;
     c.unit = unit;
     c.layer = layer;
@@ -48,7 +50,8 @@ void add_tensor_parallel_items(const ResolvedRequest& r, const StepStructure& s,
                                const std::string& prefix, PhaseOps& ops) {
   if (r.request.tp == 1) return;
   const bool sp = r.request.sequence_parallel;
-  const CollectiveKind in_fwd = CollectiveKind::all_gather, out_fwd = sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
+  const CollectiveKind in_fwd = CollectiveKind::all_gather,
+                       out_fwd = sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
   const CollectiveKind in_bwd = sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
   TpItems tp(r, prefix, ops);
   const int items = static_cast<int>(item_seg.size());
@@ -66,7 +69,9 @@ void add_tensor_parallel_items(const ResolvedRequest& r, const StepStructure& s,
       if (g.tp_in) tp.add(in_bwd, i, false, what, unit, g.layer, phase);
     }
   }
-  if (!forward_phase && sp) tp.add(CollectiveKind::all_gather, items - 1, false, "embed_tokens", "root", -1, Phase::backward);
+  if (!forward_phase && sp)
+    tp.add(CollectiveKind::all_gather, items - 1, false, "embed_tokens", "root", -1,
+           Phase::backward);
 }
 
 }  // namespace collreplay
