@@ -38,6 +38,8 @@ struct BackendOptions {
   TransportRequest transport;
   // NCCL: > 0 cuts the ranks into this many emulated nodes (collectives/transport/emulated_nodes).
   int emulate_nodes = 0;
+  // NCCL: allocate buffers with ncclMemAlloc and register them (nccl-tests' -R 1).
+  bool register_buffers = false;
 };
 
 // Collective over `world` (every rank calls it). The NCCL backend picks the GPU by local rank

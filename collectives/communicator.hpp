@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "common/dtype.hpp"
+#include "common/errors.hpp"
 
 namespace collreplay {
 
@@ -30,6 +32,15 @@ class StreamEvent {
   virtual double elapsed_ms_since(const StreamEvent& earlier) const = 0;
   // The cudaEvent_t behind a GPU event, nullptr on host.
   virtual void* native_handle() const = 0;
+};
+
+// Work recorded once and replayed with one launch (a CUDA graph on GPU), so that many small ops
+// pay one launch between them.
+class CapturedWork {
+ public:
+  virtual ~CapturedWork() = default;
+  // Queues the recorded work on the communicator's stream; returns at once.
+  virtual void launch() = 0;
 };
 
 // Per-peer element counts and displacements for all_to_allv, in elements of the op's dtype.
@@ -79,6 +90,14 @@ class Communicator {
   virtual void all_to_allv(const void* send, PeerCounts send_layout, void* recv,
                            PeerCounts recv_layout, DType t) = 0;
   virtual void all_reduce(const void* send, void* recv, std::size_t count, DType t) = 0;
+
+  // Records the operations `issue` makes on this communicator instead of running them, for
+  // CapturedWork::launch. GPU only: the host backend throws UsageError. The ops must not need
+  // new memory while recorded (issue each once before capturing it).
+  virtual std::unique_ptr<CapturedWork> capture(const std::function<void()>& issue) {
+    (void)issue;
+    throw UsageError("CUDA graphs (-G) need the nccl backend");
+  }
 
   virtual std::shared_ptr<StreamEvent> record() = 0;
   // Operations issued after this call start only once `event` (of another stream: the compute

@@ -24,7 +24,8 @@ std::vector<std::string> glue_negative_values(std::vector<std::string> args) {
     return a == "-b" || a == "-e" || a == "-i" || a == "-f" || a == "-n" || a == "-w" ||
            a == "--minbytes" || a == "--maxbytes" || a == "--stepbytes" || a == "--stepfactor" ||
            a == "--iters" || a == "--warmup_iters" || a == "--timeout" || a == "--seed" ||
-           a == "--stable" || a == "--dilate" || a == "--emulate-nodes";
+           a == "--stable" || a == "--dilate" || a == "--emulate-nodes" || a == "-G" ||
+           a == "--cudagraph" || a == "-R" || a == "--local_register";
   };
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -74,7 +75,7 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   std::string min_text = "32M", max_text = "32M", step_text = "1M", factor_text = "1";
   std::string iters_text = "20", warmup_text = "1", check_text = "1", dtype_text = "float";
   std::string backend_text, report_text = "max", timeout_text = "300", seed_text = "1";
-  std::string skew_text = "uniform", stable_text;
+  std::string skew_text = "uniform", stable_text, graph_text = "0", register_text = "0";
 
   CLI::App app(std::string(op_name) + " benchmark (nccl-tests conventions; collreplay)");
   app.add_option("-b,--minbytes", min_text, "smallest size S in bytes (1K, 16M, 4G)");
@@ -94,12 +95,17 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   app.add_option("--stable", stable_text,
                  "stop timing a size once the p50's 95% confidence interval is within this "
                  "percentage (at most -n iterations)");
+  app.add_option("-G,--cudagraph", graph_text,
+                 "capture -n ops into a CUDA graph and time this many launches of it (nccl only)");
+  app.add_option("-R,--local_register", register_text,
+                 "1: ncclMemAlloc + ncclCommRegister the buffers (nccl only)");
   if (op_name == "all_to_allv")
     app.add_option("--skew", skew_text, "per-peer counts: uniform|zipf:S|hotspot:K");
   app.add_flag("--progress", options.progress,
                "progress on stderr (default: only when stderr is a terminal)");
-  app.footer("Google Benchmark flags (--benchmark_repetitions=N, --benchmark_format=json, ...) "
-             "are passed through.");
+  app.footer(
+      "Google Benchmark flags (--benchmark_repetitions=N, --benchmark_format=json, ...) "
+      "are passed through.");
 
   std::vector<const char*> cli_argv{argv[0]};
   for (const std::string& a : own_args) cli_argv.push_back(a.c_str());
@@ -136,6 +142,16 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
       throw UsageError("--stable '" + stable_text + "' is not a percentage in (0, 100]");
   }
   options.skew = parse_skew(skew_text);
+  options.graph_launches = positive_int(parse_bytes(graph_text, "-G"), "-G", 0);
+  if (register_text != "0" && register_text != "1")
+    throw UsageError(
+        "-R must be 0 or 1 (symmetric registration, nccl-tests' -R 2, is not offered)");
+  options.register_buffers = register_text == "1";
+  if (options.graph_launches > 0 && options.stable_pct > 0)
+    throw UsageError("--stable and -G both set how often a size runs: give one of them");
+  if (options.backend == BackendKind::mpi &&
+      (options.graph_launches > 0 || options.register_buffers))
+    throw UsageError("-G and -R need the nccl backend (CUDA graphs, NCCL buffer registration)");
   if (options.min_bytes > options.max_bytes)
     throw UsageError("-b " + min_text + " is larger than -e " + max_text);
   size_sweep(options);  // rejects endless sweeps now, before MPI
@@ -152,8 +168,7 @@ std::vector<std::uint64_t> size_sweep(const PerfOptions& o) {
       throw UsageError("the size sweep has more than " + std::to_string(kMaxSizes) +
                        " sizes (raise -i or -f)");
     // Stop before stepping past -e (this also keeps the arithmetic from overflowing).
-    if (o.step_factor > 1 ? s > o.max_bytes / o.step_factor : s > o.max_bytes - o.step_bytes)
-      break;
+    if (o.step_factor > 1 ? s > o.max_bytes / o.step_factor : s > o.max_bytes - o.step_bytes) break;
     const std::uint64_t next = o.step_factor > 1 ? s * o.step_factor : s + o.step_bytes;
     if (next == s) break;  // a zero size does not grow by a factor
     s = next;

@@ -10,18 +10,18 @@
 #include <vector>
 
 #include "bench/app/guarded_main.hpp"
+#include "bench/app/progress.hpp"
+#include "bench/app/rank_stats.hpp"
+#include "bench/app/results.hpp"
+#include "bench/app/run/run_flags.hpp"
+#include "bench/app/run/run_metadata.hpp"
+#include "bench/monitor/host_monitor.hpp"
 #include "bench/perf/perf_cli.hpp"
 #include "bench/perf/perf_context.hpp"
 #include "bench/perf/perf_report.hpp"
 #include "bench/perf/perf_samples.hpp"
 #include "bench/perf/perf_setup.hpp"
 #include "bench/perf/perf_table_reporter.hpp"
-#include "bench/app/progress.hpp"
-#include "bench/app/rank_stats.hpp"
-#include "bench/app/results.hpp"
-#include "bench/monitor/host_monitor.hpp"
-#include "bench/app/run/run_flags.hpp"
-#include "bench/app/run/run_metadata.hpp"
 #include "collectives/backend.hpp"
 #include "collectives/mpi/mpi_check.hpp"
 #include "collectives/ops/op_registry.hpp"
@@ -115,6 +115,40 @@ std::vector<double> time_ops(PerfContext& ctx, const OpLayout& layout, Placement
   return combined_us;
 }
 
+// -G: N launches of a graph holding -n ops, each launch one sample (its time over -n), as
+// nccl-tests times its graph mode.
+std::vector<double> time_graph_launches(PerfContext& ctx, CapturedWork& graph,
+                                        const std::string& label) {
+  ctx.comm.barrier();
+  std::vector<std::shared_ptr<StreamEvent>> events{ctx.comm.record()};
+  for (int launch = 0; launch < ctx.options.graph_launches; ++launch) {
+    graph.launch();
+    events.push_back(ctx.comm.record());
+  }
+  ctx.comm.wait_all(label + ", timed graph launches");
+  std::vector<double> samples_us;
+  for (std::size_t i = 1; i < events.size(); ++i)
+    samples_us.push_back(events[i]->elapsed_ms_since(*events[i - 1]) * 1e3 /
+                         ctx.options.iterations);
+  combine_samples_across_ranks(samples_us, ctx.options.report, MPI_COMM_WORLD);
+  return samples_us;
+}
+
+// Records -n ops into a graph after one plain op (which sizes any staging buffer first) and
+// launches it once, so that the timed launches find it uploaded and warm.
+std::unique_ptr<CapturedWork> capture_case(PerfContext& ctx, const OpLayout& layout, void* send,
+                                           void* recv, const std::string& label) {
+  const DType t = ctx.options.dtype;
+  ctx.op.issue(ctx.comm, layout, send, recv, t);
+  ctx.comm.wait_all(label + ", before capture");
+  std::unique_ptr<CapturedWork> graph = ctx.comm.capture([&] {
+    for (int i = 0; i < ctx.options.iterations; ++i) ctx.op.issue(ctx.comm, layout, send, recv, t);
+  });
+  graph->launch();
+  ctx.comm.wait_all(label + ", graph warm-up");
+  return graph;
+}
+
 // One Google Benchmark case: warm-up, then the timed ops; the case's manual time is the mean
 // per-op time (as nccl-tests' time column), the same number on every rank.
 void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64_t bytes,
@@ -130,6 +164,8 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
     if (!pipelined) ctx.comm.wait_all(label + ", warm-up");
   }
   ctx.comm.wait_all(label + ", warm-up");
+  const std::unique_ptr<CapturedWork> graph =
+      ctx.options.graph_launches > 0 ? capture_case(ctx, layout, send, recv, label) : nullptr;
   SampleSummary summary;
   std::optional<FabricBytes> fabric;
   for (auto _ : state) {
@@ -144,7 +180,8 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
     // Undilated: an emulated fabric shaped to bandwidth / D makes every op D times longer.
     std::vector<double> samples_us;
     try {
-      samples_us = time_ops(ctx, layout, p, label);
+      samples_us =
+          graph ? time_graph_launches(ctx, *graph, label) : time_ops(ctx, layout, p, label);
     } catch (const TimeoutError& e) {
       throw TimeoutError(label + ": " + e.what());  // the op, its size and its group, first
     }
@@ -161,7 +198,8 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
   state.counters["bus_factor"] = bytes > 0 ? bus_bytes / static_cast<double>(bytes) : 0;
   state.counters["wrong"] = static_cast<double>(wrong);
   const int repetition = ctx.repetitions_seen[label]++;
-  ctx.measurements.push_back({bytes, layout.count, p, summary, bus_bytes, wrong, repetition, fabric});
+  ctx.measurements.push_back(
+      {bytes, layout.count, p, summary, bus_bytes, wrong, repetition, fabric});
   // Written now (into the results' .partial file), so a run that fails at a later size keeps it.
   if (ctx.results) {
     ctx.meta->nccl_algo = ctx.comm.algorithms();  // what NCCL reported for the sizes so far
@@ -169,10 +207,10 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
   }
   if (ctx.monitor) {
     const double busbw = summary.mean > 0 ? bus_bytes / (summary.mean * 1e-6) / 1e9 : 0;
-    const std::map<std::string, std::string> which = {{"op", std::string(ctx.op.name())},
-                                                      {"placement", std::string(placement_name(p))}};
-    ctx.monitor->board().set("collreplay_busbw_gbps", "Bus bandwidth of the last measured size (GB/s).",
-                             which, busbw);
+    const std::map<std::string, std::string> which = {
+        {"op", std::string(ctx.op.name())}, {"placement", std::string(placement_name(p))}};
+    ctx.monitor->board().set("collreplay_busbw_gbps",
+                             "Bus bandwidth of the last measured size (GB/s).", which, busbw);
     ctx.monitor->board().set("collreplay_message_bytes", "Size S of the last measured collective.",
                              which, static_cast<double>(bytes));
     ctx.monitor->board().set("collreplay_time_us", "Mean time of one op at the last size.", which,
@@ -195,6 +233,8 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   // Everything that can be wrong with the input is found here, before MPI starts.
   const BackendKind backend = options.backend.value_or(default_backend());
   require_backend_available(backend);
+  if (backend != BackendKind::nccl && (options.graph_launches > 0 || options.register_buffers))
+    throw UsageError("-G and -R need the nccl backend (CUDA graphs, NCCL buffer registration)");
   const RunSetup setup = prepare_run(options.run, backend);
   const std::vector<std::uint64_t> sizes = size_sweep(options);
   if (backend == BackendKind::mpi) check_host_memory(options);
@@ -206,9 +246,12 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   BackendOptions backend_options;
   backend_options.timeout_seconds = options.timeout_seconds;
   setup.fill(backend_options);
-  const std::unique_ptr<Communicator> comm = make_communicator(backend, MPI_COMM_WORLD, backend_options);
+  backend_options.register_buffers = options.register_buffers;
+  const std::unique_ptr<Communicator> comm =
+      make_communicator(backend, MPI_COMM_WORLD, backend_options);
   comm->barrier();  // a first collective, so that transport() reports what was really used
-  RunMetadata meta = collect_run_metadata(*comm, MPI_COMM_WORLD, command_line, setup.transport.name());
+  RunMetadata meta =
+      collect_run_metadata(*comm, MPI_COMM_WORLD, command_line, setup.transport.name());
   describe_run(meta, setup);
   int mismatch = transport_matches(meta.transport_asked, meta.transport_verified) ? 0 : 1;
   MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &mismatch, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
@@ -233,8 +276,8 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   for (std::uint64_t requested : sizes) {
     const std::size_t count = op.count_for_bytes(requested, options.dtype, ranks);
     OpLayout layout = op.layout(count, ranks, comm->rank(), params);
-    largest_elements = std::max({largest_elements, layout.send_elements, layout.recv_elements,
-                                 layout.in_place_elements});
+    largest_elements = std::max(
+        {largest_elements, layout.send_elements, layout.recv_elements, layout.in_place_elements});
     cases.emplace_back(op.bytes_for_count(count, options.dtype, ranks), std::move(layout));
   }
   double total_work = 0;
@@ -248,7 +291,8 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
                     std::to_string(placements.size()) + " placement(s)) on " +
                     std::to_string(ranks) + " ranks, -n " + std::to_string(options.iterations) +
                     "; the time left follows the first cases");
-  const std::size_t buffer_bytes = std::max<std::size_t>(largest_elements * dtype_size_bytes(options.dtype), 1);
+  const std::size_t buffer_bytes =
+      std::max<std::size_t>(largest_elements * dtype_size_bytes(options.dtype), 1);
   ctx.buffer_a = comm->allocate(buffer_bytes);
   ctx.buffer_b = comm->allocate(buffer_bytes);
 
@@ -298,8 +342,8 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   }
   results.commit();
   if (wrong > 0)
-    throw DataMismatchError(std::to_string(wrong) + " wrong elements in " +
-                            std::string(op.name()) + " results (see the #wrong columns)");
+    throw DataMismatchError(std::to_string(wrong) + " wrong elements in " + std::string(op.name()) +
+                            " results (see the #wrong columns)");
   return kExitOk;
 }
 

@@ -12,33 +12,34 @@ nlohmann::json record_for(const PerfContext& ctx, const Measurement& m, const Ru
   const double time_us = m.times_us.mean;
   const double algbw = time_us > 0 ? static_cast<double>(m.bytes) / (time_us * 1e-6) / 1e9 : 0;
   const double busbw = time_us > 0 ? m.bus_bytes / (time_us * 1e-6) / 1e9 : 0;
-  nlohmann::json record = {
-      {"op", ctx.op.name()},
-      {"bytes", m.bytes},
-      {"count", m.count},
-      {"dtype", dtype_name(ctx.options.dtype)},
-      {"placement", placement_name(m.placement)},
-      {"ranks", meta.ranks},
-      {"nodes", meta.nodes},
-      {"time_us", time_us},
-      {"time_min_us", m.times_us.min},
-      {"time_p50_us", m.times_us.p50},
-      {"time_p95_us", m.times_us.p95},
-      {"time_max_us", m.times_us.max},
-      {"time_cv", m.times_us.cv},
-      {"iterations_timed", m.times_us.samples},
-      {"algbw_GBps", algbw},
-      {"busbw_GBps", busbw},
-      {"wrong", m.wrong},
-      {"backend", meta.backend},
-      {"transport", meta.transport_verified},
-      {"report", rank_reduce_name(ctx.options.report)},
-      {"iterations", ctx.options.iterations},
-      {"stable_pct", ctx.options.stable_pct},
-      {"warmup_iterations", ctx.options.warmup_iterations},
-      {"repetition", m.repetition},
-      {"seed", ctx.options.seed},
-      {"run", meta.to_json()}};
+  nlohmann::json record = {{"op", ctx.op.name()},
+                           {"bytes", m.bytes},
+                           {"count", m.count},
+                           {"dtype", dtype_name(ctx.options.dtype)},
+                           {"placement", placement_name(m.placement)},
+                           {"ranks", meta.ranks},
+                           {"nodes", meta.nodes},
+                           {"time_us", time_us},
+                           {"time_min_us", m.times_us.min},
+                           {"time_p50_us", m.times_us.p50},
+                           {"time_p95_us", m.times_us.p95},
+                           {"time_max_us", m.times_us.max},
+                           {"time_cv", m.times_us.cv},
+                           {"iterations_timed", m.times_us.samples},
+                           {"algbw_GBps", algbw},
+                           {"busbw_GBps", busbw},
+                           {"wrong", m.wrong},
+                           {"backend", meta.backend},
+                           {"transport", meta.transport_verified},
+                           {"report", rank_reduce_name(ctx.options.report)},
+                           {"iterations", ctx.options.iterations},
+                           {"stable_pct", ctx.options.stable_pct},
+                           {"warmup_iterations", ctx.options.warmup_iterations},
+                           {"repetition", m.repetition},
+                           {"seed", ctx.options.seed},
+                           {"graph_launches", ctx.options.graph_launches},
+                           {"registered_buffers", ctx.options.register_buffers},
+                           {"run", meta.to_json()}};
   if (ctx.op.name() == "all_to_allv") record["skew"] = skew_name(ctx.options.skew);
   if (m.fabric) {
     // Counted over the timed iterations and the time_ops bookkeeping between them.
@@ -53,8 +54,8 @@ void print_header(const PerfContext& ctx, const RunMetadata& meta) {
   const PerfOptions& o = ctx.options;
   std::printf("# collreplay %s_perf: backend %s, transport %s (asked: %s), %d ranks on %d node%s\n",
               std::string(ctx.op.name()).c_str(), meta.backend.c_str(),
-              meta.transport_verified.c_str(), meta.transport_asked.c_str(), meta.ranks,
-              meta.nodes, meta.nodes == 1 ? "" : "s");
+              meta.transport_verified.c_str(), meta.transport_asked.c_str(), meta.ranks, meta.nodes,
+              meta.nodes == 1 ? "" : "s");
   if (meta.emulated || meta.fabric != "real" || meta.dilation != 1)
     std::printf("# fabric %s%s, dilation %g (times shown undilated)\n", meta.fabric.c_str(),
                 meta.emulated ? " (emulated)" : "", meta.dilation);
@@ -64,17 +65,21 @@ void print_header(const PerfContext& ctx, const RunMetadata& meta) {
     std::printf("# interfaces: %s\n", names.c_str());
   }
   for (const std::string& note : run_notes(meta)) std::printf("# %s\n", note.c_str());
-  std::printf("#  minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d "
-              "validation: %d report: %s%s\n",
-              static_cast<unsigned long long>(o.min_bytes),
-              static_cast<unsigned long long>(o.max_bytes),
-              static_cast<unsigned long long>(o.step_factor > 1 ? o.step_factor : o.step_bytes),
-              o.step_factor > 1 ? "factor" : "bytes", o.warmup_iterations, o.iterations,
-              o.check ? 1 : 0, std::string(rank_reduce_name(o.report)).c_str(),
-              ctx.op.name() == "all_to_allv" ? (" skew: " + skew_name(o.skew)).c_str() : "");
+  std::printf(
+      "#  minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d "
+      "validation: %d report: %s%s%s\n",
+      static_cast<unsigned long long>(o.min_bytes), static_cast<unsigned long long>(o.max_bytes),
+      static_cast<unsigned long long>(o.step_factor > 1 ? o.step_factor : o.step_bytes),
+      o.step_factor > 1 ? "factor" : "bytes", o.warmup_iterations, o.iterations, o.check ? 1 : 0,
+      std::string(rank_reduce_name(o.report)).c_str(),
+      ctx.op.name() == "all_to_allv" ? (" skew: " + skew_name(o.skew)).c_str() : "",
+      (o.graph_launches > 0 ? " cudagraph launches: " + std::to_string(o.graph_launches) : "")
+          .append(o.register_buffers ? " registered buffers" : "")
+          .c_str());
   std::printf("#\n# Using devices\n");
   for (int r = 0; r < meta.ranks; ++r)
-    std::printf("#  Rank %2d on %12s device %s\n", r, meta.hosts[static_cast<std::size_t>(r)].c_str(),
+    std::printf("#  Rank %2d on %12s device %s\n", r,
+                meta.hosts[static_cast<std::size_t>(r)].c_str(),
                 meta.devices[static_cast<std::size_t>(r)].c_str());
 }
 

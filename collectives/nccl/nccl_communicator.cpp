@@ -29,9 +29,11 @@ std::map<std::string, std::string> NcclCommunicator::library_versions() const {
                        "." + std::to_string(nccl % 100);
   int runtime = 0, driver = 0;
   if (cudaRuntimeGetVersion(&runtime) == cudaSuccess)
-    versions["cuda_runtime"] = std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
+    versions["cuda_runtime"] =
+        std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
   if (cudaDriverGetVersion(&driver) == cudaSuccess)
-    versions["cuda_driver"] = std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
+    versions["cuda_driver"] =
+        std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
   char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "";
   int length = 0;
   if (MPI_Get_library_version(mpi, &length) == MPI_SUCCESS) {
@@ -48,12 +50,34 @@ std::string NcclCommunicator::bus_id() const { return bus_id_of(device_); }
 void* NcclCommunicator::allocate(std::size_t bytes) {
   CUDA_CHECK(cudaSetDevice(device_));
   void* buffer = nullptr;
-  CUDA_CHECK(cudaMalloc(&buffer, bytes == 0 ? 1 : bytes));
+  const std::size_t asked = bytes == 0 ? 1 : bytes;
+  if (!register_buffers_) {
+    CUDA_CHECK(cudaMalloc(&buffer, asked));
+    return buffer;
+  }
+  NCCL_CHECK(ncclMemAlloc(&buffer, asked));
+  void* handle = nullptr;
+  try {
+    settle(ncclCommRegister(state_->comm, buffer, asked, &handle), "ncclCommRegister");
+  } catch (...) {
+    ncclMemFree(buffer);
+    throw;
+  }
+  registrations_[buffer] = handle;
   return buffer;
 }
 
 void NcclCommunicator::release(void* buffer) {
-  if (buffer) CUDA_CHECK(cudaFree(buffer));
+  if (!buffer) return;
+  const auto registered = registrations_.find(buffer);
+  if (registered == registrations_.end()) {
+    CUDA_CHECK(cudaFree(buffer));
+    return;
+  }
+  if (state_->comm && !state_->broken)
+    settle(ncclCommDeregister(state_->comm, registered->second), "ncclCommDeregister");
+  registrations_.erase(registered);
+  NCCL_CHECK(ncclMemFree(buffer));
 }
 
 // On the communicator's stream, so a copy sees the results of every collective issued before it.
@@ -99,9 +123,9 @@ void NcclCommunicator::wait_on(const std::shared_ptr<StreamEvent>& event) {
 void NcclCommunicator::barrier() {
   {
     LogWindow window(*this);
-    settle(ncclAllReduce(barrier_word_, barrier_word_, 1, ncclFloat32, ncclSum, state_->comm,
-                         stream_),
-           "ncclAllReduce (barrier)");
+    settle(
+        ncclAllReduce(barrier_word_, barrier_word_, 1, ncclFloat32, ncclSum, state_->comm, stream_),
+        "ncclAllReduce (barrier)");
   }
   wait_all("barrier");
 }

@@ -8,6 +8,7 @@
 #include <mpi.h>
 #include <nccl.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,6 +68,7 @@ class NcclCommunicator final : public Communicator {
                    DType t) override;
   void all_reduce(const void* send, void* recv, std::size_t count, DType t) override;
 
+  std::unique_ptr<CapturedWork> capture(const std::function<void()>& issue) override;
   std::shared_ptr<StreamEvent> record() override;
   void wait_on(const std::shared_ptr<StreamEvent>& event) override;
   void wait_all(const std::string& what_for) override;
@@ -105,6 +107,10 @@ class NcclCommunicator final : public Communicator {
   cudaStream_t stream_ = nullptr;
   void* barrier_word_ = nullptr;  // one float, reduced by barrier()
   void* scratch_ = nullptr;
+  // -R: buffers from allocate() come from ncclMemAlloc and are registered with the communicator
+  // (ncclCommRegister), so NCCL can skip its own staging copies where the transport allows.
+  bool register_buffers_ = false;
+  std::map<void*, void*> registrations_;  // buffer -> NCCL registration handle
   std::size_t scratch_bytes_ = 0;
   std::vector<NcclLogSpan> log_spans_;
 };

@@ -32,7 +32,8 @@ std::string device_problem(MPI_Comm node, int device, int gpus) {
   const std::string bus = bus_id_of(device);
   std::strncpy(mine.data(), bus.c_str(), kNcclBusIdBytes - 1);
   std::vector<char> all(static_cast<std::size_t>(kNcclBusIdBytes) * local_size);
-  MPI_Allgather(mine.data(), kNcclBusIdBytes, MPI_CHAR, all.data(), kNcclBusIdBytes, MPI_CHAR, node);
+  MPI_Allgather(mine.data(), kNcclBusIdBytes, MPI_CHAR, all.data(), kNcclBusIdBytes, MPI_CHAR,
+                node);
   std::set<std::string> distinct;
   bool any_missing = false;
   for (int r = 0; r < local_size; ++r) {
@@ -71,8 +72,8 @@ int count_hosts(MPI_Comm comm) {
   std::vector<char> mine(kNcclHostNameBytes, '\0');
   std::strncpy(mine.data(), nccl_host_identity().c_str(), kNcclHostNameBytes - 1);
   std::vector<char> all(static_cast<std::size_t>(kNcclHostNameBytes) * size);
-  MPI_Allgather(mine.data(), kNcclHostNameBytes, MPI_CHAR, all.data(), kNcclHostNameBytes,
-                MPI_CHAR, comm);
+  MPI_Allgather(mine.data(), kNcclHostNameBytes, MPI_CHAR, all.data(), kNcclHostNameBytes, MPI_CHAR,
+                comm);
   std::set<std::string> hosts;
   for (int r = 0; r < size; ++r)
     hosts.insert(all.data() + static_cast<std::size_t>(r) * kNcclHostNameBytes);
@@ -117,6 +118,7 @@ std::unique_ptr<NcclCommunicator> NcclCommunicator::create(MPI_Comm world,
   MPI_Comm_dup(world, &own);
   std::unique_ptr<NcclCommunicator> comm(
       new NcclCommunicator(own, device, options.timeout_seconds));
+  comm->register_buffers_ = options.register_buffers;
   ncclUniqueId id{};
   if (comm->rank_ == 0) NCCL_CHECK(ncclGetUniqueId(&id));
   MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, own);
@@ -164,8 +166,9 @@ void NcclCommunicator::settle(ncclResult_t issued, const char* call) const {
   const Clock::time_point start = Clock::now();
   for (;;) {
     ncclResult_t state = ncclSuccess;
-    if (state_->comm) nccl_check(ncclCommGetAsyncError(state_->comm, &state),
-                                 "ncclCommGetAsyncError", __FILE__, __LINE__);
+    if (state_->comm)
+      nccl_check(ncclCommGetAsyncError(state_->comm, &state), "ncclCommGetAsyncError", __FILE__,
+                 __LINE__);
     if (state == ncclSuccess) return;
     if (state != ncclInProgress) {
       state_->broken = true;
@@ -184,6 +187,8 @@ void NcclCommunicator::settle(ncclResult_t issued, const char* call) const {
 }
 
 NcclCommunicator::~NcclCommunicator() {
+  if (state_->comm && !state_->broken)  // buffers still registered when unwinding
+    for (const auto& [buffer, handle] : registrations_) ncclCommDeregister(state_->comm, handle);
   if (state_->comm) {
     // Destroy waits for outstanding work; after a timeout or while unwinding a peer may never
     // arrive, so abort instead of hanging.
@@ -202,6 +207,7 @@ NcclCommunicator::~NcclCommunicator() {
       ncclCommAbort(state_->comm);
     state_->comm = nullptr;
   }
+  for (const auto& registered : registrations_) ncclMemFree(registered.first);
   cudaFree(scratch_);
   cudaFree(barrier_word_);
   if (stream_) cudaStreamDestroy(stream_);
@@ -238,8 +244,7 @@ std::unique_ptr<Communicator> NcclCommunicator::split(int color, int key) {
   MPI_Comm sub = MPI_COMM_NULL;
   MPI_Comm_split(mpi_, color < 0 ? MPI_UNDEFINED : color, key, &sub);
   std::unique_ptr<NcclCommunicator> child;
-  if (sub != MPI_COMM_NULL)
-    child.reset(new NcclCommunicator(sub, device_, timeout_seconds_));
+  if (sub != MPI_COMM_NULL) child.reset(new NcclCommunicator(sub, device_, timeout_seconds_));
   ncclConfig_t config = nonblocking_config();
   ncclComm_t comm = nullptr;
   LogWindow window(child ? *child : *this);

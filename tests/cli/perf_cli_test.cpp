@@ -57,6 +57,19 @@ TEST_F(PerfCli, BadStable) {
   expect_usage_error("--stable -5", "--stable");
 }
 
+// -G and -R are CUDA graphs and NCCL registration: the host backend refuses them before MPI.
+TEST_F(PerfCli, GraphAndRegistrationNeedNccl) {
+  expect_usage_error("--backend mpi -b 1K -e 1K -G 5", "need the nccl backend");
+  expect_usage_error("--backend mpi -b 1K -e 1K -R 1", "need the nccl backend");
+  if (visible_gpu_count() == 0)
+    expect_usage_error("-b 1K -e 1K -G 5", "need the nccl backend");  // the default is mpi here
+}
+TEST_F(PerfCli, BadGraphOrRegistration) {
+  expect_usage_error("-G -1", "negative");
+  expect_usage_error("-R 2", "-R must be 0 or 1");
+  expect_usage_error("-G 3 --stable 5", "--stable and -G");
+}
+
 TEST_F(PerfCli, NcclWithoutGpu) {
   if (visible_gpu_count() > 0) GTEST_SKIP() << "a GPU is visible: --backend nccl is valid here";
   expect_usage_error("--backend nccl -b 1K -e 1K", "--backend nccl");
@@ -78,9 +91,10 @@ TEST_P(PerfRun, TwoRanksCheckCleanAndWriteRecords) {
   const std::string exe = GetParam();
   const fs::path out = dir_ / (exe + ".jsonl");
   const std::string extra = exe == "alltoallv" ? " --skew hotspot:1 --seed 5" : "";
-  const Outcome o = run(mpirun_command() + " -np 2 " + (bin_dir() / (exe + "_perf")).string() +
-                        " --backend mpi -b 1K -e 64K -f 4 -n 3 -w 1 -d bf16 --timeout 60 --progress --out " +
-                        out.string() + extra);
+  const Outcome o =
+      run(mpirun_command() + " -np 2 " + (bin_dir() / (exe + "_perf")).string() +
+          " --backend mpi -b 1K -e 64K -f 4 -n 3 -w 1 -d bf16 --timeout 60 --progress --out " +
+          out.string() + extra);
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("# Avg bus bandwidth"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("Rank  1 on"), std::string::npos) << o.out;
@@ -118,9 +132,9 @@ TEST_P(PerfRun, TwoRanksCheckCleanAndWriteRecords) {
 // --stable stops a size early once its p50 is known; without it every -n iteration is timed.
 TEST_F(PerfCli, StableStopsBeforeTheIterationCap) {
   const fs::path out = dir_ / "stable.jsonl";
-  const Outcome o = run(mpirun_command() + " -np 2 " + (bin_dir() / "all_gather_perf").string() +
-                        " --backend mpi -b 4K -e 4K -n 2000 -c 0 --stable 50 --timeout 60 --out " +
-                        out.string());
+  const Outcome o =
+      run(mpirun_command() + " -np 2 " + (bin_dir() / "all_gather_perf").string() +
+          " --backend mpi -b 4K -e 4K -n 2000 -c 0 --stable 50 --timeout 60 --out " + out.string());
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   std::ifstream in(out);
   std::string line;
@@ -140,7 +154,8 @@ TEST_F(PerfCli, SkewedAllToAllvBusbwCountsTheBusiestRank) {
   const fs::path out = dir_ / "skew.jsonl";
   const Outcome o = run(mpirun_command() + " -np 4 " + (bin_dir() / "alltoallv_perf").string() +
                         " --backend mpi -b 64K -e 64K -n 2 -c 0 --skew hotspot:1 --seed 5 "
-                        "--timeout 60 --out " + out.string());
+                        "--timeout 60 --out " +
+                        out.string());
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   std::ifstream in(out);
   std::string line;

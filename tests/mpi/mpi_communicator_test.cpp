@@ -104,8 +104,12 @@ TEST(MpiTransport, SelectedPmlIsOpenMpisOwn) {
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const std::string transport = detect_mpi_transport(MPI_COMM_WORLD);
-  if (size > 1 && pml == "ob1") EXPECT_TRUE(transport == "shm" || transport == "tcp") << transport;
-  if (pml == "ob1") EXPECT_TRUE(mpi_transport_interfaces("shm").empty());
+  if (size > 1 && pml == "ob1") {
+    EXPECT_TRUE(transport == "shm" || transport == "tcp") << transport;
+  }
+  if (pml == "ob1") {
+    EXPECT_TRUE(mpi_transport_interfaces("shm").empty());
+  }
 }
 
 TEST(MpiDtypes, HugeCountsBecomeBlocks) {

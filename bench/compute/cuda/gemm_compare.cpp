@@ -24,6 +24,7 @@ cudaDataType_t cuda_type(DType t) {
     case DType::bf16: return CUDA_R_16BF;
     case DType::f16: return CUDA_R_16F;
     case DType::f32: return CUDA_R_32F;
+    case DType::fp8: break;  // GEMM operands are never fp8 here (fp8 is a dispatch dtype)
   }
   return CUDA_R_16BF;
 }
