@@ -24,7 +24,10 @@ MPIRUN := $(if $(MPI_HOME),$(MPI_HOME)/bin/mpirun,mpirun)
 MPI_CFLAGS := $(shell $(MPICXX) --showme:compile 2>/dev/null)
 MPI_LIBS   := $(shell $(MPICXX) --showme:link 2>/dev/null)
 
-HAVE_CUDA := $(and $(NCCL_HOME),$(wildcard $(CUDA_HOME)/include/cuda_runtime.h),$(wildcard $(NCCL_HOME)/include/nccl.h),$(wildcard $(NVCC)))
+# NCCL 2.28 or later: the backend calls ncclAlltoAll, new in 2.28.
+NCCL_VERSION_CODE := $(if $(NCCL_HOME),$(shell sed -n 's/^\#define NCCL_VERSION_CODE //p' $(NCCL_HOME)/include/nccl.h 2>/dev/null))
+NCCL_RECENT := $(shell [ "0$(NCCL_VERSION_CODE)" -ge 22800 ] && echo yes)
+HAVE_CUDA := $(and $(NCCL_RECENT),$(wildcard $(CUDA_HOME)/include/cuda_runtime.h),$(wildcard $(NCCL_HOME)/include/nccl.h),$(wildcard $(NVCC)))
 # Never -I/-L the system prefix: it would reorder the compiler's own include_next chain.
 NCCL_FLAGS := $(if $(filter /usr $(CUDA_HOME),$(NCCL_HOME)),,-I$(NCCL_HOME)/include)
 NCCL_LIBDIR := $(if $(filter /usr $(CUDA_HOME),$(NCCL_HOME)),,-L$(NCCL_HOME)/lib -Wl,-rpath,$(NCCL_HOME)/lib)
@@ -75,7 +78,7 @@ TEST_BINS := $(foreach s,$(TEST_SUITES),$(BIN)/$(s)_tests)
 # `all` has no recipe of its own, so a second `make` (or `make -q`) finds nothing to do.
 all: $(BENCH_BINS) $(PLOT_BINS) $(TEST_BINS)
 ifeq ($(filter-out all,$(MAKECMDGOALS)),)
-$(info collreplay: $(if $(HAVE_CUDA),with CUDA+NCCL (GPU archs $(GPU_ARCHS)),host-only (no CUDA/NCCL under CUDA_HOME=$(CUDA_HOME)))$(if $(HAVE_PLOT),, without plot programs (no gnuplot-iostream)))
+$(info collreplay: $(if $(HAVE_CUDA),with CUDA+NCCL (GPU archs $(GPU_ARCHS)),host-only (no CUDA and NCCL 2.28+ under CUDA_HOME=$(CUDA_HOME)$(if $(NCCL_VERSION_CODE),; NCCL there is $(NCCL_VERSION_CODE))))$(if $(HAVE_PLOT),, without plot programs (no gnuplot-iostream)))
 endif
 # Objects of executables and tests are kept: make would otherwise delete them as intermediates
 # and relink everything on the next run.

@@ -25,7 +25,7 @@ std::vector<std::string> glue_negative_values(std::vector<std::string> args) {
            a == "--minbytes" || a == "--maxbytes" || a == "--stepbytes" || a == "--stepfactor" ||
            a == "--iters" || a == "--warmup_iters" || a == "--timeout" || a == "--seed" ||
            a == "--stable" || a == "--dilate" || a == "--emulate-nodes" || a == "-G" ||
-           a == "--cudagraph" || a == "-R" || a == "--local_register";
+           a == "--cudagraph" || a == "-R" || a == "--local_register" || a == "-I";
   };
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -76,6 +76,7 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   std::string iters_text = "20", warmup_text = "1", check_text = "1", dtype_text = "float";
   std::string backend_text, report_text = "max", timeout_text = "300", seed_text = "1";
   std::string skew_text = "uniform", stable_text, graph_text = "0", register_text = "0";
+  std::string per_iter_text = "0";
 
   CLI::App app(std::string(op_name) + " benchmark (nccl-tests conventions; collreplay)");
   app.add_option("-b,--minbytes", min_text, "smallest size S in bytes (1K, 16M, 4G)");
@@ -95,6 +96,8 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   app.add_option("--stable", stable_text,
                  "stop timing a size once the p50's 95% confidence interval is within this "
                  "percentage (at most -n iterations)");
+  app.add_option("-I,--per_iter_timing", per_iter_text,
+                 "nccl: 1 times every op between its own events (host MPI always does)");
   app.add_option("-G,--cudagraph", graph_text,
                  "capture -n ops into a CUDA graph and time this many launches of it (nccl only)");
   app.add_option("-R,--local_register", register_text,
@@ -147,6 +150,10 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
     throw UsageError(
         "-R must be 0 or 1 (symmetric registration, nccl-tests' -R 2, is not offered)");
   options.register_buffers = register_text == "1";
+  if (per_iter_text != "0" && per_iter_text != "1") throw UsageError("-I must be 0 or 1");
+  options.per_iteration_timing = per_iter_text == "1";
+  if (options.graph_launches > 0 && options.per_iteration_timing)
+    throw UsageError("-I 1 times single ops, -G whole graphs: give one of them");
   if (options.graph_launches > 0 && options.stable_pct > 0)
     throw UsageError("--stable and -G both set how often a size runs: give one of them");
   if (options.backend == BackendKind::mpi &&

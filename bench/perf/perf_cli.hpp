@@ -6,6 +6,7 @@
 //   --transport auto|ib|socket|nvlink|shm --ifname NAME --emulate-nodes N --fabric NAME
 //   --fabrics-file PATH --emulated --dilate D --compute SPEC (bench/app/run/run_flags.hpp)
 //   --seed N  --skew uniform|zipf:S|hotspot:K (all_to_allv only)
+//   -I 0|1  nccl: time each op between its own events (default 0: the batch, as nccl-tests)
 //   -G N  capture -n ops into a CUDA graph and time N launches of it (nccl-tests' --cudagraph)
 //   -R 0|1  allocate with ncclMemAlloc and register the buffers (nccl-tests' --local_register)
 //   --stable PCT  stop timing a size once its p50's 95% confidence interval is within PCT%
@@ -31,7 +32,8 @@ struct PerfOptions {
   std::uint64_t step_bytes = 1u << 20;
   std::uint64_t step_factor = 1;  // > 1: multiply, else add step_bytes
   int iterations = 20;
-  double stable_pct = 0;          // --stable: 0 runs all -n iterations
+  double stable_pct = 0;              // --stable: 0 runs all -n iterations
+  bool per_iteration_timing = false;  // -I 1: an event between every two ops (nccl backend)
   int graph_launches = 0;         // -G: 0 issues each op; N > 0 replays a graph of -n ops N times
   bool register_buffers = false;  // -R 1
   int warmup_iterations = 1;

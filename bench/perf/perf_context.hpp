@@ -22,7 +22,8 @@ struct Measurement {
   std::uint64_t bytes;
   std::size_t count;
   Placement placement;
-  SampleSummary times_us;  // per-op times, combined across ranks iteration by iteration
+  SampleSummary times_us;  // per-op times, combined across ranks sample by sample
+  std::size_t ops_timed;   // the ops the samples cover (more than samples under -G or -I 0)
   double bus_bytes;        // the bytes busbw counts (OpSpec::bus_bytes)
   std::uint64_t wrong;
   int repetition;

@@ -68,34 +68,46 @@ std::uint64_t check_result(PerfContext& ctx, const OpLayout& layout, Placement p
   return wrong;
 }
 
-// Times up to -n ops of one case, one sample per op, and returns the samples combined across
-// ranks (--report), iteration by iteration. On the host backend each op is waited for before the
-// next is issued: MPI forbids reusing the buffers of a pending op, and a per-op time is what IMB
-// and nccl-tests report. On a GPU stream the ops queue back to back (as in nccl-tests) and a
-// sample is the distance between consecutive events. With --stable PCT the ranks look at the
-// combined samples at agreed iteration counts and stop together once the p50 is known to PCT.
-std::vector<double> time_ops(PerfContext& ctx, const OpLayout& layout, Placement p,
-                             const std::string& label) {
+// Per-op times of one case, as samples, and how many ops they cover.
+struct TimedOps {
+  std::vector<double> samples_us;  // each the mean per-op time of the ops it covers
+  std::size_t ops = 0;
+};
+
+// Times up to -n ops of one case and returns the samples combined across ranks (--report),
+// sample by sample. On the host backend each op is waited for before the next is issued: MPI
+// forbids reusing the buffers of a pending op, and a per-op time is what IMB reports. On a GPU
+// stream the ops queue back to back, as in nccl-tests; an event between every two ops (-I 1, and
+// --stable, which needs per-op samples) costs a few microseconds of host time per op, which
+// small ops pay, so by default (-I 0) a sample covers every op issued between two checks. With
+// --stable PCT the ranks look at the combined samples at agreed op counts and stop together once
+// the p50 is known to PCT.
+TimedOps time_ops(PerfContext& ctx, const OpLayout& layout, Placement p, const std::string& label) {
   const DType t = ctx.options.dtype;
   void* send = ctx.buffer_a;
   void* recv = p == Placement::in_place ? ctx.buffer_a : ctx.buffer_b;
   const bool pipelined = ctx.comm.backend() == BackendKind::nccl;
   const int n = ctx.options.iterations;
   const bool stable = ctx.options.stable_pct > 0;
-  std::vector<double> samples_us, combined_us;
+  const bool per_op = ctx.options.per_iteration_timing || stable;
+  std::vector<double> samples_us;  // this rank's
+  TimedOps timed;
   int next_check = stable ? std::min<int>(n, kMinStableSamples) : n;
   ctx.comm.barrier();
-  for (int done = 0; done < n;) {
+  int done = 0;
+  while (done < n) {
     if (pipelined) {
       std::vector<std::shared_ptr<StreamEvent>> events{ctx.comm.record()};
       for (int i = done; i < next_check; ++i) {
         ctx.op.issue(ctx.comm, layout, send, recv, t);
-        events.push_back(ctx.comm.record());
+        if (per_op) events.push_back(ctx.comm.record());
       }
+      if (!per_op) events.push_back(ctx.comm.record());
       ctx.comm.wait_all(label + ", timed iterations");
+      const double ops_per_sample = per_op ? 1.0 : next_check - done;
       for (auto& event : events) event->synchronize();
       for (std::size_t i = 1; i < events.size(); ++i)
-        samples_us.push_back(events[i]->elapsed_ms_since(*events[i - 1]) * 1e3);
+        samples_us.push_back(events[i]->elapsed_ms_since(*events[i - 1]) * 1e3 / ops_per_sample);
     } else {
       for (int i = done; i < next_check; ++i) {
         const auto start = ctx.comm.record();
@@ -107,18 +119,19 @@ std::vector<double> time_ops(PerfContext& ctx, const OpLayout& layout, Placement
       }
     }
     done = next_check;
-    combined_us = samples_us;
-    combine_samples_across_ranks(combined_us, ctx.options.report, MPI_COMM_WORLD);
-    if (stable && median_is_stable(summarize_samples(combined_us), ctx.options.stable_pct)) break;
+    timed.samples_us = samples_us;
+    combine_samples_across_ranks(timed.samples_us, ctx.options.report, MPI_COMM_WORLD);
+    if (stable && median_is_stable(summarize_samples(timed.samples_us), ctx.options.stable_pct))
+      break;
     next_check = std::min(n, done + std::max(5, done / 4));
   }
-  return combined_us;
+  timed.ops = static_cast<std::size_t>(done);
+  return timed;
 }
 
 // -G: N launches of a graph holding -n ops, each launch one sample (its time over -n), as
 // nccl-tests times its graph mode.
-std::vector<double> time_graph_launches(PerfContext& ctx, CapturedWork& graph,
-                                        const std::string& label) {
+TimedOps time_graph_launches(PerfContext& ctx, CapturedWork& graph, const std::string& label) {
   ctx.comm.barrier();
   std::vector<std::shared_ptr<StreamEvent>> events{ctx.comm.record()};
   for (int launch = 0; launch < ctx.options.graph_launches; ++launch) {
@@ -126,12 +139,14 @@ std::vector<double> time_graph_launches(PerfContext& ctx, CapturedWork& graph,
     events.push_back(ctx.comm.record());
   }
   ctx.comm.wait_all(label + ", timed graph launches");
-  std::vector<double> samples_us;
+  TimedOps timed;
   for (std::size_t i = 1; i < events.size(); ++i)
-    samples_us.push_back(events[i]->elapsed_ms_since(*events[i - 1]) * 1e3 /
-                         ctx.options.iterations);
-  combine_samples_across_ranks(samples_us, ctx.options.report, MPI_COMM_WORLD);
-  return samples_us;
+    timed.samples_us.push_back(events[i]->elapsed_ms_since(*events[i - 1]) * 1e3 /
+                               ctx.options.iterations);
+  combine_samples_across_ranks(timed.samples_us, ctx.options.report, MPI_COMM_WORLD);
+  timed.ops = static_cast<std::size_t>(ctx.options.graph_launches) *
+              static_cast<std::size_t>(ctx.options.iterations);
+  return timed;
 }
 
 // Records -n ops into a graph after one plain op (which sizes any staging buffer first) and
@@ -167,6 +182,7 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
   const std::unique_ptr<CapturedWork> graph =
       ctx.options.graph_launches > 0 ? capture_case(ctx, layout, send, recv, label) : nullptr;
   SampleSummary summary;
+  std::size_t ops_timed = 0;
   std::optional<FabricBytes> fabric;
   for (auto _ : state) {
     try {
@@ -178,16 +194,16 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
     const bool sampled = ctx.monitor && ctx.monitor->sampling();
     const CounterSnapshot before = sampled ? ctx.monitor->fabric_now() : CounterSnapshot{};
     // Undilated: an emulated fabric shaped to bandwidth / D makes every op D times longer.
-    std::vector<double> samples_us;
+    TimedOps timed;
     try {
-      samples_us =
-          graph ? time_graph_launches(ctx, *graph, label) : time_ops(ctx, layout, p, label);
+      timed = graph ? time_graph_launches(ctx, *graph, label) : time_ops(ctx, layout, p, label);
     } catch (const TimeoutError& e) {
       throw TimeoutError(label + ": " + e.what());  // the op, its size and its group, first
     }
     if (sampled) fabric = fabric_bytes_between(before, ctx.monitor->fabric_now());
-    for (double& us : samples_us) us /= ctx.options.run.dilation;
-    summary = summarize_samples(samples_us);
+    for (double& us : timed.samples_us) us /= ctx.options.run.dilation;
+    summary = summarize_samples(timed.samples_us);
+    ops_timed = timed.ops;
     state.SetIterationTime(summary.mean * 1e-6);
   }
   const std::uint64_t wrong = ctx.options.check ? check_result(ctx, layout, p, label) : 0;
@@ -199,7 +215,7 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
   state.counters["wrong"] = static_cast<double>(wrong);
   const int repetition = ctx.repetitions_seen[label]++;
   ctx.measurements.push_back(
-      {bytes, layout.count, p, summary, bus_bytes, wrong, repetition, fabric});
+      {bytes, layout.count, p, summary, ops_timed, bus_bytes, wrong, repetition, fabric});
   // Written now (into the results' .partial file), so a run that fails at a later size keeps it.
   if (ctx.results) {
     ctx.meta->nccl_algo = ctx.comm.algorithms();  // what NCCL reported for the sizes so far

@@ -12,40 +12,44 @@ nlohmann::json record_for(const PerfContext& ctx, const Measurement& m, const Ru
   const double time_us = m.times_us.mean;
   const double algbw = time_us > 0 ? static_cast<double>(m.bytes) / (time_us * 1e-6) / 1e9 : 0;
   const double busbw = time_us > 0 ? m.bus_bytes / (time_us * 1e-6) / 1e9 : 0;
-  nlohmann::json record = {{"op", ctx.op.name()},
-                           {"bytes", m.bytes},
-                           {"count", m.count},
-                           {"dtype", dtype_name(ctx.options.dtype)},
-                           {"placement", placement_name(m.placement)},
-                           {"ranks", meta.ranks},
-                           {"nodes", meta.nodes},
-                           {"time_us", time_us},
-                           {"time_min_us", m.times_us.min},
-                           {"time_p50_us", m.times_us.p50},
-                           {"time_p95_us", m.times_us.p95},
-                           {"time_max_us", m.times_us.max},
-                           {"time_cv", m.times_us.cv},
-                           {"iterations_timed", m.times_us.samples},
-                           {"algbw_GBps", algbw},
-                           {"busbw_GBps", busbw},
-                           {"wrong", m.wrong},
-                           {"backend", meta.backend},
-                           {"transport", meta.transport_verified},
-                           {"report", rank_reduce_name(ctx.options.report)},
-                           {"iterations", ctx.options.iterations},
-                           {"stable_pct", ctx.options.stable_pct},
-                           {"warmup_iterations", ctx.options.warmup_iterations},
-                           {"repetition", m.repetition},
-                           {"seed", ctx.options.seed},
-                           {"graph_launches", ctx.options.graph_launches},
-                           {"registered_buffers", ctx.options.register_buffers},
-                           {"run", meta.to_json()}};
+  nlohmann::json record = {
+      {"op", ctx.op.name()},
+      {"bytes", m.bytes},
+      {"count", m.count},
+      {"dtype", dtype_name(ctx.options.dtype)},
+      {"placement", placement_name(m.placement)},
+      {"ranks", meta.ranks},
+      {"nodes", meta.nodes},
+      {"time_us", time_us},
+      {"time_min_us", m.times_us.min},
+      {"time_p50_us", m.times_us.p50},
+      {"time_p95_us", m.times_us.p95},
+      {"time_max_us", m.times_us.max},
+      {"time_cv", m.times_us.cv},
+      {"iterations_timed", m.ops_timed},
+      {"samples", m.times_us.samples},
+      {"per_iteration_timing", ctx.options.per_iteration_timing || ctx.options.stable_pct > 0 ||
+                                   ctx.comm.backend() == BackendKind::mpi},
+      {"algbw_GBps", algbw},
+      {"busbw_GBps", busbw},
+      {"wrong", m.wrong},
+      {"backend", meta.backend},
+      {"transport", meta.transport_verified},
+      {"report", rank_reduce_name(ctx.options.report)},
+      {"iterations", ctx.options.iterations},
+      {"stable_pct", ctx.options.stable_pct},
+      {"warmup_iterations", ctx.options.warmup_iterations},
+      {"repetition", m.repetition},
+      {"seed", ctx.options.seed},
+      {"graph_launches", ctx.options.graph_launches},
+      {"registered_buffers", ctx.options.register_buffers},
+      {"run", meta.to_json()}};
   if (ctx.op.name() == "all_to_allv") record["skew"] = skew_name(ctx.options.skew);
   if (m.fabric) {
     // Counted over the timed iterations and the time_ops bookkeeping between them.
     record["fabric_tx_bytes"] = m.fabric->tx;
     record["fabric_rx_bytes"] = m.fabric->rx;
-    record["fabric_iterations"] = m.times_us.samples;
+    record["fabric_iterations"] = m.ops_timed;
   }
   return record;
 }

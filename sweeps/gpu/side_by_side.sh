@@ -20,7 +20,7 @@ make -C "$peer_src" -j"$(nproc)" MPI=1 MPI_HOME="$mpi_home" CUDA_HOME=/usr/local
   NCCL_HOME="$nccl_home" NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" > "$out/peer_build.txt" 2>&1 ||
   { echo "nccl-tests did not build (see $out/peer_build.txt)"; tail -5 "$out/peer_build.txt"; exit 1; }
 peer=$peer_src/build
-sizes=(-b 8 -e 4G -f 4)
+sizes=(-b 16 -e 4G -f 4)
 status=0
 for op in all_gather reduce_scatter alltoall; do
   # Interleaved, so that drift of the machine hits both sides alike.
@@ -35,11 +35,12 @@ for op in all_gather reduce_scatter alltoall; do
     --out "$out/ours_${op}_reg.jsonl" > "$out/ours_${op}_reg.txt" 2>&1 || status=1
 done
 # Wall time of one all-gather sweep: nccl-tests' fixed -n 200 against --stable 1 capped at 200.
-start=$(date +%s.%N)
+start=$(date +%s%N)
 "${launch[@]}" "$peer/all_gather_perf" -g 1 "${sizes[@]}" -n 200 -w 10 -c 0 > "$out/peer_wall.txt" 2>&1 || status=1
-mid=$(date +%s.%N)
+mid=$(date +%s%N)
 "${launch[@]}" build/bin/all_gather_perf "${sizes[@]}" -n 200 -w 10 -c 0 --report avg --stable 1 "$@" \
   --out "$out/ours_wall.jsonl" > "$out/ours_wall.txt" 2>&1 || status=1
-end=$(date +%s.%N)
-echo "wall_s nccl-tests -n 200: $(echo "$mid - $start" | bc)  collreplay --stable 1 -n 200: $(echo "$end - $mid" | bc)" | tee "$out/wall.txt"
+end=$(date +%s%N)
+awk -v a="$start" -v b="$mid" -v c="$end" 'BEGIN { printf "wall_s nccl-tests -n 200: %.1f  collreplay --stable 1 -n 200: %.1f\n", (b - a) / 1e9, (c - b) / 1e9 }' |
+  tee "$out/wall.txt"
 exit $status

@@ -68,6 +68,8 @@ TEST_F(PerfCli, BadGraphOrRegistration) {
   expect_usage_error("-G -1", "negative");
   expect_usage_error("-R 2", "-R must be 0 or 1");
   expect_usage_error("-G 3 --stable 5", "--stable and -G");
+  expect_usage_error("-I 2", "-I must be 0 or 1");
+  expect_usage_error("--backend nccl -G 3 -I 1", "-I 1 times single ops");
 }
 
 TEST_F(PerfCli, NcclWithoutGpu) {
