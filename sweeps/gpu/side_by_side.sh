@@ -4,12 +4,15 @@
 # from 8 B to 4 GiB, ranks averaged (--report avg, nccl-tests' rule), plain launches, CUDA graphs
 # (-G) and registered buffers (-R 1); then one sweep's wall time with --stable against nccl-tests'
 # fixed iteration count.
-#   sweeps/gpu/side_by_side.sh OUT_DIR NCCL_TESTS_SOURCE_DIR [TRANSPORT_FLAGS...]
+#   sweeps/gpu/side_by_side.sh OUT_DIR NCCL_TESTS_SOURCE_DIR [OPS [TRANSPORT_FLAGS...]]
+# OPS: comma-separated, default all_gather,reduce_scatter,alltoall.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: side_by_side.sh OUT_DIR NCCL_TESTS_SOURCE_DIR [transport flags]}
 peer_src=${2:?usage: side_by_side.sh OUT_DIR NCCL_TESTS_SOURCE_DIR [transport flags]}
 shift 2
+ops=${1:-all_gather,reduce_scatter,alltoall}
+[ $# -gt 0 ] && shift
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0
 np=$(nvidia-smi -L | wc -l)
@@ -22,7 +25,7 @@ make -C "$peer_src" -j"$(nproc)" MPI=1 MPI_HOME="$mpi_home" CUDA_HOME=/usr/local
 peer=$peer_src/build
 sizes=(-b 16 -e 4G -f 4)
 status=0
-for op in all_gather reduce_scatter alltoall; do
+for op in ${ops//,/ }; do
   # Interleaved, so that drift of the machine hits both sides alike.
   "${launch[@]}" "$peer/${op}_perf" -g 1 "${sizes[@]}" -n 50 -w 10 -c 1 > "$out/peer_${op}.txt" 2>&1 || status=1
   "${launch[@]}" build/bin/${op}_perf "${sizes[@]}" -n 50 -w 10 -c 1 --report avg "$@" \
