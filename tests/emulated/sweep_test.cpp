@@ -1,5 +1,10 @@
 // sweeps/sweep on the emulated cluster: a manifest per sweep, resume (done cells skipped, failed
 // ones retried once), a failing cell never stops the others, bad input exits 2 before anything.
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/emulated/emulated.hpp"
@@ -77,6 +82,63 @@ TEST_F(SweepTest, FailingCellIsRetriedOnceAndNeverStopsTheOthers) {
   EXPECT_EQ(cell("unshaped_n1_r1")["attempts"], 2) << "retried only once";
   EXPECT_NE(third.out.find("not retried"), std::string::npos) << third.out;
   EXPECT_NE(third.out.find("failed"), std::string::npos) << "the summary table names it";
+}
+
+// The sweep bench/README.md and sweeps/README.md document: a slower fabric must show lower bus
+// bandwidth and lower headroom at every multi-node count, headroom falling with the node count,
+// measured by replay with modeled compute; a second identical run resumes in seconds.
+TEST_F(SweepTest, SlowerFabricShowsLowerBusbwAndHeadroomAtEveryNodeCount) {
+  const std::string args =
+      "--emulate --nodes 1,2,4,8 --fabric unshaped,eth-1g --backend mpi --model qwen2.5-0.5b "
+      "--layers 4 --compute model:h100 --out " +
+      quoted(dir_ / "out");
+  const Outcome first = run(sweep(args));
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  struct Cell {
+    double busbw_GBps = 0;  // median over the step's all-gathers
+    double headroom_ms = 0;  // median over the decoder layers
+  };
+  const auto read_cell = [&](const std::string& fabric, int nodes) {
+    std::vector<double> busbw, headroom;
+    std::istringstream lines(cli_test::slurp(dir_ / "out" /
+                                             (fabric + "_n" + std::to_string(nodes) +
+                                              "_r1_qwen2.5-0.5b_fsdp1.jsonl")));
+    for (std::string line; std::getline(lines, line);) {
+      const json r = json::parse(line);
+      const std::string record = r.value("record", "");
+      if (record == "op" && r.value("kind", "") == "all_gather")
+        busbw.push_back(r.value("busbw_GBps", 0.0));
+      if (record == "unit" && r.value("unit", "").starts_with("layers."))
+        headroom.push_back(r.value("headroom_ms", 0.0));
+      if (record == "step") {
+        EXPECT_EQ(r.value("nodes", 0), nodes);
+        EXPECT_EQ(r.value("/run/fabric"_json_pointer, ""), fabric);
+        EXPECT_EQ(r.value("/run/emulated"_json_pointer, false), true);
+      }
+    }
+    const auto median = [](std::vector<double> v) {
+      if (v.empty()) return 0.0;
+      std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+      return v[v.size() / 2];
+    };
+    EXPECT_FALSE(headroom.empty()) << fabric << " at " << nodes << " nodes: no layer records";
+    return Cell{median(busbw), median(headroom)};
+  };
+  double previous_headroom_ms = 0;
+  for (int nodes : {2, 4, 8}) {
+    const Cell fast = read_cell("unshaped", nodes), slow = read_cell("eth-1g", nodes);
+    EXPECT_GT(slow.busbw_GBps, 0) << nodes << " nodes: no all-gather records";
+    EXPECT_LT(slow.busbw_GBps, fast.busbw_GBps) << nodes << " nodes";
+    EXPECT_LT(slow.headroom_ms, fast.headroom_ms) << nodes << " nodes";
+    if (nodes > 2) EXPECT_LT(slow.headroom_ms, previous_headroom_ms) << nodes << " nodes";
+    previous_headroom_ms = slow.headroom_ms;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome second = run(sweep(args));
+  ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
+  EXPECT_EQ(count(second.out, "done before, skipped"), 8) << second.out;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_EQ(leftover_namespaces("crs"), "");
 }
 
 TEST_F(SweepTest, BadInputExitsTwoWithOneLineAndWritesNothing) {
