@@ -85,7 +85,12 @@ find "$out" -name '*.jsonl' -exec cat {} + 2>/dev/null |
     | group_by([.model, .fabric, .nodes])
     | map({model: .[0].model, fabric: .[0].fabric, nodes: .[0].nodes,
            h: (map(.h) | sort | .[(length / 2 | floor)])})
-    | group_by(.nodes) | map(
+    | (group_by(.nodes) | map(
         "\(.[0].model) at \(.[0].nodes) node(s): " +
-        (map("headroom \(if .h >= 0 then "+" else "" end)\(.h * 100 | round / 100) ms per layer on \(.fabric)") | join(", ")))
+        (map("headroom \(if .h >= 0 then "+" else "" end)\(.h * 100 | round / 100) ms per layer on \(.fabric)") | join(", ")))),
+      (group_by(.fabric) | map(sort_by(.nodes) as $s
+        | ($s | map(.h < 0) | index(true)) as $i
+        | if $i == null then "\($s[0].fabric): headroom stays positive up to \($s[-1].nodes) nodes (no tipping point measured)"
+          elif $i == 0 then "\($s[0].fabric): headroom is negative from \($s[0].nodes) node(s) on (tipped before the first count)"
+          else "\($s[0].fabric): tipping point between \($s[$i - 1].nodes) and \($s[$i].nodes) nodes" end))
     | .[]' 2>/dev/null || true

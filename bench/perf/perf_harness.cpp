@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bench/app/cross_rank.hpp"
 #include "bench/app/guarded_main.hpp"
 #include "bench/app/progress.hpp"
 #include "bench/app/rank_stats.hpp"
@@ -64,7 +65,10 @@ std::uint64_t check_result(PerfContext& ctx, const OpLayout& layout, Placement p
     host = ctx.staging.data();
   }
   std::uint64_t wrong = count_wrong(ctx.op, layout, p, ctx.options.dtype, ctx.options.seed, host);
-  MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD));
+  MPI_Request request;
+  MPI_CHECK(
+      MPI_Iallreduce(MPI_IN_PLACE, &wrong, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, &request));
+  wait_request(request, ctx.options.timeout_seconds, label + ", the count of wrong elements");
   return wrong;
 }
 
@@ -120,7 +124,8 @@ TimedOps time_ops(PerfContext& ctx, const OpLayout& layout, Placement p, const s
     }
     done = next_check;
     timed.samples_us = samples_us;
-    combine_samples_across_ranks(timed.samples_us, ctx.options.report, MPI_COMM_WORLD);
+    combine_samples_across_ranks(timed.samples_us, ctx.options.report, MPI_COMM_WORLD,
+                                 ctx.options.timeout_seconds);
     if (stable && median_is_stable(summarize_samples(timed.samples_us), ctx.options.stable_pct))
       break;
     next_check = std::min(n, done + std::max(5, done / 4));
@@ -143,7 +148,8 @@ TimedOps time_graph_launches(PerfContext& ctx, CapturedWork& graph, const std::s
   for (std::size_t i = 1; i < events.size(); ++i)
     timed.samples_us.push_back(events[i]->elapsed_ms_since(*events[i - 1]) * 1e3 /
                                ctx.options.iterations);
-  combine_samples_across_ranks(timed.samples_us, ctx.options.report, MPI_COMM_WORLD);
+  combine_samples_across_ranks(timed.samples_us, ctx.options.report, MPI_COMM_WORLD,
+                               ctx.options.timeout_seconds);
   timed.ops = static_cast<std::size_t>(ctx.options.graph_launches) *
               static_cast<std::size_t>(ctx.options.iterations);
   return timed;

@@ -1,5 +1,7 @@
 #include "bench/perf/perf_samples.hpp"
 
+#include "bench/app/cross_rank.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -52,10 +54,13 @@ bool median_is_stable(const SampleSummary& s, double pct) {
   return s.p50 - s.p50_ci_lo <= limit && s.p50_ci_hi - s.p50 <= limit;
 }
 
-void combine_samples_across_ranks(std::vector<double>& values, RankReduce how, MPI_Comm comm) {
+void combine_samples_across_ranks(std::vector<double>& values, RankReduce how, MPI_Comm comm,
+                                  double timeout_s) {
   const MPI_Op op = how == RankReduce::max ? MPI_MAX : how == RankReduce::min ? MPI_MIN : MPI_SUM;
-  MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE,
-                          op, comm));
+  MPI_Request request;
+  MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE,
+                           op, comm, &request));
+  wait_request(request, timeout_s, "the cross-rank exchange of this size's times");
   if (how != RankReduce::avg) return;
   int size = 1;
   MPI_Comm_size(comm, &size);

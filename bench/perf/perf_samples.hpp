@@ -31,7 +31,9 @@ inline constexpr std::size_t kMinStableSamples = 10;
 bool median_is_stable(const SampleSummary& summary, double pct);
 
 // Replaces `values` (one per iteration, the same length on every rank) with the per-iteration
-// max, mean or min over the ranks of `comm`; collective.
-void combine_samples_across_ranks(std::vector<double>& values, RankReduce how, MPI_Comm comm);
+// max, mean or min over the ranks of `comm`; collective, and a TimeoutError after timeout_s
+// (0: none) when a rank never arrives.
+void combine_samples_across_ranks(std::vector<double>& values, RankReduce how, MPI_Comm comm,
+                                  double timeout_s = 0);
 
 }  // namespace collreplay

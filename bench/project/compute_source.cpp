@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "bench/compute/compute_model.hpp"
 #include "bench/compute/gpu_peaks.hpp"
 #include "bench/project/model/measured_points.hpp"
 #include "bench/replay/headroom.hpp"
@@ -29,9 +30,9 @@ double parse_mfu(const std::string& text, const std::string& spec) {
 
 ComputeSource modelled(const std::string& spec) {
   const std::string body = spec.substr(6);
+  // Without "@MFU", replay's default, so a projection of a sweep run with --compute model:h100
+  // models the same compute.
   const std::size_t at = body.find('@');
-  if (at == std::string::npos)
-    throw UsageError("--compute " + spec + ": give the MFU, e.g. model:h100@0.45");
   const std::string gpu = body.substr(0, at);
   const auto peak = find_gpu_peak(gpu);
   if (!peak)
@@ -39,7 +40,7 @@ ComputeSource modelled(const std::string& spec) {
   ComputeSource source;
   source.label = spec;
   source.peak_tflops = peak->bf16_dense_tflops;
-  source.mfu = parse_mfu(body.substr(at + 1), spec);
+  source.mfu = at == std::string::npos ? kDefaultModelMfu : parse_mfu(body.substr(at + 1), spec);
   return source;
 }
 

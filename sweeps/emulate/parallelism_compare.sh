@@ -16,12 +16,14 @@ replay() {  # NAME replay-flags...
   local name=$1
   shift
   "${cluster[@]}" run --state "$state" -- mpirun -np 4 --map-by ppr:2:node build/bin/replay \
-    --backend mpi --gpus-per-node 2 --layers 4 --compute model:h100 --steps 2 --warmup 1 \
+    --backend mpi --gpus-per-node 2 --compute model:h100 --steps 2 --warmup 1 \
     --fabric "$fabric" --emulated --dilate "$dilation" --timeout 600 "$@" --out "$out/$name.jsonl" \
-    >"$out/$name.txt" 2>&1
+    >"$out/$name.txt" 2>&1 || { status=1; echo "$name: FAILED, see $out/$name.txt"; return 0; }
   grep -E '^# step|^#   overlap' "$out/$name.txt" | sed "s/^/$name: /"
 }
-replay full_shard --model qwen2.5-0.5b --sharding full
-replay hybrid_shard --model qwen2.5-0.5b --sharding hybrid
+status=0
+replay full_shard --model qwen2.5-0.5b --layers 4 --sharding full
+replay hybrid_shard --model qwen2.5-0.5b --layers 4 --sharding hybrid
 replay a2a_flat --model sweeps/models/replay-tiny-moe.json --ep 4 --a2a flat
 replay a2a_hierarchical --model sweeps/models/replay-tiny-moe.json --ep 4 --a2a hierarchical
+exit $status

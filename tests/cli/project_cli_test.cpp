@@ -127,7 +127,7 @@ TEST_F(ProjectCli, BadInputExitsTwoWithOneLine) {
       base + " --fabric eth-10g --nodes 1,x",
       base + " --fabric eth-10g --nodes 0",
       base + " --fabric eth-10g --world 16",
-      project() + kSmall + " --fabric eth-10g --compute model:h100",
+      project() + kSmall + " --fabric eth-10g --compute model:h100@",
       project() + kSmall + " --fabric eth-10g --compute model:tpu@0.5",
       project() + kSmall + " --fabric eth-10g",
       // Expert groups of 8 ranks do not tile nodes of 3 GPUs.

@@ -95,14 +95,13 @@ TEST_F(SweepTest, SlowerFabricShowsLowerBusbwAndHeadroomAtEveryNodeCount) {
   const Outcome first = run(sweep(args));
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
   struct Cell {
-    double busbw_GBps = 0;  // median over the step's all-gathers
+    double busbw_GBps = 0;   // median over the step's all-gathers
     double headroom_ms = 0;  // median over the decoder layers
   };
   const auto read_cell = [&](const std::string& fabric, int nodes) {
     std::vector<double> busbw, headroom;
-    std::istringstream lines(cli_test::slurp(dir_ / "out" /
-                                             (fabric + "_n" + std::to_string(nodes) +
-                                              "_r1_qwen2.5-0.5b_fsdp1.jsonl")));
+    std::istringstream lines(cli_test::slurp(
+        dir_ / "out" / (fabric + "_n" + std::to_string(nodes) + "_r1_qwen2.5-0.5b_fsdp1.jsonl")));
     for (std::string line; std::getline(lines, line);) {
       const json r = json::parse(line);
       const std::string record = r.value("record", "");

@@ -135,8 +135,8 @@ TEST(ProjectInputs, NodeCountsComputeSpecsAndProfiles) {
     EXPECT_THROW(parse_node_counts(bad), UsageError) << bad;
   WorkloadRequest request;
   EXPECT_NEAR(parse_compute("model:h100@45%", request).mfu, 0.45, 1e-12);
-  for (const char* bad :
-       {"model:h100", "model:tpu@0.5", "model:h100@1.5", "model:h100@x", "/nonexistent"})
+  EXPECT_NEAR(parse_compute("model:h100", request).mfu, 0.5, 1e-12);  // replay's default MFU
+  for (const char* bad : {"model:tpu@0.5", "model:h100@1.5", "model:h100@x", "/nonexistent"})
     EXPECT_THROW(parse_compute(bad, request), UsageError) << bad;
 
   const fs::path tsv = fs::temp_directory_path() / "project_fabrics_test.tsv";
