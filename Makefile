@@ -1,6 +1,6 @@
 # collreplay build. `make` builds everything this machine can; `make test` installs what is
 # missing, builds and runs every test; `make demo` runs the main job. Overridable:
-#   CUDA_HOME NCCL_HOME MPI_HOME GPU_ARCHS BUILD CXX NP
+#   CUDA_HOME NCCL_HOME MPI_HOME GPU_ARCHS BUILD CXX NP JOBS
 # Sources are found recursively. Optional libraries are chosen by folder, never by #if: a folder
 # holding a no_cuda.cpp needs CUDA+NCCL for its other sources (no_cuda.cpp holds their host
 # stubs and is built only without CUDA); no_nvml.cpp does the same for NVML; *.cu needs CUDA.
@@ -141,15 +141,18 @@ deps:
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
 	fi
 
+# `make test` and `make demo` are the README's one-command entry points: build in parallel.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 test: deps
-	$(MAKE) all
+	$(MAKE) -j$(JOBS) all
 	tests/run_all.sh $(BIN) $(MPIRUN)
 
 # The demo needs the programs, not the test binaries (half the compile time on two cores).
 programs: $(BENCH_BINS) $(PLOT_BINS)
 
 demo: deps
-	$(MAKE) programs
+	$(MAKE) -j$(JOBS) programs
 	sweeps/demo.sh $(BIN) $(MPIRUN) $(NP)
 
 clean:
