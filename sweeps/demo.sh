@@ -45,14 +45,15 @@ elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
   # times (80-100 s a cell); at 400 its shaping (8 Gbit/s) is above what the host carries, so the
   # host's ~4 Gbit/s stands for ~1.6 Tbit/s a node: still far faster than the layers need, and
   # the demo stays within minutes. eth-10g keeps its own default, 10.
-  for spec in "ib-ndr-8x400 400" "eth-10g 10"; do
+  fabric_dilations=("ib-ndr-8x400 400" "eth-10g 10")
+  for spec in "${fabric_dilations[@]}"; do
     read -r fabric dilation <<<"$spec"
     "$here/sweep" --emulate --name "demo-replay-$fabric" --nodes 1,2,4 --fabric "$fabric" \
       --dilate "$dilation" --backend mpi --model qwen2.5-0.5b --layers 4 --compute model:h100 \
       --out "$out/replay/$fabric" -- --monitor-interval 1
   done
   say "all_gather bus bandwidth on the same fabrics"
-  for spec in "ib-ndr-8x400 400" "eth-10g 10"; do
+  for spec in "${fabric_dilations[@]}"; do
     read -r fabric dilation <<<"$spec"
     "$here/sweep" --emulate --name "demo-busbw-$fabric" --exe all_gather_perf --nodes 2,4 \
       --fabric "$fabric" --dilate "$dilation" --backend mpi --out "$out/busbw/$fabric" \

@@ -25,11 +25,8 @@ int comm_rank(MPI_Comm comm) {
 }
 
 double reduce_across_ranks(MPI_Comm comm, double value, MPI_Op op, double timeout_s) {
-  double result = value;
-  MPI_Request request;
-  MPI_CHECK(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, op, comm, &request));
-  wait_request(request, timeout_s, "a cross-rank reduction");
-  return result;
+  all_reduce_in_place(comm, &value, 1, MPI_DOUBLE, op, timeout_s, "a cross-rank reduction");
+  return value;
 }
 
 }  // namespace
@@ -146,6 +143,13 @@ std::vector<std::string> gather_strings_to_root(MPI_Comm comm, const std::string
   for (int r = 0; r < static_cast<int>(lengths.size()); ++r)
     result.emplace_back(all.data() + offsets[r], lengths[r]);
   return result;
+}
+
+void all_reduce_in_place(MPI_Comm comm, void* values, int count, MPI_Datatype type, MPI_Op op,
+                         double timeout_s, const std::string& what) {
+  MPI_Request request;
+  MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, values, count, type, op, comm, &request));
+  wait_request(request, timeout_s, what);
 }
 
 double max_across_ranks(MPI_Comm comm, double value, double timeout_s) {

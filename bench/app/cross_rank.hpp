@@ -45,6 +45,10 @@ double min_across_ranks(MPI_Comm comm, double value, double timeout_s = 0);
 // message): bad input seen by some ranks only must still end every rank alike.
 void throw_if_any_rank_has(MPI_Comm comm, const std::string& problem, double timeout_s = 0);
 
+// MPI_Allreduce in place of `count` values, under the watchdog: TimeoutError naming `what`.
+void all_reduce_in_place(MPI_Comm comm, void* values, int count, MPI_Datatype type, MPI_Op op,
+                         double timeout_s, const std::string& what);
+
 // Waits for a nonblocking MPI request, throwing TimeoutError naming `what` after timeout_s.
 void wait_request(MPI_Request& request, double timeout_s, const std::string& what);
 

@@ -156,9 +156,6 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
     throw UsageError("-I 1 times single ops, -G whole graphs: give one of them");
   if (options.graph_launches > 0 && options.stable_pct > 0)
     throw UsageError("--stable and -G both set how often a size runs: give one of them");
-  if (options.backend == BackendKind::mpi &&
-      (options.graph_launches > 0 || options.register_buffers))
-    throw UsageError("-G and -R need the nccl backend (CUDA graphs, NCCL buffer registration)");
   if (options.min_bytes > options.max_bytes)
     throw UsageError("-b " + min_text + " is larger than -e " + max_text);
   size_sweep(options);  // rejects endless sweeps now, before MPI

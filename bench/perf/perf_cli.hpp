@@ -54,6 +54,12 @@ struct PerfOptions {
 // Throws UsageError naming the problem otherwise.
 std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, char** argv);
 
+// True when every op is timed between its own events: always on the host backend (each op is
+// waited for), on NCCL with -I 1 or --stable (which needs per-op samples).
+inline bool times_each_op(const PerfOptions& o, BackendKind backend) {
+  return backend == BackendKind::mpi || o.per_iteration_timing || o.stable_pct > 0;
+}
+
 // The requested sizes S in bytes, ascending; UsageError when the sweep is empty or endless.
 std::vector<std::uint64_t> size_sweep(const PerfOptions& options);
 

@@ -65,11 +65,17 @@ std::uint64_t check_result(PerfContext& ctx, const OpLayout& layout, Placement p
     host = ctx.staging.data();
   }
   std::uint64_t wrong = count_wrong(ctx.op, layout, p, ctx.options.dtype, ctx.options.seed, host);
-  MPI_Request request;
-  MPI_CHECK(
-      MPI_Iallreduce(MPI_IN_PLACE, &wrong, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, &request));
-  wait_request(request, ctx.options.timeout_seconds, label + ", the count of wrong elements");
+  all_reduce_in_place(MPI_COMM_WORLD, &wrong, 1, MPI_UINT64_T, MPI_SUM, ctx.options.timeout_seconds,
+                      label + ", the count of wrong elements");
   return wrong;
+}
+
+// The time between each two consecutive events, over the ops issued between them, in us.
+void append_samples_between(const std::vector<std::shared_ptr<StreamEvent>>& events,
+                            double ops_per_sample, std::vector<double>& samples_us) {
+  for (auto& event : events) event->synchronize();
+  for (std::size_t i = 1; i < events.size(); ++i)
+    samples_us.push_back(events[i]->elapsed_ms_since(*events[i - 1]) * 1e3 / ops_per_sample);
 }
 
 // Per-op times of one case, as samples, and how many ops they cover.
@@ -93,7 +99,7 @@ TimedOps time_ops(PerfContext& ctx, const OpLayout& layout, Placement p, const s
   const bool pipelined = ctx.comm.backend() == BackendKind::nccl;
   const int n = ctx.options.iterations;
   const bool stable = ctx.options.stable_pct > 0;
-  const bool per_op = ctx.options.per_iteration_timing || stable;
+  const bool per_op = times_each_op(ctx.options, ctx.comm.backend());
   std::vector<double> samples_us;  // this rank's
   TimedOps timed;
   int next_check = stable ? std::min<int>(n, kMinStableSamples) : n;
@@ -108,10 +114,7 @@ TimedOps time_ops(PerfContext& ctx, const OpLayout& layout, Placement p, const s
       }
       if (!per_op) events.push_back(ctx.comm.record());
       ctx.comm.wait_all(label + ", timed iterations");
-      const double ops_per_sample = per_op ? 1.0 : next_check - done;
-      for (auto& event : events) event->synchronize();
-      for (std::size_t i = 1; i < events.size(); ++i)
-        samples_us.push_back(events[i]->elapsed_ms_since(*events[i - 1]) * 1e3 / ops_per_sample);
+      append_samples_between(events, per_op ? 1.0 : next_check - done, samples_us);
     } else {
       for (int i = done; i < next_check; ++i) {
         const auto start = ctx.comm.record();
@@ -145,9 +148,7 @@ TimedOps time_graph_launches(PerfContext& ctx, CapturedWork& graph, const std::s
   }
   ctx.comm.wait_all(label + ", timed graph launches");
   TimedOps timed;
-  for (std::size_t i = 1; i < events.size(); ++i)
-    timed.samples_us.push_back(events[i]->elapsed_ms_since(*events[i - 1]) * 1e3 /
-                               ctx.options.iterations);
+  append_samples_between(events, ctx.options.iterations, timed.samples_us);
   combine_samples_across_ranks(timed.samples_us, ctx.options.report, MPI_COMM_WORLD,
                                ctx.options.timeout_seconds);
   timed.ops = static_cast<std::size_t>(ctx.options.graph_launches) *

@@ -57,10 +57,8 @@ bool median_is_stable(const SampleSummary& s, double pct) {
 void combine_samples_across_ranks(std::vector<double>& values, RankReduce how, MPI_Comm comm,
                                   double timeout_s) {
   const MPI_Op op = how == RankReduce::max ? MPI_MAX : how == RankReduce::min ? MPI_MIN : MPI_SUM;
-  MPI_Request request;
-  MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE,
-                           op, comm, &request));
-  wait_request(request, timeout_s, "the cross-rank exchange of this size's times");
+  all_reduce_in_place(comm, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, op,
+                      timeout_s, "the cross-rank exchange of this size's times");
   if (how != RankReduce::avg) return;
   int size = 1;
   MPI_Comm_size(comm, &size);
