@@ -306,10 +306,22 @@ double Executor::run_step(PassKind pass, std::vector<double>& op_ms,
   return step_ms;
 }
 
+// Every rank enters a step together. A rank stopped between steps leaves no op of the schedule
+// in flight on the others: they wait here, and the timeout names the pass and the step.
+void Executor::step_barrier(PassKind pass, int step) const {
+  try {
+    groups_.world().barrier();
+  } catch (const TimeoutError& e) {
+    throw TimeoutError("the step barrier before " + std::string(pass_name(pass)) + " step " +
+                       std::to_string(step + 1) + " (a rank has not finished the step before): " +
+                       e.what());
+  }
+}
+
 void Executor::warm_up() {
   std::vector<double> ignored;
   for (int step = 0; step < options_.warmup_steps; ++step) {
-    groups_.world().barrier();
+    step_barrier(PassKind::overlapped, step);
     run_step(PassKind::overlapped, ignored);
   }
 }
@@ -320,7 +332,7 @@ PassResult Executor::run_pass(PassKind pass) {
   std::vector<std::vector<double>> op_ms_by_step, starts_by_step, ends_by_step;
   const int cap = options_.steps > 0 ? options_.steps : std::max(options_.max_steps, 1);
   for (int step = 0; step < cap; ++step) {
-    groups_.world().barrier();
+    step_barrier(pass, step);
     std::vector<double> op_ms, starts, ends;
     result.step_ms.push_back(run_step(pass, op_ms, &starts, &ends));
     op_ms_by_step.push_back(std::move(op_ms));

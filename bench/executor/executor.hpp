@@ -100,6 +100,7 @@ class Executor {
   void wait_on_device(PassKind pass, std::vector<OpRun>& runs);
   void run_on_host(PassKind pass, std::vector<OpRun>& runs);
   std::vector<int> deps_in_pass(PassKind pass, int op) const;
+  void step_barrier(PassKind pass, int step) const;
 
   const Schedule& schedule_;
   const GroupComms& groups_;

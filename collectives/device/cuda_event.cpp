@@ -25,11 +25,12 @@ void wait_for_cuda_event(cudaEvent_t event, const EventWaitPolicy& policy,
     }
     const double waited_s = std::chrono::duration<double>(now - start).count();
     if (policy.timeout_seconds > 0 && waited_s > policy.timeout_seconds) {
-      if (policy.on_timeout) policy.on_timeout();
       char seconds[32];
       std::snprintf(seconds, sizeof seconds, "%.1f", policy.timeout_seconds);
-      throw TimeoutError(what_for + " did not finish within " + seconds + " s (" + policy.where +
-                         ")");
+      const std::string message =
+          what_for + " did not finish within " + seconds + " s (" + policy.where + ")";
+      if (policy.on_timeout) policy.on_timeout(message);
+      throw TimeoutError(message);
     }
     // Yield rather than sleep: the wait sits right before timed work, and a sleep's wake-up
     // latency would delay issuing it; NCCL's proxy threads still get the core when they need it.

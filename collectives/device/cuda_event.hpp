@@ -14,7 +14,8 @@ namespace collreplay {
 struct EventWaitPolicy {
   double timeout_seconds = 0;          // 0: wait for ever
   std::function<void()> check_health;  // called about every millisecond; throws on failure
-  std::function<void()> on_timeout;    // called before TimeoutError is thrown
+  // Called with the timeout's message before TimeoutError is thrown.
+  std::function<void(const std::string& message)> on_timeout;
   std::string where;                   // "NCCL rank 1 of 2 on host h, GPU 1", for messages
 };
 

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <future>
+#include <memory>
 #include <set>
 #include <thread>
 
@@ -15,11 +17,42 @@
 #include "collectives/nccl/nccl_internal.hpp"
 #include "collectives/transport/emulated_nodes.hpp"
 #include "collectives/transport/transport_select.hpp"
+#include "common/errors.hpp"
 
 namespace collreplay {
 namespace {
 
 constexpr int kMessageBytes = 512;
+// ncclCommAbort asks the kernels in flight to quit, but it can wait for a launch that is blocked
+// behind thousands of queued kernels whose peer is gone. The process ends right after an abort,
+// so each abort gets this long, then the exit goes on without it.
+constexpr double kAbortWaitS = 2;
+// After a timeout the unwinding that follows (event and buffer destructors, the aborts) makes CUDA
+// calls, and any of them can block on a driver lock held by a launch that waits behind those
+// kernels (seen with 64 MiB all-gathers queued by the thousand against a stopped peer). The
+// process has this long to reach its exit; then this watchdog ends it itself, exit code 4, and
+// the launcher ends the other ranks.
+constexpr double kTeardownS = 4;
+
+void abort_within(ncclComm_t comm, double seconds) {
+  auto finished = std::make_shared<std::promise<void>>();
+  std::future<void> done = finished->get_future();
+  std::thread([comm, finished] {
+    ncclCommAbort(comm);
+    finished->set_value();
+  }).detach();
+  done.wait_for(std::chrono::duration<double>(seconds));
+}
+
+void exit_if_teardown_stalls(const std::string& cause) {
+  std::thread([cause] {
+    std::this_thread::sleep_for(std::chrono::duration<double>(kTeardownS));
+    std::fprintf(stderr, "error: %s; the teardown after it did not end within %.0f s: exiting\n",
+                 cause.c_str(), kTeardownS);
+    std::fflush(stderr);
+    std::_Exit(kExitTimeout);
+  }).detach();
+}
 
 // Why this rank cannot have a GPU of its own, or "". Collective over the node's ranks: every
 // rank publishes the bus id of the GPU it would take, so launchers that give each rank a
@@ -179,8 +212,10 @@ void NcclCommunicator::settle(ncclResult_t issued, const char* call) const {
       state_->broken = true;
       char seconds[32];
       std::snprintf(seconds, sizeof seconds, "%.1f", timeout_seconds_);
-      throw TimeoutError(std::string(call) + " did not finish within " + seconds + " s (" +
-                         where() + ")");
+      const std::string message =
+          std::string(call) + " did not finish within " + seconds + " s (" + where() + ")";
+      exit_if_teardown_stalls(message);
+      throw TimeoutError(message);
     }
     std::this_thread::yield();
   }
@@ -204,9 +239,13 @@ NcclCommunicator::~NcclCommunicator() {
     if (finalized)
       ncclCommDestroy(state_->comm);
     else
-      ncclCommAbort(state_->comm);
+      abort_within(state_->comm, kAbortWaitS);
     state_->comm = nullptr;
   }
+  // After a timeout the stream may still hold queued kernels that wait for a peer that is gone:
+  // freeing memory or destroying the stream would wait for them. The process ends soon after a
+  // broken communicator; its exit frees both.
+  if (state_->broken) return;
   for (const auto& registered : registrations_) ncclMemFree(registered.first);
   cudaFree(scratch_);
   cudaFree(barrier_word_);
@@ -236,7 +275,10 @@ EventWaitPolicy NcclCommunicator::wait_policy() const {
     throw RuntimeError(std::string("NCCL asynchronous error: ") + ncclGetErrorString(async) +
                        (detail && *detail ? std::string(" (") + detail + ")" : std::string()));
   };
-  policy.on_timeout = [state] { state->broken = true; };
+  policy.on_timeout = [state](const std::string& message) {
+    state->broken = true;
+    exit_if_teardown_stalls(message);
+  };
   return policy;
 }
 
@@ -246,33 +288,35 @@ std::unique_ptr<Communicator> NcclCommunicator::split(int color, int key) {
   std::unique_ptr<NcclCommunicator> child;
   if (sub != MPI_COMM_NULL) child.reset(new NcclCommunicator(sub, device_, timeout_seconds_));
   ncclConfig_t config = nonblocking_config();
-  ncclComm_t comm = nullptr;
+  // A nonblocking split tracks its work in the parent's state and writes the new communicator
+  // through this pointer at its very end (NCCL 2.28 was seen reporting the parent ready first):
+  // the pointer lives as long as the child, and the wait covers both.
+  ncclComm_t no_comm = nullptr;
+  ncclComm_t* target = child ? &child->state_->comm : &no_comm;
   LogWindow window(child ? *child : *this);
-  const ncclResult_t rc =
-      ncclCommSplit(state_->comm, color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, &comm, &config);
-  if (!child) {
-    settle(rc, "ncclCommSplit");  // no new communicator: the parent carries the state
-    return nullptr;
+  settle(ncclCommSplit(state_->comm, color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, target, &config),
+         "ncclCommSplit");
+  if (!child) return nullptr;
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  while (!__atomic_load_n(target, __ATOMIC_ACQUIRE)) {
+    if (timeout_seconds_ > 0 &&
+        std::chrono::duration<double>(Clock::now() - start).count() > timeout_seconds_)
+      throw TimeoutError("ncclCommSplit handed back no communicator for a group of " +
+                         std::to_string(child->size_) + " ranks within " +
+                         std::to_string(static_cast<int>(timeout_seconds_)) + " s (" + where() +
+                         ")");
+    std::this_thread::yield();
   }
-  child->adopt_nccl(comm);
-  child->settle(rc, "ncclCommSplit");
-  // NCCL's nonblocking split hands back no communicator for a group of one rank (seen with 2.28);
-  // a single rank needs nobody else, so it starts its own.
-  if (!child->state_->comm) {
-    if (child->size_ != 1)
-      throw RuntimeError("ncclCommSplit returned no communicator for a group of " +
-                         std::to_string(child->size_) + " ranks (" + where() + ")");
-    ncclUniqueId id{};
-    NCCL_CHECK(ncclGetUniqueId(&id));
-    child->init_nccl(id);
-  }
+  child->settle(ncclInProgress, "ncclCommSplit (the new communicator)");
   return child;
 }
 
 void NcclCommunicator::abandon() {
   if (!state_->comm) return;
+  exit_if_teardown_stalls("the run ended on an error (" + where() + ")");
   state_->broken = true;
-  ncclCommAbort(state_->comm);
+  abort_within(state_->comm, kAbortWaitS);
   state_->comm = nullptr;
 }
 
