@@ -3,10 +3,16 @@
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "collectives/nccl/nccl_backend.hpp"
 #include "common/errors.hpp"
+#include "common/sizes.hpp"
 
 namespace collreplay {
 
 int visible_gpu_count() { return cuda_visible_gpu_count(); }
+
+std::string describe_collective_call(std::string_view op, std::size_t count, DType t) {
+  return std::string(op) + " of " + format_bytes(count * dtype_size_bytes(t)) + " per rank (" +
+         std::to_string(count) + " x " + std::string(dtype_name(t)) + ")";
+}
 
 BackendKind parse_backend(std::string_view text) {
   if (text == "nccl") return BackendKind::nccl;

@@ -22,6 +22,10 @@ bool nccl_backend_built();
 BackendKind parse_backend(std::string_view text);  // "nccl" | "mpi", else UsageError
 std::string_view backend_name(BackendKind kind);
 
+// How timeouts and errors name one call of a collective: "all_gather of 32 MiB per rank
+// (8388608 x fp32)"; `op` is the backend's name for it ("all_gather", "ncclAllGather").
+std::string describe_collective_call(std::string_view op, std::size_t count, DType t);
+
 // nccl when a GPU is visible, else mpi.
 BackendKind default_backend();
 

@@ -313,8 +313,8 @@ void Executor::step_barrier(PassKind pass, int step) const {
     groups_.world().barrier();
   } catch (const TimeoutError& e) {
     throw TimeoutError("the step barrier before " + std::string(pass_name(pass)) + " step " +
-                       std::to_string(step + 1) + " (a rank has not finished the step before): " +
-                       e.what());
+                       std::to_string(step + 1) +
+                       " (a rank has not finished the step before): " + e.what());
   }
 }
 

@@ -16,7 +16,7 @@ struct EventWaitPolicy {
   std::function<void()> check_health;  // called about every millisecond; throws on failure
   // Called with the timeout's message before TimeoutError is thrown.
   std::function<void(const std::string& message)> on_timeout;
-  std::string where;                   // "NCCL rank 1 of 2 on host h, GPU 1", for messages
+  std::string where;  // "NCCL rank 1 of 2 on host h, GPU 1", for messages
 };
 
 // Polls until `event` has completed. Throws TimeoutError naming `what_for` and policy.where.

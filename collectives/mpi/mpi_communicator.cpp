@@ -6,6 +6,7 @@
 #include <cstring>
 #include <thread>
 
+#include "collectives/backend.hpp"
 #include "collectives/device/mpi_device_memory.hpp"
 #include "collectives/mpi/mpi_check.hpp"
 #include "collectives/mpi/mpi_transport.hpp"
@@ -48,11 +49,6 @@ class HostEvent final : public StreamEvent {
   double timeout_s_;
   double done_at_s_ = -1;
 };
-
-std::string describe(const char* op, std::size_t count, DType t) {
-  return std::string(op) + " of " + format_bytes(count * dtype_size_bytes(t)) + " per rank (" +
-         std::to_string(count) + " x " + std::string(dtype_name(t)) + ")";
-}
 
 bool fits_int(std::span<const std::size_t> values) {
   for (std::size_t v : values)
@@ -159,20 +155,21 @@ std::unique_ptr<Communicator> MpiCommunicator::split(int color, int key) {
 
 void MpiCommunicator::all_gather(const void* send, void* recv, std::size_t count, DType t) {
   if (host_collectives_)
-    return host_collectives_->all_gather(send, recv, count, t, describe("all_gather", count, t));
+    return host_collectives_->all_gather(send, recv, count, t,
+                                         describe_collective_call("all_gather", count, t));
   const MpiSpan span = types_->span(t, count);
   const auto* my_slice = static_cast<const char*>(recv) + rank_ * count * dtype_size_bytes(t);
   const void* source = send == my_slice ? MPI_IN_PLACE : send;
   MPI_Request request;
   MPI_CHECK(
       MPI_Iallgather(source, span.count, span.type, recv, span.count, span.type, comm_, &request));
-  queue_->push(describe("all_gather", count, t), {request});
+  queue_->push(describe_collective_call("all_gather", count, t), {request});
 }
 
 void MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count, DType t) {
   if (host_collectives_)
     return host_collectives_->reduce_scatter(send, recv, count, t,
-                                             describe("reduce_scatter", count, t));
+                                             describe_collective_call("reduce_scatter", count, t));
   const MpiSpan span = types_->span(t, count);
   const MPI_Op sum = types_->sum_op(t, span.type);
   const std::size_t slice_bytes = count * dtype_size_bytes(t);
@@ -196,18 +193,19 @@ void MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t c
   } else {
     MPI_CHECK(MPI_Ireduce_scatter_block(send, recv, span.count, span.type, sum, comm_, &request));
   }
-  queue_->push(describe("reduce_scatter", count, t), {request}, std::move(on_done));
+  queue_->push(describe_collective_call("reduce_scatter", count, t), {request}, std::move(on_done));
 }
 
 void MpiCommunicator::all_to_all(const void* send, void* recv, std::size_t count, DType t) {
   if (host_collectives_)
-    return host_collectives_->all_to_all(send, recv, count, t, describe("all_to_all", count, t));
+    return host_collectives_->all_to_all(send, recv, count, t,
+                                         describe_collective_call("all_to_all", count, t));
   const MpiSpan span = types_->span(t, count);
   const void* source = send == recv ? MPI_IN_PLACE : send;
   MPI_Request request;
   MPI_CHECK(
       MPI_Ialltoall(source, span.count, span.type, recv, span.count, span.type, comm_, &request));
-  queue_->push(describe("all_to_all", count, t), {request});
+  queue_->push(describe_collective_call("all_to_all", count, t), {request});
 }
 
 void MpiCommunicator::all_to_allv(const void* send, PeerCounts send_layout, void* recv,
@@ -265,13 +263,14 @@ void MpiCommunicator::all_to_allv_point_to_point(const char* send, PeerCounts se
 
 void MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t count, DType t) {
   if (host_collectives_)
-    return host_collectives_->all_reduce(send, recv, count, t, describe("all_reduce", count, t));
+    return host_collectives_->all_reduce(send, recv, count, t,
+                                         describe_collective_call("all_reduce", count, t));
   const MpiSpan span = types_->span(t, count);
   const void* source = send == recv ? MPI_IN_PLACE : send;
   MPI_Request request;
   MPI_CHECK(MPI_Iallreduce(source, recv, span.count, span.type, types_->sum_op(t, span.type), comm_,
                            &request));
-  queue_->push(describe("all_reduce", count, t), {request});
+  queue_->push(describe_collective_call("all_reduce", count, t), {request});
 }
 
 std::shared_ptr<StreamEvent> MpiCommunicator::record() {

@@ -8,6 +8,7 @@
 #include <mpi.h>
 #include <nccl.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -90,6 +91,10 @@ class NcclCommunicator final : public Communicator {
   // Waits out ncclInProgress from a call on this (nonblocking) communicator; throws
   // RuntimeError on failure and TimeoutError after timeout_seconds_.
   void settle(ncclResult_t issued, const char* call) const;
+  // The same for a collective: a timeout names its size ("ncclAllGather of 32 MiB per rank ...").
+  void settle(ncclResult_t issued, const char* call, std::size_t count, DType t) const;
+  void settle_described(ncclResult_t issued, const char* call,
+                        const std::function<std::string()>& describe) const;
   // Brackets a call into NCCL so that what NCCL logs during it is attributed to this
   // communicator (several communicators share the process's one log).
   class LogWindow;

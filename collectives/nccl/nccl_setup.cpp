@@ -190,6 +190,16 @@ void NcclCommunicator::adopt_nccl(ncclComm_t comm) { state_->comm = comm; }
 // A nonblocking communicator may answer any call with ncclInProgress: poll its state until the
 // call has finished, failed, or outlived the timeout.
 void NcclCommunicator::settle(ncclResult_t issued, const char* call) const {
+  settle_described(issued, call, [call] { return std::string(call); });
+}
+
+void NcclCommunicator::settle(ncclResult_t issued, const char* call, std::size_t count,
+                              DType t) const {
+  settle_described(issued, call, [&] { return describe_collective_call(call, count, t); });
+}
+
+void NcclCommunicator::settle_described(ncclResult_t issued, const char* call,
+                                        const std::function<std::string()>& describe) const {
   if (issued != ncclInProgress) {
     if (issued != ncclSuccess) state_->broken = true;
     nccl_check(issued, call, __FILE__, __LINE__);
@@ -213,7 +223,7 @@ void NcclCommunicator::settle(ncclResult_t issued, const char* call) const {
       char seconds[32];
       std::snprintf(seconds, sizeof seconds, "%.1f", timeout_seconds_);
       const std::string message =
-          std::string(call) + " did not finish within " + seconds + " s (" + where() + ")";
+          describe() + " did not finish within " + seconds + " s (" + where() + ")";
       exit_if_teardown_stalls(message);
       throw TimeoutError(message);
     }

@@ -30,7 +30,7 @@ case $PLACE in
                        --compute-scale 0.001 --progress)
               op_named="(all_gather|reduce_scatter|all_reduce|all_to_all)[a-z]* '|step barrier before [a-z_]+ step" ;;
   perf)       program=(build/bin/all_gather_perf --backend "$BACKEND" -b 64M -e 64M -n 100000000 -w 1)
-              op_named="all_gather of 64 MiB" ;;
+              op_named="all_gather of 64 MiB|ncclAllGather of 32 MiB per rank" ;;
   *) echo "usage: hang_check.sh [overlapped|comm-only|perf]"; exit 2 ;;
 esac
 $MPIRUN $(cat tests/mpirun_flags) -np 2 "${program[@]}" --timeout "$TIMEOUT_S" \
