@@ -52,7 +52,7 @@ std::shared_ptr<HostCollectives::Buffer> HostCollectives::acquire(std::size_t by
     *buffer = std::move(*largest);
     idle_->erase(largest);
   }
-  if (buffer->size() < bytes) buffer->resize(bytes);
+  buffer->reserve(bytes);
   return buffer;
 }
 
@@ -105,12 +105,16 @@ void HostCollectives::all_to_all(const void* send_buffer, void* recv_buffer, std
     return static_cast<std::size_t>(rank) * block_bytes;
   };
   std::vector<MPI_Request> requests;
-  if (count > 0)
+  if (count > 0) {
     for (int k = 1; k < size_; ++k) {
-      const int from = (rank_ - k + size_) % size_, to = (rank_ + k) % size_;
+      const int from = (rank_ - k + size_) % size_;
       requests.push_back(receive(output + block(from), count, t, from, kAllToAllTag));
+    }
+    for (int k = 1; k < size_; ++k) {
+      const int to = (rank_ + k) % size_;
       requests.push_back(send(input + block(to), count, t, to, kAllToAllTag));
     }
+  }
   if (input != output) std::memcpy(output + block(rank_), input + block(rank_), block_bytes);
   std::function<void()> on_done;
   if (copy) on_done = [idle = idle_, copy] { idle->push_back(std::move(*copy)); };

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/mpi/host_memory.hpp"
 #include "collectives/mpi/mpi_dtypes.hpp"
 #include "collectives/mpi/mpi_request_queue.hpp"
 #include "common/dtype.hpp"
@@ -43,7 +44,7 @@ class HostCollectives {
                   std::string description);
 
  private:
-  using Buffer = std::vector<char>;
+  using Buffer = HostBuffer;
   // A scratch buffer of at least `bytes`, from the pool when one is idle.
   std::shared_ptr<Buffer> acquire(std::size_t bytes);
   // Posts the receive of `count` elements from `peer` (or the send to it) with `tag`.

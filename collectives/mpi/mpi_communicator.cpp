@@ -8,6 +8,7 @@
 
 #include "collectives/backend.hpp"
 #include "collectives/device/mpi_device_memory.hpp"
+#include "collectives/mpi/host_memory.hpp"
 #include "collectives/mpi/mpi_check.hpp"
 #include "collectives/mpi/mpi_transport.hpp"
 #include "collectives/mpi/mpi_version.hpp"
@@ -120,16 +121,14 @@ std::map<std::string, std::string> MpiCommunicator::library_versions() const {
 
 void* MpiCommunicator::allocate(std::size_t bytes) {
   if (device_buffers_) return mpi_device_alloc(bytes);
-  void* buffer = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096 + 4096);
-  if (!buffer) throw RuntimeError("cannot allocate " + format_bytes(bytes) + " of host memory");
-  return buffer;
+  return allocate_host_buffer(bytes);
 }
 
 void MpiCommunicator::release(void* buffer) {
   if (device_buffers_)
     mpi_device_free(buffer);
   else
-    std::free(buffer);
+    free_host_buffer(buffer);
 }
 
 void MpiCommunicator::copy_from_host(void* dst, const void* host_src, std::size_t bytes) {

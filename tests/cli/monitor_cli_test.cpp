@@ -110,9 +110,10 @@ TEST_F(MonitorCli, PrometheusScrapesTheBusbwOfARunningBenchmark) {
   std::ofstream(dir_ / "prometheus.yml")
       << "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: collreplay\n"
       << "    static_configs:\n      - targets: ['127.0.0.1:" << metrics_port << "']\n";
-  // Many sizes, the big ones slow on 2 ranks: the gauges appear early and the run lasts.
+  // Many sizes, the big ones slow on 2 ranks: the gauges appear early and the run lasts (tens of
+  // seconds here; the test ends it once Prometheus has answered).
   const Background bench(mpirun_command() + " -np 2 " + (bin_dir() / "all_gather_perf").string() +
-                         " --backend mpi -b 64K -e 256M -f 2 -n 20 --timeout 120 --metrics-port " +
+                         " --backend mpi -b 64K -e 256M -f 2 -n 200 --timeout 120 --metrics-port " +
                          std::to_string(metrics_port) + " >" + (dir_ / "bench.log").string() +
                          " 2>&1");
   const Background server("prometheus --config.file=" + (dir_ / "prometheus.yml").string() +
