@@ -148,21 +148,25 @@ void HostCollectives::reduce_scatter(const void* send_buffer, void* recv_buffer,
                               kReduceScatterTag));
     }
   }
-  // The sum starts from this rank's own slice, copied while the messages are in flight (slices
-  // are added only when the queue is polled, after this returns).
-  if (sum != own) std::memcpy(sum, own, slice_bytes);
+  // The sum starts from this rank's own slice: the first slices to arrive are added to it in the
+  // same pass that writes the sum (no separate copy of it; slices are added only when the queue
+  // is polled, after this returns).
+  auto started = std::make_shared<bool>(sum == own);
   MpiRequestQueue::Stages stages;
   const auto slices = static_cast<std::size_t>(peers);
-  stages.on_requests_done = [scratch, sum, slice_bytes, slices, count,
+  stages.on_requests_done = [scratch, sum, own, started, slice_bytes, slices, count,
                              t](std::span<const int> done) {
     std::vector<const void*> arrived;  // the slices this poll found: one pass adds them all
     for (int index : done)
       if (static_cast<std::size_t>(index) < slices)
         arrived.push_back(scratch->data() + static_cast<std::size_t>(index) * slice_bytes);
-    add_values(t, sum, arrived, count);
+    if (arrived.empty()) return;
+    add_values(t, sum, *started ? sum : own, arrived, count);
+    *started = true;
   };
   queue_.push_staged(std::move(description), std::move(requests), std::move(stages),
-                     [idle = idle_, scratch, sum, output, in_output, slice_bytes] {
+                     [idle = idle_, scratch, sum, own, started, output, in_output, slice_bytes] {
+                       if (!*started) std::memcpy(sum, own, slice_bytes);  // no peer sent
                        if (!in_output) std::memcpy(output, sum, slice_bytes);
                        idle->push_back(std::move(*scratch));
                      });

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/errors.hpp"
+
 namespace collreplay {
 namespace {
 
@@ -21,25 +23,26 @@ void add_blocks(Element* __restrict inout, const Element* __restrict in, std::si
 }
 
 // Several sources in one pass: a block of partial sums in float lives in registers / L1 while
-// every source's block is added to it, then is stored once.
+// every source's block is added to it, then is stored once. Within a block every load precedes
+// every store, so `base` may be `out`.
 template <typename Element, typename Load, typename Store>
-void add_many(Element* __restrict inout, std::span<const void* const> ins, std::size_t elements,
-              Load load, Store store) {
+void add_many(Element* out, const Element* base, std::span<const void* const> ins,
+              std::size_t elements, Load load, Store store) {
   float partial[kBlock];
   for (std::size_t i = 0; i < elements; i += kBlock) {
     const std::size_t n = std::min(kBlock, elements - i);
     if (n == kBlock) {
-      for (std::size_t j = 0; j < kBlock; ++j) partial[j] = load(inout[i + j]);
+      for (std::size_t j = 0; j < kBlock; ++j) partial[j] = load(base[i + j]);
       for (const void* in : ins) {
         const Element* __restrict source = static_cast<const Element*>(in) + i;
         for (std::size_t j = 0; j < kBlock; ++j) partial[j] += load(source[j]);
       }
-      for (std::size_t j = 0; j < kBlock; ++j) inout[i + j] = store(partial[j]);
+      for (std::size_t j = 0; j < kBlock; ++j) out[i + j] = store(partial[j]);
     } else {
       for (std::size_t j = 0; j < n; ++j) {
-        float sum = load(inout[i + j]);
+        float sum = load(base[i + j]);
         for (const void* in : ins) sum += load(static_cast<const Element*>(in)[i + j]);
-        inout[i + j] = store(sum);
+        out[i + j] = store(sum);
       }
     }
   }
@@ -48,24 +51,32 @@ void add_many(Element* __restrict inout, std::span<const void* const> ins, std::
 }  // namespace
 
 void add_values(DType t, void* inout, std::span<const void* const> ins, std::size_t elements) {
-  if (ins.empty()) return;
   if (ins.size() == 1) return add_values(t, inout, ins[0], elements);
+  add_values(t, inout, inout, ins, elements);
+}
+
+void add_values(DType t, void* out, const void* base, std::span<const void* const> ins,
+                std::size_t elements) {
+  if (ins.empty() && out == base) return;
   switch (t) {
     case DType::f32:
       return add_many(
-          static_cast<float*>(inout), ins, elements, [](float v) { return v; },
-          [](float v) { return v; });
+          static_cast<float*>(out), static_cast<const float*>(base), ins, elements,
+          [](float v) { return v; }, [](float v) { return v; });
     case DType::bf16:
       return add_many(
-          static_cast<std::uint16_t*>(inout), ins, elements,
-          [](std::uint16_t v) { return bf16_to_float(v); },
+          static_cast<std::uint16_t*>(out), static_cast<const std::uint16_t*>(base), ins,
+          elements, [](std::uint16_t v) { return bf16_to_float(v); },
           [](float v) { return float_to_bf16(v); });
     case DType::f16:
       return add_many(
-          static_cast<std::uint16_t*>(inout), ins, elements,
-          [](std::uint16_t v) { return fp16_to_float(v); },
+          static_cast<std::uint16_t*>(out), static_cast<const std::uint16_t*>(base), ins,
+          elements, [](std::uint16_t v) { return fp16_to_float(v); },
           [](float v) { return float_to_fp16(v); });
+    case DType::fp8:
+      break;
   }
+  throw UsageError("host sums are bf16, fp16 or fp32; fp8 is a transfer dtype only");
 }
 
 void add_values(DType t, void* inout, const void* in, std::size_t elements) {
@@ -84,7 +95,10 @@ void add_values(DType t, void* inout, const void* in, std::size_t elements) {
           static_cast<std::uint16_t*>(inout), static_cast<const std::uint16_t*>(in), elements,
           [](std::uint16_t v) { return fp16_to_float(v); },
           [](float v) { return float_to_fp16(v); });
+    case DType::fp8:
+      break;
   }
+  throw UsageError("host sums are bf16, fp16 or fp32; fp8 is a transfer dtype only");
 }
 
 float fp8_to_float(std::uint8_t bits) {

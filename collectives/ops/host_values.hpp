@@ -99,5 +99,8 @@ inline void store_value(DType t, void* base, std::size_t index, float value) {
 void add_values(DType t, void* inout, const void* in, std::size_t elements);
 // inout[i] += sum over `ins` of in[i], in one pass (each element is loaded and stored once).
 void add_values(DType t, void* inout, std::span<const void* const> ins, std::size_t elements);
+// out[i] = base[i] + sum over `ins` of in[i], in one pass; `base` may be `out`.
+void add_values(DType t, void* out, const void* base, std::span<const void* const> ins,
+                std::size_t elements);
 
 }  // namespace collreplay

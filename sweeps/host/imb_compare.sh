@@ -42,7 +42,7 @@ for op in ['all_gather', 'reduce_scatter', 'alltoall']:
         if not imb or not ours:
             continue
         ratios = [b / a for a, b in zip(imb, ours)]
-        print(f'| {s >> 20} MiB | {op} | {statistics.median(imb):,.0f} | {statistics.median(ours):,.0f} | '
+        print(f'| {s / 2**20:g} MiB | {op} | {statistics.median(imb):,.0f} | {statistics.median(ours):,.0f} | '
               f'{statistics.median(ours) / statistics.median(imb):.2f} | {min(ratios):.2f}-{max(ratios):.2f} | '
               f'{statistics.median(in_place[(op, s)]):,.0f} |')
 print(f'wrong elements, out of place, all rounds: {wrong}')
