@@ -65,16 +65,15 @@ void add_values(DType t, void* out, const void* base, std::span<const void* cons
           [](float v) { return v; }, [](float v) { return v; });
     case DType::bf16:
       return add_many(
-          static_cast<std::uint16_t*>(out), static_cast<const std::uint16_t*>(base), ins,
-          elements, [](std::uint16_t v) { return bf16_to_float(v); },
+          static_cast<std::uint16_t*>(out), static_cast<const std::uint16_t*>(base), ins, elements,
+          [](std::uint16_t v) { return bf16_to_float(v); },
           [](float v) { return float_to_bf16(v); });
     case DType::f16:
       return add_many(
-          static_cast<std::uint16_t*>(out), static_cast<const std::uint16_t*>(base), ins,
-          elements, [](std::uint16_t v) { return fp16_to_float(v); },
+          static_cast<std::uint16_t*>(out), static_cast<const std::uint16_t*>(base), ins, elements,
+          [](std::uint16_t v) { return fp16_to_float(v); },
           [](float v) { return float_to_fp16(v); });
-    case DType::fp8:
-      break;
+    case DType::fp8: break;
   }
   throw UsageError("host sums are bf16, fp16 or fp32; fp8 is a transfer dtype only");
 }
@@ -95,8 +94,7 @@ void add_values(DType t, void* inout, const void* in, std::size_t elements) {
           static_cast<std::uint16_t*>(inout), static_cast<const std::uint16_t*>(in), elements,
           [](std::uint16_t v) { return fp16_to_float(v); },
           [](float v) { return float_to_fp16(v); });
-    case DType::fp8:
-      break;
+    case DType::fp8: break;
   }
   throw UsageError("host sums are bf16, fp16 or fp32; fp8 is a transfer dtype only");
 }

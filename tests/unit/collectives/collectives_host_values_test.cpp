@@ -1,6 +1,8 @@
 // bf16/fp16 conversions used by the host fill, check and MPI sum ops.
 #include <gtest/gtest.h>
 
+#include "common/errors.hpp"
+
 #include "collectives/ops/host_values.hpp"
 
 #include <vector>
@@ -70,6 +72,30 @@ TEST(HostValues, AddingSeveralSourcesInOnePassIsExact) {
       ASSERT_EQ(load_value(t, sum.data(), i), expected) << dtype_name(t) << " " << i;
     }
   }
+}
+
+// The reduce-scatter's first pass: out = base + sources, base left as it was; fp8 is refused.
+TEST(HostValues, AddingOntoASeparateBaseLeavesTheBaseAlone) {
+  for (DType t : {DType::bf16, DType::f16, DType::f32}) {
+    const std::size_t n = 130, es = dtype_size_bytes(t);
+    std::vector<unsigned char> base(n * es), source(n * es), out(n * es);
+    for (std::size_t i = 0; i < n; ++i) {
+      store_value(t, base.data(), i, static_cast<float>(i % 7));
+      store_value(t, source.data(), i, static_cast<float>(i % 5) - 2);
+      store_value(t, out.data(), i, 1000.0f);  // poison: every element must be written
+    }
+    const std::vector<const void*> ins{source.data()};
+    add_values(t, out.data(), base.data(), ins, n);
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(load_value(t, out.data(), i),
+                static_cast<float>(i % 7) + static_cast<float>(i % 5) - 2)
+          << dtype_name(t) << " " << i;
+      ASSERT_EQ(load_value(t, base.data(), i), static_cast<float>(i % 7)) << dtype_name(t);
+    }
+  }
+  std::vector<unsigned char> bytes(8);
+  const std::vector<const void*> ins{bytes.data()};
+  EXPECT_THROW(add_values(DType::fp8, bytes.data(), bytes.data(), ins, 8), UsageError);
 }
 
 TEST(HostValues, Fp16ConversionsRoundTripEveryPattern) {

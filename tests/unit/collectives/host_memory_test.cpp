@@ -14,8 +14,8 @@ namespace {
 std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 
 TEST(HostMemory, SmallBuffersArePageAlignedAndLargeOnesHugePageAligned) {
-  for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{5000},
-                            std::size_t{2} << 20, (std::size_t{2} << 20) + 3}) {
+  for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{5000}, std::size_t{2} << 20,
+                            (std::size_t{2} << 20) + 3}) {
     void* buffer = allocate_host_buffer(bytes);
     ASSERT_NE(buffer, nullptr);
     const std::size_t alignment = bytes >= (std::size_t{2} << 20) ? std::size_t{2} << 20 : 4096;
