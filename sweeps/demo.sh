@@ -82,8 +82,8 @@ else
   echo "   no plot programs in $bin (gnuplot-iostream missing: make deps installs it)"
 fi
 
-# The headline: median decoder-layer headroom per fabric at each node count, and where the
-# slowest fabric tips.
+# The headline: median decoder-layer headroom per fabric at each node count (the median the
+# headroom figure draws: the middle two averaged for an even count), and where each fabric tips.
 echo "== done in $((SECONDS - start)) s; results, figures and report.md in $out/"
 find "$out" -name '*.jsonl' -exec cat {} + 2>/dev/null |
   jq -rs '
@@ -91,7 +91,8 @@ find "$out" -name '*.jsonl' -exec cat {} + 2>/dev/null |
       | {fabric: (.run.fabric // .run.transport_verified), nodes: .run.nodes, model: (.run.command_line | index("--model") as $i | if $i then .[$i + 1] else "?" end), h: .headroom_ms} ]
     | group_by([.model, .fabric, .nodes])
     | map({model: .[0].model, fabric: .[0].fabric, nodes: .[0].nodes,
-           h: (map(.h) | sort | .[(length / 2 | floor)])})
+           h: (map(.h) | sort | if length % 2 == 1 then .[length / 2 | floor]
+                                  else (.[length / 2 - 1] + .[length / 2]) / 2 end)})
     | (group_by(.nodes) | map(
         "\(.[0].model) at \(.[0].nodes) node(s): " +
         (map("headroom \(if .h >= 0 then "+" else "" end)\(.h * 100 | round / 100) ms per layer on \(.fabric)") | join(", ")))),

@@ -8,7 +8,6 @@
 #include <mpi.h>
 #include <nccl.h>
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -88,13 +87,21 @@ class NcclCommunicator final : public Communicator {
   void init_nccl(const ncclUniqueId& id);
   void adopt_nccl(ncclComm_t comm);
   struct EventWaitPolicy wait_policy() const;
+  // One call into NCCL, as messages name it; a collective's also carries its size, formatted
+  // only when a message needs it ("ncclAllGather of 32 MiB per rank (...)"), never per call.
+  struct Call {
+    Call(const char* call_name) : name(call_name) {}  // NOLINT: a bare name is a Call
+    Call(const char* call_name, std::size_t elements, DType type)
+        : name(call_name), count(elements), dtype(type), sized(true) {}
+    std::string describe() const;
+    const char* name;
+    std::size_t count = 0;
+    DType dtype = DType::f32;
+    bool sized = false;
+  };
   // Waits out ncclInProgress from a call on this (nonblocking) communicator; throws
   // RuntimeError on failure and TimeoutError after timeout_seconds_.
-  void settle(ncclResult_t issued, const char* call) const;
-  // The same for a collective: a timeout names its size ("ncclAllGather of 32 MiB per rank ...").
-  void settle(ncclResult_t issued, const char* call, std::size_t count, DType t) const;
-  void settle_described(ncclResult_t issued, const char* call,
-                        const std::function<std::string()>& describe) const;
+  void settle(ncclResult_t issued, const Call& call) const;
   // Brackets a call into NCCL so that what NCCL logs during it is attributed to this
   // communicator (several communicators share the process's one log).
   class LogWindow;

@@ -20,8 +20,8 @@ char* offset(void* base, std::size_t elements, DType t) {
 
 void NcclCommunicator::all_gather(const void* send, void* recv, std::size_t count, DType t) {
   LogWindow window(*this);
-  settle(ncclAllGather(send, recv, count, nccl_type(t), state_->comm, stream_), "ncclAllGather",
-         count, t);
+  settle(ncclAllGather(send, recv, count, nccl_type(t), state_->comm, stream_),
+         {"ncclAllGather", count, t});
 }
 
 void NcclCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count, DType t) {
@@ -33,7 +33,7 @@ void NcclCommunicator::reduce_scatter(const void* send, void* recv, std::size_t 
   const bool front_in_place = send == recv && rank_ != 0;
   if (front_in_place) nccl_recv = offset(recv, static_cast<std::size_t>(rank_) * count, t);
   settle(ncclReduceScatter(send, nccl_recv, count, nccl_type(t), ncclSum, state_->comm, stream_),
-         "ncclReduceScatter", count, t);
+         {"ncclReduceScatter", count, t});
   if (front_in_place)
     CUDA_CHECK(cudaMemcpyAsync(recv, nccl_recv, count * dtype_size_bytes(t),
                                cudaMemcpyDeviceToDevice, stream_));
@@ -42,7 +42,7 @@ void NcclCommunicator::reduce_scatter(const void* send, void* recv, std::size_t 
 void NcclCommunicator::all_reduce(const void* send, void* recv, std::size_t count, DType t) {
   LogWindow window(*this);
   settle(ncclAllReduce(send, recv, count, nccl_type(t), ncclSum, state_->comm, stream_),
-         "ncclAllReduce", count, t);
+         {"ncclAllReduce", count, t});
 }
 
 // NCCL's own all-to-all (2.28 and later; the grouped send/recv form of older NCCL pays a
@@ -56,8 +56,8 @@ void NcclCommunicator::all_to_all(const void* send, void* recv, std::size_t coun
     CUDA_CHECK(cudaMemcpyAsync(staged, send, total_bytes, cudaMemcpyDeviceToDevice, stream_));
     send = staged;
   }
-  settle(ncclAlltoAll(send, recv, count, nccl_type(t), state_->comm, stream_), "ncclAlltoAll",
-         count, t);
+  settle(ncclAlltoAll(send, recv, count, nccl_type(t), state_->comm, stream_),
+         {"ncclAlltoAll", count, t});
 }
 
 // NCCL's send/recv within one group has no order between a send and a receive of the same

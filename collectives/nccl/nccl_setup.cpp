@@ -187,22 +187,16 @@ void NcclCommunicator::init_nccl(const ncclUniqueId& id) {
 
 void NcclCommunicator::adopt_nccl(ncclComm_t comm) { state_->comm = comm; }
 
+std::string NcclCommunicator::Call::describe() const {
+  return sized ? describe_collective_call(name, count, dtype) : std::string(name);
+}
+
 // A nonblocking communicator may answer any call with ncclInProgress: poll its state until the
 // call has finished, failed, or outlived the timeout.
-void NcclCommunicator::settle(ncclResult_t issued, const char* call) const {
-  settle_described(issued, call, [call] { return std::string(call); });
-}
-
-void NcclCommunicator::settle(ncclResult_t issued, const char* call, std::size_t count,
-                              DType t) const {
-  settle_described(issued, call, [&] { return describe_collective_call(call, count, t); });
-}
-
-void NcclCommunicator::settle_described(ncclResult_t issued, const char* call,
-                                        const std::function<std::string()>& describe) const {
+void NcclCommunicator::settle(ncclResult_t issued, const Call& call) const {
   if (issued != ncclInProgress) {
     if (issued != ncclSuccess) state_->broken = true;
-    nccl_check(issued, call, __FILE__, __LINE__);
+    nccl_check(issued, call.name, __FILE__, __LINE__);
     return;
   }
   using Clock = std::chrono::steady_clock;
@@ -215,7 +209,7 @@ void NcclCommunicator::settle_described(ncclResult_t issued, const char* call,
     if (state == ncclSuccess) return;
     if (state != ncclInProgress) {
       state_->broken = true;
-      nccl_check(state, call, __FILE__, __LINE__);
+      nccl_check(state, call.name, __FILE__, __LINE__);
     }
     const double waited_s = std::chrono::duration<double>(Clock::now() - start).count();
     if (timeout_seconds_ > 0 && waited_s > timeout_seconds_) {
@@ -223,7 +217,7 @@ void NcclCommunicator::settle_described(ncclResult_t issued, const char* call,
       char seconds[32];
       std::snprintf(seconds, sizeof seconds, "%.1f", timeout_seconds_);
       const std::string message =
-          describe() + " did not finish within " + seconds + " s (" + where() + ")";
+          call.describe() + " did not finish within " + seconds + " s (" + where() + ")";
       exit_if_teardown_stalls(message);
       throw TimeoutError(message);
     }
