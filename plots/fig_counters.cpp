@@ -2,6 +2,7 @@
 // (transmit solid, receive dashed) and GPU utilisation, one panel each, over the run.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <gnuplot-iostream.h>
 
@@ -39,12 +40,21 @@ FigureFiles plot_counters(const std::vector<Record>& records, const FigureReques
   std::map<std::string, Samples> tx, rx;  // source -> ...
   Samples util;
   double end_s = 0;
+  // Each run's clock starts at 0: counters of several runs (a sweep's node counts, its fabrics)
+  // are series of their own, named by run, never one line that jumps between runs.
+  const auto run_of = [](const Record* r) {
+    const int nodes = nodes_of(r->data);
+    return fabric_of(r->data) + ", " + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes");
+  };
+  std::set<std::string> runs;
+  for (const Record* r : of_kind(records, "counters")) runs.insert(run_of(r));
   for (const Record* r : of_kind(records, "counters")) {
     const auto t = number_at(r->data, "t_s");
     const auto source = text_at(r->data, "source");
     if (!t || !source) continue;
-    const std::string device =
-        text_at(r->data, "host").value_or("?") + ":" + text_at(r->data, "device").value_or("?");
+    const std::string device = (runs.size() > 1 ? run_of(r) + ": " : std::string()) +
+                               text_at(r->data, "host").value_or("?") + ":" +
+                               text_at(r->data, "device").value_or("?");
     end_s = std::max(end_s, *t);
     if (*source == "gpu") {
       if (auto u = number_at(r->data, "util_pct")) util[device].push_back({*t, *u});

@@ -68,6 +68,32 @@ TEST_F(Figures, HeadroomMarksTheTippingPointAndTheProjection) {
   EXPECT_NE(svg.find("qwen2.5-0.5b on ib-ndr-8x400, measured"), std::string::npos);
 }
 
+// Two runs on the same hosts (a sweep's node counts): each run's counters are a series of its own,
+// named by run, not one line that jumps back to t = 0 between runs.
+TEST_F(Figures, CountersOfSeveralRunsAreSeriesOfTheirOwn) {
+  std::vector<Record> records;
+  for (int nodes : {2, 4})
+    for (double t : {0.0, 1.0, 2.0})
+      records.push_back({{{"record", "counters"},
+                          {"source", "net"},
+                          {"host", "n0"},
+                          {"device", "eth0"},
+                          {"t_s", t},
+                          {"tx_bytes_per_s", 1e9 * nodes},
+                          {"rx_bytes_per_s", 1e9 * nodes},
+                          {"run", {{"fabric", "eth-10g"}, {"nodes", nodes}}}},
+                         "x.jsonl",
+                         0});
+  const std::string svg = cli_test::slurp(plot_counters(records, {dir_.string(), "counters"}).svg);
+  EXPECT_NE(svg.find("eth-10g, 2 nodes: n0:eth0 tx"), std::string::npos);
+  EXPECT_NE(svg.find("eth-10g, 4 nodes: n0:eth0 tx"), std::string::npos);
+  // One run alone keeps the short names.
+  records.resize(3);
+  const std::string one = cli_test::slurp(plot_counters(records, {dir_.string(), "one"}).svg);
+  EXPECT_NE(one.find("n0:eth0 tx"), std::string::npos);
+  EXPECT_EQ(one.find("2 nodes"), std::string::npos);
+}
+
 TEST_F(Figures, RecordsAFigureCannotUseAreAUsageError) {
   const std::vector<Record> counters_only = read("counters");
   for (FigureFn draw : {plot_headroom, plot_busbw, plot_timeline, plot_ranks, plot_transports})
