@@ -1,0 +1,220 @@
+"""A causal LM built from a collreplay catalog file (workloads/models/*.json), module for module
+as Hugging Face transformers builds Qwen2 / Llama / Mixtral in eager mode: the same parameters in
+the same named_parameters() order, and the same kernels in forward (RMSNorm in fp32 pieces,
+rotate-half rotary, SDPA with enable_gqa, SiLU(gate) * up, the MoE loop over hit experts with
+index_add_, logits upcast to fp32 for the loss). transformers is not needed: the reference must
+run where only torch is installed, and its shapes must be the catalog's, not a download's."""
+
+import json
+import os
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+CATALOG_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "workloads", "models")
+
+
+class CatalogConfig:
+    """The fields workloads/models/README.md defines, with its defaults."""
+
+    def __init__(self, data, origin):
+        def need(key):
+            if key not in data:
+                raise ValueError(f"{origin}: missing field '{key}'")
+            return data[key]
+
+        self.name = need("name")
+        self.hidden = int(need("hidden_size"))
+        self.intermediate = int(need("intermediate_size"))
+        self.layers = int(need("num_hidden_layers"))
+        self.heads = int(need("num_attention_heads"))
+        self.kv_heads = int(need("num_key_value_heads"))
+        self.head_dim = int(data.get("head_dim", self.hidden // self.heads))
+        self.vocab = int(need("vocab_size"))
+        self.tied = bool(need("tie_word_embeddings"))
+        self.qkv_bias = bool(need("qkv_bias"))
+        self.o_bias = bool(need("o_bias"))
+        self.experts = int(data.get("num_local_experts", 0))
+        self.top_k = int(data.get("num_experts_per_tok", 0))
+        # Not in the catalog (they change values, not shapes or kernels): HF's defaults.
+        self.rms_eps = 1e-6
+        self.rope_theta = 1e6
+
+
+def load_config(name_or_path):
+    path = name_or_path
+    if "/" not in name_or_path and not name_or_path.endswith(".json"):
+        path = os.path.join(CATALOG_DIR, name_or_path + ".json")
+    if not os.path.exists(path):
+        known = sorted(f[:-5] for f in os.listdir(CATALOG_DIR) if f.endswith(".json"))
+        raise ValueError(f"unknown model '{name_or_path}' (known: {', '.join(known)})")
+    with open(path) as f:
+        return CatalogConfig(json.load(f), path)
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, hidden, eps):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(hidden))
+        self.eps = eps
+
+    def forward(self, x):
+        dtype = x.dtype
+        x = x.to(torch.float32)
+        variance = x.pow(2).mean(-1, keepdim=True)
+        x = x * torch.rsqrt(variance + self.eps)
+        return self.weight * x.to(dtype)
+
+
+class Rotary(nn.Module):
+    def __init__(self, head_dim, theta):
+        super().__init__()
+        inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.int64).float() / head_dim))
+        self.register_buffer("inv_freq", inv_freq, persistent=False)
+
+    @torch.no_grad()
+    def forward(self, x, position_ids):
+        inv = self.inv_freq[None, :, None].float().expand(position_ids.shape[0], -1, 1)
+        freqs = (inv @ position_ids[:, None, :].float()).transpose(1, 2)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return emb.cos().to(x.dtype), emb.sin().to(x.dtype)
+
+
+def rotate_half(x):
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+class Attention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.head_dim = c.head_dim
+        self.q_proj = nn.Linear(c.hidden, c.heads * c.head_dim, bias=c.qkv_bias)
+        self.k_proj = nn.Linear(c.hidden, c.kv_heads * c.head_dim, bias=c.qkv_bias)
+        self.v_proj = nn.Linear(c.hidden, c.kv_heads * c.head_dim, bias=c.qkv_bias)
+        self.o_proj = nn.Linear(c.heads * c.head_dim, c.hidden, bias=c.o_bias)
+
+    def forward(self, x, cos, sin):
+        shape = (*x.shape[:-1], -1, self.head_dim)
+        q = self.q_proj(x).view(shape).transpose(1, 2)
+        k = self.k_proj(x).view(shape).transpose(1, 2)
+        v = self.v_proj(x).view(shape).transpose(1, 2)
+        cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+        q = (q * cos) + (rotate_half(q) * sin)
+        k = (k * cos) + (rotate_half(k) * sin)
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        out = out.transpose(1, 2).contiguous()
+        return self.o_proj(out.reshape(*x.shape[:-1], -1).contiguous())
+
+
+class Mlp(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.gate_proj = nn.Linear(c.hidden, c.intermediate, bias=False)
+        self.up_proj = nn.Linear(c.hidden, c.intermediate, bias=False)
+        self.down_proj = nn.Linear(c.intermediate, c.hidden, bias=False)
+
+    def forward(self, x):
+        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class Experts(nn.Module):
+    """transformers 5.x MixtralExperts: stacked [E, 2I, h] and [E, h, I], a loop over hit experts."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.experts = c.experts
+        self.gate_up_proj = nn.Parameter(torch.empty(c.experts, 2 * c.intermediate, c.hidden))
+        self.down_proj = nn.Parameter(torch.empty(c.experts, c.hidden, c.intermediate))
+
+    def forward(self, x, top_k_index, top_k_weights):
+        out = torch.zeros_like(x)
+        with torch.no_grad():
+            mask = F.one_hot(top_k_index, num_classes=self.experts).permute(2, 1, 0)
+            hit = torch.greater(mask.sum(dim=(-1, -2)), 0).nonzero()
+        for e in hit:
+            e = e[0]
+            pos, token = torch.where(mask[e])
+            gate, up = F.linear(x[token], self.gate_up_proj[e]).chunk(2, dim=-1)
+            h = F.linear(F.silu(gate) * up, self.down_proj[e])
+            h = h * top_k_weights[token, pos, None]
+            out.index_add_(0, token, h.to(out.dtype))
+        return out
+
+
+class MoeBlock(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.top_k = c.top_k
+        self.gate = nn.Linear(c.hidden, c.experts, bias=False)
+        self.experts = Experts(c)
+
+    def forward(self, x):
+        b, s, h = x.shape
+        x = x.view(-1, h)
+        logits = self.gate(x)
+        weights = F.softmax(logits.float(), dim=-1)
+        top_w, top_i = torch.topk(weights, self.top_k, dim=-1)
+        top_w /= top_w.sum(dim=-1, keepdim=True)
+        return self.experts(x, top_i, top_w.to(x.dtype)).reshape(b, s, h)
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.self_attn = Attention(c)
+        self.mlp = MoeBlock(c) if c.experts else Mlp(c)
+        self.input_layernorm = RMSNorm(c.hidden, c.rms_eps)
+        self.post_attention_layernorm = RMSNorm(c.hidden, c.rms_eps)
+        self.checkpointing = False
+
+    def block(self, x, cos, sin):
+        x = x + self.self_attn(self.input_layernorm(x), cos, sin)
+        return x + self.mlp(self.post_attention_layernorm(x))
+
+    def forward(self, x, cos, sin):
+        if self.checkpointing and torch.is_grad_enabled():
+            return torch.utils.checkpoint.checkpoint(self.block, x, cos, sin, use_reentrant=False)
+        return self.block(x, cos, sin)
+
+
+class CausalLM(nn.Module):
+    """Parameter names without HF's "model." prefix, as the catalog and replay name them."""
+
+    def __init__(self, c, layers):
+        super().__init__()
+        self.config = c
+        self.embed_tokens = nn.Embedding(c.vocab, c.hidden)
+        self.layers = nn.ModuleList(DecoderLayer(c) for _ in range(layers))
+        self.norm = RMSNorm(c.hidden, c.rms_eps)
+        self.rotary = Rotary(c.head_dim, c.rope_theta)
+        self.lm_head = nn.Linear(c.hidden, c.vocab, bias=False)
+        if c.tied:
+            self.lm_head.weight = self.embed_tokens.weight
+
+    def forward(self, input_ids, labels):
+        x = self.embed_tokens(input_ids)
+        positions = torch.arange(input_ids.shape[1], device=input_ids.device)[None, :]
+        cos, sin = self.rotary(x, positions.expand(input_ids.shape[0], -1))
+        for layer in self.layers:
+            x = layer(x, cos, sin)
+        logits = self.lm_head(self.norm(x)).float()
+        # HF's ForCausalLMLoss: shift by padding the labels, then a mean over the tokens.
+        labels = F.pad(labels, (0, 1), value=-100)[..., 1:].contiguous()
+        return F.cross_entropy(logits.view(-1, logits.shape[-1]), labels.view(-1), ignore_index=-100)
+
+
+def unit_param_counts(model):
+    """Parameters per FSDP unit with one unit per decoder layer and the rest in the root (tied
+    weights once), the way replay --dry-run lists its units."""
+    units = {"root": 0}
+    seen = set()
+    for name, p in model.named_parameters():
+        if id(p) in seen:
+            continue
+        seen.add(id(p))
+        parts = name.split(".")
+        unit = f"layers.{parts[1]}" if parts[0] == "layers" else "root"
+        units[unit] = units.get(unit, 0) + p.numel()
+    return units
