@@ -15,8 +15,9 @@
 namespace collreplay {
 
 // Version 2 added tp, shard_group, the groups tp/shard/replicate/expert_node/expert_rail,
-// units[].allreduce_bytes and the fp8 dtype (workloads/SCHEDULE.md). Version 1 files still load.
-inline constexpr int kScheduleSchemaVersion = 2;
+// units[].allreduce_bytes and the fp8 dtype; version 3 the compute ops' kernels and host_us and
+// the optimizer phase's ops (workloads/SCHEDULE.md). Version 1 and 2 files still load.
+inline constexpr int kScheduleSchemaVersion = 3;
 
 enum class StreamKind { comm, compute };
 // Which ranks take part: all of them; the ranks of one node; one expert-parallel group; one
@@ -61,9 +62,41 @@ struct CollectiveOp {
   std::vector<std::uint64_t> recv_counts;
 };
 
+// How a non-GEMM kernel walks memory, which sets its speed (workloads/model/eager_kernels.hpp
+// names the kernels a framework runs; bench/compute runs or models each kind).
+enum class KernelKind {
+  vector,   // contiguous operands of one shape: bound by memory bandwidth
+  generic,  // broadcast, strided, gathered or dtype-converting operands: per-element index math
+  reduce,   // rows of `inner` elements reduced (norm statistics, softmax, bias and weight grads)
+  copy,     // device-to-device memcpy
+  sync,     // the host waits for the device (a few bytes read back: nonzero, item())
+  timed,    // a measured duration (an imported trace): the kernel takes duration_us
+};
+inline constexpr KernelKind kAllKernelKinds[] = {KernelKind::vector, KernelKind::generic,
+                                                 KernelKind::reduce, KernelKind::copy,
+                                                 KernelKind::sync,   KernelKind::timed};
+
+// `launches` kernels of one kind that together read read_bytes and write write_bytes over
+// `elements` elements (a norm's statistics, an optimizer update over many tensors, ...).
+struct KernelSlice {
+  KernelKind kind = KernelKind::vector;
+  std::string label;  // "layers.3.input_layernorm fwd: x.float()"
+  int at = 0;         // how many of the op's GEMMs run before it: its place in the op's order
+  std::uint64_t launches = 1;
+  std::uint64_t elements = 0;
+  std::uint64_t inner = 0;  // reduce: elements per reduced row
+  std::uint64_t read_bytes = 0, write_bytes = 0;
+  double flops = 0;        // arithmetic (not tensor-core) work, for the record
+  double duration_us = 0;  // timed: the measured GPU time of the whole slice
+};
+
 struct ComputeOp {
   DType dtype = DType::bf16;
   std::vector<GemmShape> gemms;
+  std::vector<KernelSlice> kernels;  // in order among the GEMMs (KernelSlice::at)
+  // Host time the framework spends issuing the op's kernels (Python, dispatch, autograd, hooks),
+  // spread evenly over its launches: a GPU that outruns the host waits, as in eager PyTorch.
+  double host_us = 0;
 };
 
 struct ScheduleOp {
@@ -107,6 +140,7 @@ struct MoeLayerSummary {
 // by their op specs (collective_kind_name in collectives/ops/collective_kind.hpp).
 std::string_view group_kind_name(GroupKind group);
 std::string_view phase_name(Phase phase);
+std::string_view kernel_kind_name(KernelKind kind);
 
 struct Schedule {
   int schema_version = kScheduleSchemaVersion;

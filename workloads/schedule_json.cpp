@@ -6,6 +6,7 @@
 
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
+#include "workloads/model/gemm_slices.hpp"
 #include "workloads/plan/parallel/mesh.hpp"
 #include "workloads/schedule_summary.hpp"
 
@@ -151,6 +152,29 @@ CollectiveOp read_collective(const Reader& r, const json& j, const std::string& 
   return c;
 }
 
+KernelSlice read_kernel(const Reader& r, const json& j, const std::string& where,
+                        std::size_t gemms) {
+  KernelSlice k;
+  k.kind = r.choice(j, "kind", where, kAllKernelKinds, kernel_kind_name);
+  k.label = j.contains("label") ? r.text(j, "label", where) : "";
+  k.at = static_cast<int>(r.integer(j, "at", where, 0));
+  if (static_cast<std::size_t>(k.at) > gemms)
+    r.fail(where + ".at", "is past the op's " + std::to_string(gemms) + " GEMMs");
+  k.launches = r.count(r.get(j, "launches", where), where + ".launches");
+  if (k.launches == 0) r.fail(where + ".launches", "must be positive");
+  k.elements = r.count(r.get(j, "elements", where), where + ".elements");
+  k.inner = j.contains("inner") ? r.count(j["inner"], where + ".inner") : 0;
+  k.read_bytes = r.count(r.get(j, "read_bytes", where), where + ".read_bytes");
+  k.write_bytes = r.count(r.get(j, "write_bytes", where), where + ".write_bytes");
+  k.flops = j.contains("flops") ? r.number(j, "flops", where) : 0;
+  k.duration_us = j.contains("duration_us") ? r.number(j, "duration_us", where) : 0;
+  if (k.kind == KernelKind::timed && !(k.duration_us > 0))
+    r.fail(where + ".duration_us", "must be positive for a timed kernel");
+  if (k.kind == KernelKind::reduce && k.inner == 0)
+    r.fail(where + ".inner", "must be positive for a reduce kernel");
+  return k;
+}
+
 ComputeOp read_compute(const Reader& r, const json& j, const std::string& where) {
   ComputeOp c;
   c.dtype = r.choice(j, "dtype", where, kDTypes, dtype_name);
@@ -165,7 +189,29 @@ ComputeOp read_compute(const Reader& r, const json& j, const std::string& where)
     s.label = gemms[g].contains("label") ? r.text(gemms[g], "label", w) : "";
     c.gemms.push_back(s);
   }
+  if (j.contains("kernels")) {
+    const json& kernels = r.array(j, "kernels", where);
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      c.kernels.push_back(read_kernel(r, kernels[k],
+                                      where + ".kernels[" + std::to_string(k) + "]",
+                                      c.gemms.size()));
+      if (k > 0 && c.kernels[k].at < c.kernels[k - 1].at)
+        r.fail(where + ".kernels[" + std::to_string(k) + "].at", "is before the kernel's before it");
+    }
+  }
+  c.host_us = j.contains("host_us") ? r.number(j, "host_us", where) : 0;
   return c;
+}
+
+ordered kernel_json(const KernelSlice& k) {
+  ordered o = {{"kind", kernel_kind_name(k.kind)}, {"label", k.label},     {"at", k.at},
+               {"launches", k.launches},           {"elements", k.elements}};
+  if (k.inner > 0) o["inner"] = k.inner;
+  o["read_bytes"] = k.read_bytes;
+  o["write_bytes"] = k.write_bytes;
+  o["flops"] = k.flops;
+  if (k.kind == KernelKind::timed) o["duration_us"] = k.duration_us;
+  return o;
 }
 
 }  // namespace
@@ -217,7 +263,12 @@ std::string schedule_to_json(const Schedule& s) {
       for (const GemmShape& g : op.compute().gemms)
         gemms.push_back(
             {{"m", g.m}, {"n", g.n}, {"k", g.k}, {"batch", g.batch}, {"label", g.label}});
-      o["compute"] = {{"dtype", dtype_name(op.compute().dtype)}, {"gemms", gemms}};
+      ordered kernels = ordered::array();
+      for (const KernelSlice& k : op.compute().kernels) kernels.push_back(kernel_json(k));
+      o["compute"] = {{"dtype", dtype_name(op.compute().dtype)},
+                      {"gemms", gemms},
+                      {"kernels", kernels},
+                      {"host_us", op.compute().host_us}};
     }
     j["ops"].push_back(o);
   }
@@ -236,9 +287,9 @@ Schedule schedule_from_json(std::string_view text, std::string_view origin) {
   if (!j.is_object()) r.fail("top level", "is not an object");
   Schedule s;
   const std::int64_t version = r.integer(j, "version", "top level", 0);
-  if (version != kScheduleSchemaVersion && version != 1)
+  if (version < 1 || version > kScheduleSchemaVersion)
     r.fail("version", std::to_string(version) +
-                          " is not supported (this build reads versions 1 and " +
+                          " is not supported (this build reads versions 1 to " +
                           std::to_string(kScheduleSchemaVersion) + ")");
   const bool v1 = version == 1;  // no tp, shard_group, allreduce_bytes: they default
   s.model = r.text(j, "model", "top level");
@@ -373,7 +424,31 @@ std::string dry_run_json(const Schedule& s) {
                  {"alltoall_bytes", t.alltoall_bytes},
                  {"allreduces", t.allreduces},
                  {"allreduce_bytes", t.allreduce_bytes},
-                 {"flops", t.flops}};
+                 {"flops", t.flops},
+                 {"host_us", t.host_us}};
+  ordered kernels = ordered::object();
+  for (Phase p : kPhases) {
+    const auto i = static_cast<std::size_t>(p);
+    kernels[std::string(phase_name(p))] = {{"launches", t.kernel_launches[i]},
+                                           {"bytes", t.kernel_bytes[i]},
+                                           {"syncs", t.syncs[i]}};
+  }
+  j["totals"]["kernels"] = kernels;
+  // Every compute op with its non-GEMM slices: what the replay runs besides the GEMMs.
+  ordered compute_ops = ordered::array();
+  for (const ScheduleOp& op : s.ops) {
+    if (op.is_collective()) continue;
+    ordered list = ordered::array();
+    for (const KernelSlice& k : op.compute().kernels) list.push_back(kernel_json(k));
+    compute_ops.push_back({{"name", op.name},
+                           {"phase", phase_name(op.phase)},
+                           {"unit", op.unit},
+                           {"gemms", op.compute().gemms.size()},
+                           {"gemm_flops", gemm_flops(op.compute().gemms)},
+                           {"host_us", op.compute().host_us},
+                           {"kernels", list}});
+  }
+  j["compute_ops"] = compute_ops;
   return j.dump(1) + "\n";
 }
 

@@ -12,6 +12,18 @@ std::string_view phase_name(Phase phase) {
   return "?";
 }
 
+std::string_view kernel_kind_name(KernelKind kind) {
+  switch (kind) {
+    case KernelKind::vector: return "vector";
+    case KernelKind::generic: return "generic";
+    case KernelKind::reduce: return "reduce";
+    case KernelKind::copy: return "copy";
+    case KernelKind::sync: return "sync";
+    case KernelKind::timed: return "timed";
+  }
+  return "?";
+}
+
 std::string_view group_kind_name(GroupKind group) {
   switch (group) {
     case GroupKind::world: return "world";

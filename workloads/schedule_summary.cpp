@@ -20,7 +20,16 @@ ScheduleTotals schedule_totals(const Schedule& s) {
   t.active_params = s.active_params;
   for (const ScheduleOp& op : s.ops) {
     if (!op.is_collective()) {
-      t.flops += gemm_flops(op.compute().gemms);
+      const ComputeOp& c = op.compute();
+      const auto phase = static_cast<std::size_t>(op.phase);
+      t.flops += gemm_flops(c.gemms);
+      t.host_us += c.host_us;
+      for (const KernelSlice& k : c.kernels) {
+        (k.kind == KernelKind::sync ? t.syncs : t.kernel_launches)[phase] += k.launches;
+        t.kernel_bytes[phase] = checked_add(
+            t.kernel_bytes[phase], checked_add(k.read_bytes, k.write_bytes, "kernel bytes"),
+            "kernel bytes per step");
+      }
       continue;
     }
     const CollectiveOp& c = op.collective();
@@ -116,6 +125,52 @@ void print_schedule_table(const Schedule& s, std::ostream& out) {
     out << line;
   }
   out << "#   GEMM            " << tflop(t.flops) << " TFLOP\n";
+  for (Phase p : {Phase::forward, Phase::recompute, Phase::backward, Phase::optimizer}) {
+    const auto i = static_cast<std::size_t>(p);
+    if (t.kernel_launches[i] + t.syncs[i] == 0) continue;
+    std::snprintf(line, sizeof line, "#   kernels %-9s %7s launches  %s B (%s) moved, %s host syncs\n",
+                  std::string(phase_name(p)).c_str(), num(t.kernel_launches[i]).c_str(),
+                  num(t.kernel_bytes[i]).c_str(), format_bytes(t.kernel_bytes[i]).c_str(),
+                  num(t.syncs[i]).c_str());
+    out << line;
+  }
+  std::snprintf(line, sizeof line, "#   host time       %.2f ms to issue the compute (--host-time)\n",
+                t.host_us / 1e3);
+  out << line;
+}
+
+void print_schedule_slices(const Schedule& s, std::ostream& out) {
+  char line[512];
+  out << "# " << s.model << ", plan " << s.plan << ", world " << s.world << ", rank " << s.rank
+      << ": every compute op's GEMMs (M x N x K x batch) and kernels in launch order\n";
+  for (const ScheduleOp& op : s.ops) {
+    if (op.is_collective()) continue;
+    const ComputeOp& c = op.compute();
+    std::snprintf(line, sizeof line, "%s  [%s, unit %s, host %.1f us]\n", op.name.c_str(),
+                  std::string(phase_name(op.phase)).c_str(), op.unit.c_str(), c.host_us);
+    out << line;
+    std::size_t next = 0;
+    auto kernels_at = [&](std::size_t at) {
+      for (; next < c.kernels.size() && static_cast<std::size_t>(c.kernels[next].at) == at; ++next) {
+        const KernelSlice& k = c.kernels[next];
+        std::snprintf(line, sizeof line, "    %-7s x%-4s %14s el  r %10s  w %10s  %s\n",
+                      std::string(kernel_kind_name(k.kind)).c_str(), num(k.launches).c_str(),
+                      num(k.elements).c_str(), format_bytes(k.read_bytes).c_str(),
+                      format_bytes(k.write_bytes).c_str(), k.label.c_str());
+        out << line;
+      }
+    };
+    for (std::size_t g = 0; g < c.gemms.size(); ++g) {
+      kernels_at(g);
+      const GemmShape& m = c.gemms[g];
+      std::snprintf(line, sizeof line, "    gemm    %lld x %lld x %lld x %lld  %s\n",
+                    static_cast<long long>(m.m), static_cast<long long>(m.n),
+                    static_cast<long long>(m.k), static_cast<long long>(m.batch),
+                    m.label.c_str());
+      out << line;
+    }
+    kernels_at(c.gemms.size());
+  }
 }
 
 }  // namespace collreplay

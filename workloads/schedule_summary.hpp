@@ -22,6 +22,9 @@ struct ScheduleTotals {
   std::uint64_t allreduces = 0, allreduce_bytes = 0;
   std::array<GroupTotals, std::size(kAllGroupKinds)> by_group{};  // indexed by GroupKind
   double flops = 0;                                               // every GEMM of every compute op
+  // The non-GEMM kernels: launches, bytes read + written, host syncs, per phase (Phase order).
+  std::array<std::uint64_t, 4> kernel_launches{}, kernel_bytes{}, syncs{};
+  double host_us = 0;  // framework host time of every compute op
 };
 
 // Sums over the ops (all-to-all counts both all_to_all and all_to_allv).
@@ -31,5 +34,9 @@ ScheduleTotals schedule_totals(const Schedule& schedule);
 int group_size(const Schedule& schedule, GroupKind group);
 
 void print_schedule_table(const Schedule& schedule, std::ostream& out);
+
+// Every compute op with every GEMM and kernel in launch order (`replay --dry-run --format
+// slices`).
+void print_schedule_slices(const Schedule& schedule, std::ostream& out);
 
 }  // namespace collreplay

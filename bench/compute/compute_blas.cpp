@@ -3,7 +3,9 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -11,6 +13,7 @@
 #include <thread>
 
 #include "bench/compute/compute_scale.hpp"
+#include "bench/compute/launch_order.hpp"
 #include "bench/compute/operand_bytes.hpp"
 #include "bench/executor/worker_event.hpp"
 #include "common/errors.hpp"
@@ -87,26 +90,30 @@ class BlasEngine : public ComputeEngine {
     return bytes;
   }
 
+  std::uint64_t reserve_kernels(std::uint64_t launch_bytes) override {
+    const std::uint64_t bytes = kernel_buffer_bytes(launch_bytes, false);
+    if (kernel_scratch_.size() < bytes) kernel_scratch_.assign(bytes, 1);
+    return kernel_scratch_.size();
+  }
+
   // Every GEMM carves A, B and C from the one operand buffer (see operand_bytes.hpp); with the
   // buffer all ones and alpha = 1/k, C is all ones again (k ones summed exactly, then scaled),
   // so whatever a later GEMM reads stays near 1: never zero, denormal or infinite, all of which
-  // would change the BLAS's speed.
+  // would change the BLAS's speed. Kernels move their bytes through a scratch buffer; the host
+  // time between launches is the host's own here, so it is not added.
   void issue(const ComputeOp& op, double scale,
              std::span<const std::shared_ptr<StreamEvent>>) override {
-    std::vector<GemmShape> gemms = stretch_gemms(op, scale);
-    for (const GemmShape& g : gemms)
-      if (static_cast<std::uint64_t>(g.m * g.k + g.k * g.n + g.m * g.n) > operands_.size())
-        throw RuntimeError("BLAS engine: GEMM '" + g.label + "' is larger than reserved");
-    worker_.push([this, gemms = std::move(gemms)] {
-      for (const GemmShape& g : gemms) {
-        float* a = operands_.data();
-        float* b = a + g.m * g.k;
-        float* c = b + g.k * g.n;
-        const float alpha = 1.0f / static_cast<float>(g.k);
-        for (std::int64_t i = 0; i < g.batch; ++i)
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(g.m),
-                      static_cast<int>(g.n), static_cast<int>(g.k), alpha, a, static_cast<int>(g.k),
-                      b, static_cast<int>(g.n), 0.0f, c, static_cast<int>(g.n));
+    std::vector<Launch> launches = launch_order(op, scale);
+    for (const Launch& l : launches)
+      if (l.is_gemm && static_cast<std::uint64_t>(l.gemm.m * l.gemm.k + l.gemm.k * l.gemm.n +
+                                                  l.gemm.m * l.gemm.n) > operands_.size())
+        throw RuntimeError("BLAS engine: GEMM '" + l.gemm.label + "' is larger than reserved");
+    worker_.push([this, launches = std::move(launches)] {
+      for (const Launch& l : launches) {
+        if (l.is_gemm)
+          run_gemm(l.gemm);
+        else
+          run_kernel(l.kernel);
       }
     });
   }
@@ -120,8 +127,37 @@ class BlasEngine : public ComputeEngine {
   void synchronize() override { record()->synchronize(); }
 
  private:
+  void run_gemm(const GemmShape& g) {
+    float* a = operands_.data();
+    float* b = a + g.m * g.k;
+    float* c = b + g.k * g.n;
+    const float alpha = 1.0f / static_cast<float>(g.k);
+    for (std::int64_t i = 0; i < g.batch; ++i)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(g.m),
+                  static_cast<int>(g.n), static_cast<int>(g.k), alpha, a, static_cast<int>(g.k), b,
+                  static_cast<int>(g.n), 0.0f, c, static_cast<int>(g.n));
+  }
+
+  void run_kernel(const KernelSlice& k) {
+    if (k.kind == KernelKind::sync) return;  // the worker is the device: nothing to wait for
+    if (k.kind == KernelKind::timed) {
+      std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(k.duration_us));
+      return;
+    }
+    if (kernel_scratch_.empty()) throw RuntimeError("BLAS engine: kernels issued before reserve");
+    const std::size_t half = kernel_scratch_.size() / 2;
+    unsigned char* src = kernel_scratch_.data();
+    unsigned char* dst = src + half;
+    for (std::uint64_t moved = 0; moved < std::max(k.read_bytes, k.write_bytes);) {
+      const std::size_t n = std::min<std::uint64_t>(half, std::max(k.read_bytes, k.write_bytes) - moved);
+      std::memmove(dst, src, n);
+      moved += n;
+    }
+  }
+
   int threads_;
   std::vector<float> operands_;
+  std::vector<unsigned char> kernel_scratch_;
   WorkerQueue worker_;  // last: destroyed (joined) before the operands it reads
 };
 

@@ -1,5 +1,8 @@
-// A compute engine runs a schedule's GEMM slices on its own stream: cuBLAS on a CUDA stream
-// (cuda/compute_cublas.cpp) or a BLAS on a host worker thread (compute_blas.cpp).
+// A compute engine runs a schedule's compute slices on its own stream: the GEMMs and the
+// non-GEMM kernels between them, in launch order (launch_order.hpp), each after the host time
+// the framework would spend issuing it. cuBLAS and real memory-bound kernels on a CUDA stream
+// (cuda/compute_cublas.cpp), a BLAS on a host worker thread (compute_blas.cpp), or a modeled GPU
+// (compute_model.cpp).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -24,8 +27,23 @@ class ComputeEngine {
   // Allocates operands big enough for every shape once, before anything is timed; returns the
   // bytes reserved. Throws UsageError when they cannot fit, naming the size.
   virtual std::uint64_t reserve(const std::vector<GemmShape>& shapes, DType dtype) = 0;
-  // Runs every GEMM of `op`, stretched by `scale` (calibration; 1 = the exact shapes), after the
-  // events in `after` are done. Returns at once; completion is seen through record().
+  // Allocates what the non-GEMM kernels stream through, for launches of up to `launch_bytes`
+  // read or written (engines may wrap larger launches around a smaller buffer); returns the
+  // bytes reserved. Engines with no memory of their own reserve nothing.
+  virtual std::uint64_t reserve_kernels(std::uint64_t launch_bytes) {
+    (void)launch_bytes;
+    return 0;
+  }
+  // A step begins: the framework's host starts issuing it now (engines that model the host keep
+  // a timeline of their own; others need nothing).
+  virtual void begin_step() {}
+  // How long a host sync inside a compute op may wait for the device before TimeoutError (the
+  // executor's watchdog; 0: for ever).
+  virtual void set_sync_timeout(double seconds) { (void)seconds; }
+  // Runs every GEMM and kernel of `op`, stretched by `scale` (calibration; 1 = the exact
+  // shapes), after the events in `after` are done, spending the op's host time between the
+  // launches. Returns once issued (a sync kernel waits for the device first); completion is seen
+  // through record().
   virtual void issue(const ComputeOp& op, double scale,
                      std::span<const std::shared_ptr<StreamEvent>> after) = 0;
   virtual std::shared_ptr<StreamEvent> record() = 0;

@@ -8,12 +8,43 @@
 #include <thread>
 
 #include "bench/compute/compute_scale.hpp"
+#include "bench/compute/launch_order.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Memory-bound kernels reach about this share of the datasheet bandwidth (elementwise kernels of
+// PyTorch on an H100: 2.9-3.1 of 3.35 TB/s).
+constexpr double kBandwidthEfficiency = 0.9;
+// Per-element kernels (broadcast, strided, dtype-converting operands) are bound by index
+// arithmetic: about 0.34 G elements/s per bf16 TFLOP/s of peak (340 G elements/s on an H100).
+constexpr double kGenericElementsPerTflop = 0.34e9;
+// No kernel takes less than its launch on the device.
+constexpr double kMinKernelMs = 0.002;
+
+// One op on the two timelines, in ms: the host issues its launches one after another from
+// `host_ready_ms` (it may be ahead of the device: it queues without waiting), each launch
+// starting once issued and once the device is free (at `device_free_ms` first). Returns the
+// device's end; advances host_ready_ms past the op's issue (and past the device's work at a
+// sync).
+double run_timelines(const ComputeOp& op, const ComputeModel& model, double scale,
+                     double& host_ready_ms, double device_free_ms) {
+  double device = device_free_ms;
+  for (const Launch& l : launch_order(op, scale)) {
+    host_ready_ms += l.host_us / 1e3;
+    const double start = std::max(host_ready_ms, device);
+    if (l.is_gemm)
+      device = start + std::max(modeled_ms({l.gemm}, model), kMinKernelMs);
+    else if (l.kernel.kind == KernelKind::sync)
+      host_ready_ms = std::max(host_ready_ms, device);
+    else
+      device = start + modeled_kernel_ms(l.kernel, model);
+  }
+  return device;
+}
 
 std::string known_gpus() {
   std::string names;
@@ -58,11 +89,24 @@ class ModelEngine final : public ComputeEngine {
 
   void issue(const ComputeOp& op, double scale,
              std::span<const std::shared_ptr<StreamEvent>>) override {
-    const double ms = modeled_ms(stretch_gemms(op, scale), model_) * dilation_;
-    const Clock::time_point start = std::max(Clock::now(), tail_);
-    tail_ = start + std::chrono::duration_cast<Clock::duration>(
-                        std::chrono::duration<double, std::milli>(ms));
+    // Both timelines in undilated ms from now. The host's may lie in the past: it issued the
+    // step's earlier ops ahead of the device (the executor hands an op over only once its
+    // dependencies are done, which is not when a framework's host gets to it).
+    const Clock::time_point now = Clock::now();
+    auto ms_from_now = [&](Clock::time_point t) {
+      return std::chrono::duration<double, std::milli>(t - now).count() / dilation_;
+    };
+    double host_ms = ms_from_now(host_);
+    const double device_end_ms =
+        run_timelines(op, model_, scale, host_ms, std::max(0.0, ms_from_now(tail_)));
+    auto at = [&](double ms) {
+      return now + std::chrono::duration_cast<Clock::duration>(
+                       std::chrono::duration<double, std::milli>(ms * dilation_));
+    };
+    tail_ = std::max(tail_, at(device_end_ms));
+    host_ = at(host_ms);
   }
+  void begin_step() override { host_ = Clock::now(); }
   std::shared_ptr<StreamEvent> record() override {
     return std::make_shared<ModelEvent>(std::max(Clock::now(), tail_));
   }
@@ -76,7 +120,8 @@ class ModelEngine final : public ComputeEngine {
   }
   ComputeModel model_;
   double dilation_;
-  Clock::time_point tail_{};  // when the last issued op ends
+  Clock::time_point tail_{};  // when the last issued op ends on the device
+  Clock::time_point host_{};  // when the host has issued the last op
 };
 
 }  // namespace
@@ -118,6 +163,23 @@ double modeled_ms(const std::vector<GemmShape>& gemms, const ComputeModel& model
     flops += 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k) *
              static_cast<double>(g.batch);
   return flops / (model.gpu.bf16_dense_tflops * 1e12 * model.mfu) * 1e3;
+}
+
+double modeled_kernel_ms(const KernelSlice& k, const ComputeModel& model) {
+  if (k.kind == KernelKind::timed) return k.duration_us / 1e3;
+  if (k.kind == KernelKind::sync) return 0;
+  const double bytes = static_cast<double>(k.read_bytes + k.write_bytes);
+  double ms = bytes / (model.gpu.hbm_tbytes_per_s * 1e12 * kBandwidthEfficiency) * 1e3;
+  if (k.kind == KernelKind::generic)
+    ms = std::max(ms, static_cast<double>(k.elements) /
+                          (kGenericElementsPerTflop * model.gpu.bf16_dense_tflops) * 1e3);
+  return std::max(ms, kMinKernelMs);
+}
+
+double modeled_op_ms(const ComputeOp& op, const ComputeModel& model) {
+  double host_ms = 0;
+  const double device_ms = run_timelines(op, model, 1.0, host_ms, 0.0);
+  return std::max(device_ms, host_ms);
 }
 
 std::unique_ptr<ComputeEngine> make_model_engine(const ComputeModel& model, double dilation) {

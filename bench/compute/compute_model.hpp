@@ -1,13 +1,16 @@
 // The modeled compute engine (--compute model:GPU[@MFU]): each compute op becomes a timed idle
-// wait as long as the modeled GPU would take for its GEMMs, FLOPs / (peak x MFU), instead of real
-// BLAS work. On a small host real GEMMs fight MPI for the cores and their speed says nothing
-// about a GPU cluster; a wait costs no CPU and has the GPU's duration. With dilation D the wait
-// is D times longer (the emulated fabric is D times slower too), and callers divide measured
-// times by D.
+// wait as long as the modeled GPU would take for it, instead of real work: GEMMs at
+// FLOPs / (peak x MFU), memory-bound kernels at their bytes over the GPU's memory bandwidth (and,
+// for per-element kernels, at its element rate), each launch at least a launch's latency, and
+// the framework's host time before each launch on a host timeline the device cannot outrun. On a
+// small host real GEMMs fight MPI for the cores and their speed says nothing about a GPU
+// cluster; a wait costs no CPU and has the GPU's duration. With dilation D every wait is D times
+// longer (the emulated fabric is D times slower too), and callers divide measured times by D.
 //
-// The engine keeps its own timeline instead of a worker thread: an op starts when the previous
-// one ends (or now, when idle) and ends its duration later; events complete at those instants,
-// so op times are the modeled durations, not the sleep granularity of a loaded host.
+// The engine keeps its own timelines instead of a worker thread: an op's launches start when the
+// host has issued them and the device is free, and end their duration later; events complete at
+// those instants, so op times are the modeled durations, not the sleep granularity of a loaded
+// host.
 #pragma once
 #include <memory>
 #include <string>
@@ -39,6 +42,11 @@ bool is_compute_model(std::string_view spec);
 
 // Modeled milliseconds of `gemms` (2 M N K batch FLOPs each) on `model`, undilated. Pure.
 double modeled_ms(const std::vector<GemmShape>& gemms, const ComputeModel& model);
+// Device time of one launch of a kernel slice (launches == 1), undilated.
+double modeled_kernel_ms(const KernelSlice& kernel, const ComputeModel& model);
+// Milliseconds from the first launch of `op` to its end when it runs alone: the host's time
+// to issue it and the device's time to run it, whichever holds the other back. Pure.
+double modeled_op_ms(const ComputeOp& op, const ComputeModel& model);
 
 // `dilation` (> 0, usually >= 1) stretches every wait (see above).
 std::unique_ptr<ComputeEngine> make_model_engine(const ComputeModel& model, double dilation);

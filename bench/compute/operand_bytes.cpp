@@ -43,4 +43,12 @@ std::uint64_t device_gemm_operand_bytes(const std::vector<GemmShape>& shapes, DT
          kGpuGemmWorkspaceBytes;
 }
 
+std::uint64_t kernel_buffer_each_bytes(std::uint64_t largest_launch_bytes, bool device) {
+  const std::uint64_t lo = device ? std::uint64_t{256} << 20 : std::uint64_t{1} << 20;
+  const std::uint64_t hi = device ? std::uint64_t{1} << 30 : std::uint64_t{32} << 20;
+  // A whole number of 64 KiB: the vector kernel's chunks never straddle the end.
+  constexpr std::uint64_t kGrain = std::uint64_t{64} << 10;
+  return std::clamp((largest_launch_bytes + kGrain - 1) / kGrain * kGrain, lo, hi);
+}
+
 }  // namespace collreplay

@@ -23,4 +23,13 @@ std::uint64_t host_gemm_operand_bytes(const std::vector<GemmShape>& shapes);
 // workspace.
 std::uint64_t device_gemm_operand_bytes(const std::vector<GemmShape>& shapes, DType dtype);
 
+// Non-GEMM kernels stream through a source and a destination buffer of this many bytes each:
+// the largest launch's bytes, clamped on a GPU to [256 MiB, 1 GiB] (above L2, so wrapping
+// around still reads HBM, and small beside the GEMM operands) and on a host to [1, 32] MiB.
+std::uint64_t kernel_buffer_each_bytes(std::uint64_t largest_launch_bytes, bool device);
+// Both buffers together.
+inline std::uint64_t kernel_buffer_bytes(std::uint64_t largest_launch_bytes, bool device) {
+  return 2 * kernel_buffer_each_bytes(largest_launch_bytes, device);
+}
+
 }  // namespace collreplay

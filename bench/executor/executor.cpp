@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "bench/app/stats.hpp"
+#include "bench/compute/launch_order.hpp"
 #include "common/errors.hpp"
 #include "common/poll_backoff.hpp"
 #include "common/sizes.hpp"
@@ -85,6 +86,8 @@ Executor::Executor(const Schedule& schedule, const GroupComms& groups, ComputeEn
       collective_of_op_(schedule.ops.size(), -1) {
   std::vector<GemmShape> shapes;
   DType compute_dtype = DType::bf16;
+  std::uint64_t kernel_launch_bytes = 0;
+  bool kernels = false;
   for (std::size_t i = 0; i < schedule.ops.size(); ++i) {
     const ScheduleOp& op = schedule.ops[i];
     for (int dep : op.deps)
@@ -98,10 +101,15 @@ Executor::Executor(const Schedule& schedule, const GroupComms& groups, ComputeEn
       buffers_.plan(comm, collectives_.back());
     } else {
       shapes.insert(shapes.end(), op.compute().gemms.begin(), op.compute().gemms.end());
-      compute_dtype = op.compute().dtype;
+      if (!op.compute().gemms.empty()) compute_dtype = op.compute().dtype;
+      kernels = kernels || !op.compute().kernels.empty();
+      kernel_launch_bytes =
+          std::max(kernel_launch_bytes, largest_kernel_launch_bytes(op.compute()));
     }
   }
   compute_bytes_ = engine.reserve(shapes, compute_dtype);
+  if (kernels) compute_bytes_ += engine.reserve_kernels(kernel_launch_bytes);
+  engine.set_sync_timeout(options.timeout_s);
   buffers_.allocate();
 }
 
@@ -267,6 +275,7 @@ double Executor::run_step(PassKind pass, std::vector<double>& op_ms,
                           std::vector<double>* op_start_ms, std::vector<double>* op_end_ms) {
   std::vector<OpRun> runs(schedule_.ops.size());
   const bool device = engine_.enqueues_on_device();
+  engine_.begin_step();
   const Clock::time_point start = Clock::now();
   // Device: an origin event on every stream, recorded while the streams are idle, so an op's
   // start is measured on its own stream's clock (events of different kinds, e.g. MPI host events

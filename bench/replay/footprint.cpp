@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "bench/compute/compute_cublas.hpp"
+#include "bench/compute/launch_order.hpp"
 #include "bench/compute/operand_bytes.hpp"
 #include "bench/replay/collective_plan.hpp"
 #include "common/errors.hpp"
@@ -28,11 +29,13 @@ std::string gib(std::uint64_t bytes) {
 
 std::uint64_t MemoryFootprint::host_bytes() const {
   return device ? check_bytes
-                : collective_bytes + gemm_operand_bytes + check_bytes + backend_scratch_bytes;
+                : collective_bytes + gemm_operand_bytes + check_bytes + backend_scratch_bytes +
+                      kernel_buffer_bytes;
 }
 
 std::uint64_t MemoryFootprint::checked_bytes() const {
-  return device ? collective_bytes + gemm_operand_bytes + backend_scratch_bytes : host_bytes();
+  return device ? collective_bytes + gemm_operand_bytes + backend_scratch_bytes + kernel_buffer_bytes
+                : host_bytes();
 }
 
 MemoryFootprint estimate_footprint(const Schedule& schedule, bool device, bool check) {
@@ -41,11 +44,16 @@ MemoryFootprint estimate_footprint(const Schedule& schedule, bool device, bool c
   std::map<GroupKind, std::pair<std::uint64_t, std::uint64_t>> buffers;  // send, recv
   std::vector<GemmShape> shapes;
   DType compute_dtype = DType::bf16;
+  std::uint64_t kernel_launch_bytes = 0;
+  bool kernels = false;
   for (std::size_t i = 0; i < schedule.ops.size(); ++i) {
     const ScheduleOp& op = schedule.ops[i];
     if (!op.is_collective()) {
       shapes.insert(shapes.end(), op.compute().gemms.begin(), op.compute().gemms.end());
-      compute_dtype = op.compute().dtype;
+      if (!op.compute().gemms.empty()) compute_dtype = op.compute().dtype;
+      kernels = kernels || !op.compute().kernels.empty();
+      kernel_launch_bytes =
+          std::max(kernel_launch_bytes, largest_kernel_launch_bytes(op.compute()));
       continue;
     }
     const PreparedCollective call =
@@ -64,6 +72,7 @@ MemoryFootprint estimate_footprint(const Schedule& schedule, bool device, bool c
   for (const auto& [group, pair] : buffers) f.collective_bytes += pair.first + pair.second;
   f.gemm_operand_bytes =
       device ? device_gemm_operand_bytes(shapes, compute_dtype) : host_gemm_operand_bytes(shapes);
+  if (kernels) f.kernel_buffer_bytes = kernel_buffer_bytes(kernel_launch_bytes, device);
   return f;
 }
 
@@ -72,6 +81,7 @@ std::string describe_footprint(const MemoryFootprint& f) {
                      " per rank: collective buffers " + gib(f.collective_bytes) +
                      ", GEMM operands " + gib(f.gemm_operand_bytes) +
                      (f.device ? " (GPU)" : " (host fp32)");
+  if (f.kernel_buffer_bytes) text += ", kernel buffers " + gib(f.kernel_buffer_bytes);
   if (f.backend_scratch_bytes) text += ", MPI reduction scratch " + gib(f.backend_scratch_bytes);
   if (f.check_bytes) text += ", -c check copies " + gib(f.check_bytes) + " (host)";
   return text;

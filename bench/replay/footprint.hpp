@@ -15,6 +15,7 @@ struct MemoryFootprint {
   std::uint64_t gemm_operand_bytes = 0;     // host fp32 (largest GEMM) or GPU (see operand_bytes)
   std::uint64_t check_bytes = 0;            // -c: host copies of the largest checked collective
   std::uint64_t backend_scratch_bytes = 0;  // host MPI: a reduction's temporaries, 2 x its send
+  std::uint64_t kernel_buffer_bytes = 0;    // what the non-GEMM kernels stream through
 
   // What must fit in the memory that is checked: the GPU's for a device run, else the host's.
   std::uint64_t checked_bytes() const;

@@ -24,16 +24,10 @@ std::string percent_text(double fraction) {
 }  // namespace
 
 double model_flops(const Schedule& schedule) {
-  double attention_forward = 0;
-  for (const ScheduleOp& op : schedule.ops) {
-    if (op.is_collective() || op.phase != Phase::forward) continue;
-    for (const GemmShape& g : op.compute().gemms)
-      if (g.label.find("QK^T") != std::string::npos || g.label.find(" PV") != std::string::npos)
-        attention_forward += gemm_flops(g);
-  }
-  return 6.0 * static_cast<double>(schedule.active_params) *
-             static_cast<double>(schedule.tokens_per_step) +
-         3.0 * attention_forward;
+  double forward = 0;
+  for (const ScheduleOp& op : schedule.ops)
+    if (!op.is_collective() && op.phase == Phase::forward) forward += gemm_flops(op.compute().gemms);
+  return 3.0 * forward;
 }
 
 std::optional<double> safe_ratio(double numerator, double denominator) {
@@ -103,12 +97,17 @@ StepHeadroom step_headroom(const Schedule& schedule, const PassStepTimes& steps,
   if (auto exposed_share = safe_ratio(step.exposed_comm_ms, step.comm_ms))
     step.overlap_efficiency = 1.0 - *exposed_share;
 
-  double compute_alone_ms = 0, compute_overlapped_ms = 0;
+  double compute_alone_ms = 0, compute_overlapped_ms = 0, optimizer_alone_ms = 0;
   for (std::size_t i = 0; i < schedule.ops.size(); ++i) {
     if (schedule.ops[i].is_collective()) continue;
     compute_alone_ms += at(times.compute_only_ms, i);
     compute_overlapped_ms += at(times.overlapped_ms, i);
+    if (schedule.ops[i].phase == Phase::optimizer) {
+      step.optimizer_ms += at(times.overlapped_ms, i);
+      optimizer_alone_ms += at(times.compute_only_ms, i);
+    }
   }
+  step.fwd_bwd_ms = step.compute_ms - optimizer_alone_ms;
   step.compute_slowdown = safe_ratio(compute_overlapped_ms, compute_alone_ms);
 
   const double tokens = static_cast<double>(rates.tokens_per_step) * rates.world;
@@ -163,7 +162,9 @@ double scale_for_target_mfu(double flops_per_step, double compute_ms_at_scale1, 
 
 std::string headroom_help() {
   return R"(Metrics (every time is the slowest rank's median over the timed steps):
-  compute-only pass   only the schedule's GEMM slices, in schedule order on the compute stream.
+  compute-only pass   only the schedule's compute slices (GEMMs, the kernels between them, the
+                      optimizer step), in schedule order on the compute stream, each after the
+                      framework's host time to issue it (--host-time).
   comm-only pass      only the collectives, back to back on the comm stream.
   overlapped pass     both streams with the schedule's dependencies (the real step).
   per compute op / per unit (a unit sums its forward, backward and recompute ops):
@@ -178,23 +179,29 @@ std::string headroom_help() {
   per step:
     compute_ms, comm_ms, overlapped_ms   the three passes' step times.
     exposed_comm_ms   overlapped_ms - compute_ms: communication the step could not hide.
+    optimizer_ms      the optimizer phase (AdamW over the rank's shard, after the last
+                      gradient reduction), overlapped pass; part of every step time.
+    fwd_bwd_ms        compute_ms without the optimizer phase: forward + backward alone.
     overlap_efficiency  1 - exposed_comm_ms / comm_ms (1 = all hidden, 0 = none hidden).
     compute_slowdown  sum of compute-op times in the overlapped pass / the same in the
                       compute-only pass (>1: compute slowed by contention with communication).
     tokens_per_s      tokens_per_step x world / overlapped step.
-    mfu               model FLOPs per rank (6 x active params x tokens + attention, no
-                      recompute) / overlapped step / peak (--peak-tflops; on host a measured
-                      sgemm peak unless given). mfu_compute_only: the same, compute-only step.
+    mfu               model FLOPs per rank / overlapped step / peak (--peak-tflops; on host a
+                      measured sgemm peak unless given): 3 x the forward GEMMs, i.e. 6 x the
+                      parameters that multiply activations (every Linear, lm_head included, a
+                      tied head once; not the embedding lookup) x tokens, plus the attention
+                      score and context GEMMs at their causal half (2 s^2/2 d per head and
+                      sequence, each). No recompute. mfu_compute_only: the same, compute-only.
     hfu               hardware FLOPs per rank: every GEMM replayed, recompute included (2mnk,
-                      unscaled shapes), over the same; hfu_compute_only likewise.
+                      unscaled shapes), over the same; hfu_compute_only likewise. With
+                      activation checkpointing HFU >= MFU.
     sanity            overlapped must lie in [max(compute, comm), compute + comm] (5% tolerance).
   straggler view: every rank's median step time per pass; max, median, min and the slowest
                   rank with its host and device.
-Calibration: synthetic GEMMs run at BLAS peak, real layers do not (attention kernels, norms,
-  elementwise ops, optimizer). --compute-scale X stretches every compute slice X times (floor(X)
-  full runs plus one run with M scaled by the remainder). From a measured real step:
-  X = real step compute time / this tool's compute_ms at scale 1. --target-mfu F picks X so the
-  compute-only step runs at MFU F (model FLOPs).)";
+What-ifs: --compute-scale X stretches every compute slice X times (GEMMs: floor(X) full runs
+  plus one run with M scaled by the remainder; kernels: X times their bytes). --target-mfu F
+  picks X so the compute-only step runs at MFU F (model FLOPs). Neither is needed for fidelity:
+  the slices are the real step's work (bench/RESULTS.md holds them against a PyTorch step).)";
 }
 
 }  // namespace collreplay

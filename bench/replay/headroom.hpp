@@ -30,7 +30,7 @@ struct RateInputs {
   int world = 1;
   double flops_per_step = 0;          // hardware FLOPs of one rank's step: every GEMM, recompute
                                       // included (unscaled shapes)
-  double model_flops_per_step = 0;    // model FLOPs (model_flops): 6 N tokens + attention
+  double model_flops_per_step = 0;    // model FLOPs (model_flops): 3 x the forward GEMMs
   std::optional<double> peak_tflops;  // per rank; absent: no MFU
 };
 
@@ -58,6 +58,8 @@ struct StepHeadroom {
   double comm_ms = 0;                        // comm-only step
   double overlapped_ms = 0;                  // overlapped step
   double exposed_comm_ms = 0;                // overlapped_ms - compute_ms
+  double optimizer_ms = 0;                   // the optimizer phase's ops, overlapped pass
+  double fwd_bwd_ms = 0;                     // compute-only step without its optimizer phase
   std::optional<double> overlap_efficiency;  // 1 - exposed_comm_ms / comm_ms
   std::optional<double> compute_slowdown;    // sum overlapped compute-op times / compute-only
   std::optional<double> tokens_per_s;        // tokens_per_step * world / overlapped step
@@ -67,10 +69,11 @@ struct StepHeadroom {
   std::optional<double> hfu_compute_only;
 };
 
-// Model FLOPs of one rank's step, by the standard definition of MFU (PaLM, Megatron): 6 x the
-// parameters active per token x tokens (forward 2, backward 4), plus the attention score and
-// context GEMMs of the forward pass, tripled the same way. Recompute is not counted (that is
-// HFU's numerator, schedule_totals().flops). Attention GEMMs are those labelled "QK^T" and "PV".
+// Model FLOPs of one rank's step, by the standard definition of MFU (PaLM, Megatron): 3 x the
+// forward pass's GEMMs (forward 1, backward 2), i.e. 6 x the parameters that multiply
+// activations (every Linear, lm_head included, a tied head once; the embedding lookup is no
+// matmul) x tokens, plus the attention score and context GEMMs at their causal half. Recompute
+// is not counted (that is HFU's numerator, schedule_totals().flops).
 double model_flops(const Schedule& schedule);
 
 std::optional<double> safe_ratio(double numerator, double denominator);

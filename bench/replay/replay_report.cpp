@@ -71,8 +71,16 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
     } else {
       const double flops = gemm_flops(op.compute().gemms);
       const double t_ms = m.op_times.compute_only_ms[i];
+      std::uint64_t kernel_bytes = 0, kernel_launches = 0;
+      for (const KernelSlice& k : op.compute().kernels) {
+        kernel_bytes += k.read_bytes + k.write_bytes;
+        kernel_launches += k.launches;
+      }
       r.update({{"gemms", op.compute().gemms.size()},
                 {"flops", flops},
+                {"kernel_launches", kernel_launches},
+                {"kernel_bytes", kernel_bytes},
+                {"host_us", op.compute().host_us},
                 {"compute_only_ms", stat_json(pass_of(m, PassKind::compute_only).op_ms[i], m)},
                 {"tflops", t_ms > 0 ? flops * m.compute_scale / (t_ms * 1e9) : 0.0}});
       for (const OpHeadroom& h : m.op_headroom)
@@ -117,6 +125,8 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
                      {"comm_ms", st.comm_ms},
                      {"overlapped_ms", st.overlapped_ms},
                      {"exposed_comm_ms", st.exposed_comm_ms},
+                     {"fwd_bwd_ms", st.fwd_bwd_ms},
+                     {"optimizer_ms", st.optimizer_ms},
                      {"overlap_efficiency", optional_json(st.overlap_efficiency)},
                      {"compute_slowdown", optional_json(st.compute_slowdown)},
                      {"tokens_per_s", optional_json(st.tokens_per_s)},
@@ -180,6 +190,8 @@ void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
   const StepHeadroom& st = m.step;
   std::fprintf(out, "#\n# step (ms)  compute %.3f  comm %.3f  overlapped %.3f  exposed_comm %.3f\n",
                st.compute_ms, st.comm_ms, st.overlapped_ms, st.exposed_comm_ms);
+  std::fprintf(out, "#   fwd+bwd %.3f  optimizer %.3f (in every step time)\n", st.fwd_bwd_ms,
+               st.optimizer_ms);
   std::fprintf(out, "#   overlap_efficiency %s  compute_slowdown %s  tokens/s %s\n",
                optional_text(st.overlap_efficiency, "%.3f").c_str(),
                optional_text(st.compute_slowdown, "%.3f").c_str(),

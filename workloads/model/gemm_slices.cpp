@@ -14,22 +14,22 @@ double gemm_flops(const std::vector<GemmShape>& gemms) {
 }
 
 void add_linear_gemms(std::int64_t rows, std::int64_t in, std::int64_t out,
-                      const std::string& label, GemmSet& s) {
+                      const std::string& label, WorkSet& s) {
   if (rows <= 0) return;
-  s.fwd.push_back({rows, out, in, 1, label + " fwd"});
-  s.bwd.push_back({rows, in, out, 1, label + " dgrad"});
-  s.bwd.push_back({out, in, rows, 1, label + " wgrad"});
+  s.fwd.add_gemm({rows, out, in, 1, label + " fwd"});
+  s.bwd.add_gemm({rows, in, out, 1, label + " dgrad"});
+  s.bwd.add_gemm({out, in, rows, 1, label + " wgrad"});
 }
 
 void add_attention_gemms(std::int64_t micro_batch, std::int64_t seq, std::int64_t heads,
-                         std::int64_t head_dim, const std::string& label, GemmSet& s) {
+                         std::int64_t head_dim, const std::string& label, WorkSet& s) {
   const std::int64_t batch = micro_batch * heads, keys = (seq + 1) / 2;
-  s.fwd.push_back({seq, keys, head_dim, batch, label + " scores QK^T (causal half) fwd"});
-  s.fwd.push_back({seq, head_dim, keys, batch, label + " context PV (causal half) fwd"});
-  s.bwd.push_back({seq, keys, head_dim, batch, label + " dP = dO V^T (causal half)"});
-  s.bwd.push_back({keys, head_dim, seq, batch, label + " dV = P^T dO (causal half)"});
-  s.bwd.push_back({seq, head_dim, keys, batch, label + " dQ = dS K (causal half)"});
-  s.bwd.push_back({keys, head_dim, seq, batch, label + " dK = dS^T Q (causal half)"});
+  s.fwd.add_gemm({seq, keys, head_dim, batch, label + " scores QK^T (causal half) fwd"});
+  s.fwd.add_gemm({seq, head_dim, keys, batch, label + " context PV (causal half) fwd"});
+  s.bwd.add_gemm({seq, keys, head_dim, batch, label + " dP = dO V^T (causal half)"});
+  s.bwd.add_gemm({keys, head_dim, seq, batch, label + " dV = P^T dO (causal half)"});
+  s.bwd.add_gemm({seq, head_dim, keys, batch, label + " dQ = dS K (causal half)"});
+  s.bwd.add_gemm({keys, head_dim, seq, batch, label + " dK = dS^T Q (causal half)"});
 }
 
 }  // namespace collreplay

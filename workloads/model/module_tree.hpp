@@ -18,11 +18,25 @@ struct ParamTensor {
   std::uint64_t numel() const;
 };
 
+// What a node runs. Nodes marked "synthetic" are not modules in PyTorch but the work a
+// module's forward does between its children (eager_kernels.hpp lists their kernels).
 enum class ComputeKind {
-  none,             // containers, norms, embedding lookup: no GEMM
+  none,             // containers
   linear,           // y = x W^T over `tokens` rows, or over the rows routed to `expert`
   attention_core,   // softmax(Q K^T) V over micro_batch x heads (synthetic child of self_attn)
-  stacked_experts,  // transformers 5.x MixtralExperts: one GEMM pair per expert in `experts_here`
+  stacked_experts,  // transformers 5.x MixtralExperts: the expert loop over `experts_here`
+  rms_norm,         // RMSNorm module
+  embedding,        // embed_tokens lookup
+  rotary_tables,    // cos/sin of the positions (synthetic, once per forward)
+  rotary,           // rotary on q and k (synthetic, between the projections and the core)
+  input_grads,      // `branches` linears read one input: their input grads are summed (synthetic)
+  swiglu,           // SiLU(gate) * up (synthetic, before down_proj / w2)
+  residual,         // the residual add after a block (synthetic)
+  loss,             // logits to fp32, cross-entropy (synthetic, after lm_head)
+  router,           // softmax / top-k after the router's gate (synthetic)
+  expert_loop,      // the per-expert loop's set-up (synthetic, before the experts)
+  expert_dispatch,  // per-expert layout: the expert's rows gathered (synthetic)
+  expert_combine,   // per-expert layout: weighted rows added back (synthetic)
 };
 
 struct ModuleNode {
@@ -37,7 +51,9 @@ struct ModuleNode {
   bool router = false;
   ComputeKind compute = ComputeKind::none;
   std::int64_t in_features = 0, out_features = 0;
-  int expert = -1;                // linear of expert `expert` (rows routed to it)
+  int expert = -1;    // linear of expert `expert` (rows routed to it); expert_dispatch/combine
+  bool bias = false;  // linear with a bias (its gradient is a sum over the rows)
+  int branches = 0;   // input_grads: linears sharing the input
   std::vector<int> experts_here;  // stacked_experts: experts whose GEMMs run here
 };
 

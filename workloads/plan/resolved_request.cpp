@@ -43,6 +43,13 @@ ResolvedRequest resolve_request(const WorkloadRequest& q) {
     throw UsageError("unknown --plan '" + q.plan + "' (expected fsdp1, fsdp2 or ddp)");
   r.wrap = parse_wrap(q.wrap);
   r.routing = parse_routing(q.routing);
+  r.optimizer = parse_optimizer(q.optimizer, r.plan == PlanKind::fsdp2);
+  if (q.host_time == "eager")
+    r.host_time = kEagerHostTime;
+  else if (q.host_time == "none")
+    r.host_time = kNoHostTime;
+  else
+    throw UsageError("unknown --host-time '" + q.host_time + "' (expected eager or none)");
   if (q.experts_layout == "per-expert")
     r.stacked_experts = false;
   else if (q.experts_layout == "stacked")

@@ -5,7 +5,9 @@
 
 #include "common/dtype.hpp"
 #include "workloads/model/model.hpp"
+#include "workloads/plan/host_time.hpp"
 #include "workloads/plan/moe_routing.hpp"
+#include "workloads/plan/optimizer_step.hpp"
 #include "workloads/plan/request.hpp"
 #include "workloads/plan/wrap.hpp"
 #include "workloads/schedule.hpp"
@@ -31,6 +33,8 @@ struct ResolvedRequest {
   DType param_dtype = DType::bf16;
   DType reduce_dtype = DType::bf16;
   std::uint64_t tokens = 0;  // tokens per rank per micro-batch
+  OptimizerKind optimizer = OptimizerKind::adamw_loop;
+  HostTimePerLaunch host_time = kEagerHostTime;
   int layers = 0;            // decoder layers modelled
 };
 

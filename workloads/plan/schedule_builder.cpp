@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/sizes.hpp"
+#include "workloads/model/eager_kernels.hpp"
 #include "workloads/plan/moe_routing.hpp"
 #include "workloads/plan/parallel/ddp_buckets.hpp"
 #include "workloads/plan/parallel/hierarchical_a2a.hpp"
@@ -47,7 +48,7 @@ class Builder {
     c.unit = s_.units[g.unit].name;
     c.layer = g.layer;
     c.phase = phase;
-    c.gemms = phase == Phase::backward ? g.gemms.bwd : g.gemms.fwd;
+    c.work = phase == Phase::backward ? g.work.bwd : g.work.fwd;
     return c;
   }
 
@@ -78,6 +79,9 @@ class Builder {
       c.after = std::min(c.after, use - 1);
       c.needed_by = use < n_items ? use : -1;
       c.hides = c.after < use - 1 ? std::min(use - 1, n_items - 1) : -1;
+      if (r_.plan == PlanKind::fsdp2 && c.needed_by >= 0)
+        ops.compute[c.needed_by].work.prepend(fsdp2_copy_out_kernels(
+            c.name, c.op.bytes, events[j].first->param_tensors, events[j].first->group_size == 1));
       ops.comm.push_back(c);
     }
   }
@@ -230,6 +234,9 @@ class Builder {
       c.after = bwd_item[u.grad_seg];
       c.hides = c.after + 1 < items ? c.after + 1 : -1;
       c.priority = 2;
+      if (r_.plan == PlanKind::fsdp2)
+        ops.compute[c.after].work.append(fsdp2_copy_in_kernels(
+            c.name, times(u.gathered_numel, dtype_size_bytes(r_.param_dtype)), c.op.bytes));
       ops.comm.push_back(c);
       add_hsdp_allreduce(r_, u, c, ops);
     }
@@ -271,7 +278,10 @@ class Builder {
         for (std::size_t k = 0; k < ops.comm.size(); ++k)
           if (ops.comm[k].needed_by == idx) op.deps.push_back(comm_index[k]);
         std::sort(op.deps.begin(), op.deps.end());
-        op.body = ComputeOp{r_.param_dtype, c.gemms};
+        const double per_launch_us = c.phase == Phase::backward ? r_.host_time.backward_us
+                                                                : r_.host_time.forward_us;
+        op.body = ComputeOp{r_.param_dtype, c.work.gemms, c.work.kernels,
+                            static_cast<double>(c.work.launches()) * per_launch_us};
       } else {
         const CommItem& c = ops.comm[idx];
         label(op, c, StreamKind::comm);
@@ -356,6 +366,32 @@ void summarize(const ResolvedRequest& r, const StepStructure& s,
   }
 }
 
+// The optimizer step once the step's last gradient reduction is done: every collective of the
+// last micro-batch's backward comes before it.
+void append_optimizer_step(const ResolvedRequest& r, const StepStructure& s, std::size_t last_mb,
+                           Schedule& out) {
+  if (r.optimizer == OptimizerKind::none) return;
+  std::uint64_t tensors = 0, numel = 0;
+  for (const Unit& u : s.units) {
+    tensors += u.param_tensors;
+    numel += r.plan == PlanKind::ddp ? u.params
+                                      : u.gathered_numel / static_cast<std::uint64_t>(u.group_size);
+  }
+  ScheduleOp op;
+  op.name = "optimizer.step";
+  op.stream = StreamKind::compute;
+  op.phase = Phase::optimizer;
+  op.unit = "optimizer";
+  for (std::size_t i = last_mb; i < out.ops.size(); ++i)
+    if (out.ops[i].is_collective() && out.ops[i].phase == Phase::backward)
+      op.deps.push_back(static_cast<int>(i));
+  const Work kernels =
+      optimizer_kernels(r.optimizer, tensors, numel, dtype_size_bytes(r.param_dtype));
+  op.body = ComputeOp{r.param_dtype, {}, kernels.kernels,
+                      optimizer_host_us(r.optimizer, kernels, r.host_time)};
+  out.ops.push_back(std::move(op));
+}
+
 }  // namespace
 
 Schedule build_schedule(const WorkloadRequest& request) {
@@ -382,7 +418,12 @@ Schedule build_schedule(const WorkloadRequest& request) {
   out.model_params = totals.params;
   out.active_params = totals.active_params;
   Builder b(r, s, traffic, out);
-  for (int m = 0; m < request.micro_batches; ++m) b.micro_batch(m);
+  std::size_t last_mb = 0;
+  for (int m = 0; m < request.micro_batches; ++m) {
+    last_mb = out.ops.size();
+    b.micro_batch(m);
+  }
+  append_optimizer_step(r, s, last_mb, out);
   summarize(r, s, traffic, b.buckets(), out);
   return out;
 }

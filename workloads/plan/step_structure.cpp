@@ -4,6 +4,7 @@
 #include <map>
 
 #include "common/sizes.hpp"
+#include "workloads/model/eager_kernels.hpp"
 #include "workloads/plan/fsdp_padding.hpp"
 
 namespace collreplay {
@@ -77,38 +78,127 @@ class Walker {
     g = g < 0 ? seg : std::min(g, seg);
   }
 
-  void leaf(int id) {
-    const ModuleNode& n = s_.tree.nodes[id];
+  std::uint64_t rows_of_expert(const ModuleNode& n, int e) const {
+    return traffic_.at(n.layer).expert_rows.at(e);
+  }
+
+  ExpertLoop expert_loop() const {
     const ModelConfig& m = r_.model;
-    const auto tokens = static_cast<std::int64_t>(r_.tokens);
-    GemmSet g;
-    auto expert_rows = [&](int e) {
-      return static_cast<std::int64_t>(traffic_.at(n.layer).expert_rows.at(e));
-    };
+    return {r_.tokens, static_cast<std::uint64_t>(m.hidden),
+            static_cast<std::uint64_t>(m.intermediate / r_.request.tp),
+            static_cast<std::uint64_t>(m.experts), static_cast<std::uint64_t>(m.top_k),
+            dtype_size_bytes(r_.param_dtype), r_.stacked_experts};
+  }
+
+  // HF's stacked-experts loop over the experts that got rows: each expert's rows gathered, its
+  // two GEMMs, weighted rows added back; backward in reverse, each expert's weight gradient
+  // built as a full-size stacked tensor.
+  WorkSet stacked_experts(const ModuleNode& n) const {
+    const ModelConfig& m = r_.model;
+    const ExpertLoop loop = expert_loop();
+    const std::int64_t inter = m.intermediate / r_.request.tp;
+    WorkSet all = expert_loop_start_kernels(n.path, loop);
+    std::vector<WorkSet> per_expert;
+    for (int e : n.experts_here) {
+      const std::uint64_t rows = rows_of_expert(n, e);
+      if (rows == 0) continue;  // the loop visits the experts that were hit
+      const std::string label = n.path + "[" + std::to_string(e) + "]";
+      const auto r = static_cast<std::int64_t>(rows);
+      WorkSet gate_up, down;
+      add_linear_gemms(r, m.hidden, 2 * inter, label + ".gate_up_proj", gate_up);
+      add_linear_gemms(r, inter, m.hidden, label + ".down_proj", down);
+      const WorkSet dispatch = expert_dispatch_kernels(label, loop, rows);
+      const WorkSet act = swiglu_kernels(label, rows, static_cast<std::uint64_t>(inter), true,
+                                         loop.bytes);
+      const WorkSet combine = expert_combine_kernels(label, loop, rows);
+      const bool first_in_backward = per_expert.size() + 1 == n.experts_here.size() ||
+                                     std::none_of(n.experts_here.begin(), n.experts_here.end(),
+                                                  [&](int later) {
+                                                    return later > e && rows_of_expert(n, later) > 0;
+                                                  });
+      WorkSet w;
+      for (const WorkSet* part : std::initializer_list<const WorkSet*>{&dispatch, &gate_up, &act, &down, &combine}) w.fwd.append(part->fwd);
+      const WorkSet down_grad = stacked_slice_grad_kernels(
+          label + ".down_proj", loop, loop.hidden, loop.intermediate, first_in_backward);
+      const WorkSet gate_up_grad = stacked_slice_grad_kernels(
+          label + ".gate_up_proj", loop, 2 * loop.intermediate, loop.hidden, first_in_backward);
+      for (const WorkSet* part : std::initializer_list<const WorkSet*>{
+               &combine, &down, &down_grad, &act, &gate_up, &gate_up_grad, &dispatch})
+        w.bwd.append(part->bwd);
+      per_expert.push_back(std::move(w));
+    }
+    for (const WorkSet& w : per_expert) all.fwd.append(w.fwd);
+    Work bwd;
+    for (auto it = per_expert.rbegin(); it != per_expert.rend(); ++it) bwd.append(it->bwd);
+    bwd.append(all.bwd);
+    all.bwd = std::move(bwd);
+    return all;
+  }
+
+  WorkSet work_of(const ModuleNode& n) const {
+    const ModelConfig& m = r_.model;
+    const WorkloadRequest& q = r_.request;
+    const std::uint64_t tokens = r_.tokens, a = dtype_size_bytes(r_.param_dtype);
+    // Sequence parallelism splits the tokens of norms and residual adds over the TP group.
+    const std::uint64_t seq_rows = q.tp > 1 && q.sequence_parallel ? tokens / q.tp : tokens;
+    const auto in = static_cast<std::uint64_t>(n.in_features);
+    const auto out = static_cast<std::uint64_t>(n.out_features);
+    const auto head_dim = static_cast<std::uint64_t>(m.head_dim);
+    WorkSet g;
     switch (n.compute) {
-      case ComputeKind::linear:
-        add_linear_gemms(n.expert < 0 ? tokens : expert_rows(n.expert), n.in_features,
-                         n.out_features, n.path, g);
+      case ComputeKind::linear: {
+        const std::uint64_t rows = n.expert < 0 ? tokens : rows_of_expert(n, n.expert);
+        if (n.bias && rows > 0) g = bias_grad_kernels(n.path, rows, out, a);
+        add_linear_gemms(static_cast<std::int64_t>(rows), n.in_features, n.out_features, n.path, g);
         break;
+      }
       case ComputeKind::attention_core:
-        add_attention_gemms(r_.request.micro_batch, r_.request.seq, m.heads / r_.request.tp,
-                            m.head_dim, n.path, g);
+        add_attention_gemms(q.micro_batch, q.seq, m.heads / q.tp, m.head_dim, n.path, g);
         break;
-      case ComputeKind::stacked_experts:
-        for (int e : n.experts_here) {
-          const std::string label = n.path + "[" + std::to_string(e) + "]";
-          const std::int64_t inter = m.intermediate / r_.request.tp;
-          add_linear_gemms(expert_rows(e), m.hidden, 2 * inter, label + ".gate_up_proj", g);
-          add_linear_gemms(expert_rows(e), inter, m.hidden, label + ".down_proj", g);
-        }
+      case ComputeKind::stacked_experts: g = stacked_experts(n); break;
+      case ComputeKind::rms_norm: g = rms_norm_kernels(n.path, seq_rows, in, a); break;
+      case ComputeKind::embedding:
+        g = embedding_kernels(n.path, tokens, out, in, m.tied_embeddings, a);
         break;
+      case ComputeKind::rotary_tables: g = rotary_table_kernels(n.path, tokens, head_dim, a); break;
+      case ComputeKind::rotary: g = rotary_kernels(n.path, tokens, in, out, head_dim, a); break;
+      case ComputeKind::input_grads:
+        g = input_grad_sum_kernels(n.path, seq_rows, in, n.branches, a);
+        break;
+      case ComputeKind::swiglu: {
+        const std::uint64_t rows = n.expert < 0 ? tokens : rows_of_expert(n, n.expert);
+        if (rows > 0) g = swiglu_kernels(n.path, rows, in, false, a);
+        break;
+      }
+      case ComputeKind::residual: g = residual_kernels(n.path, seq_rows, in, a); break;
+      case ComputeKind::loss: g = cross_entropy_kernels(n.path, tokens, out, a); break;
+      case ComputeKind::router:
+        g = router_kernels(n.path, tokens, static_cast<std::uint64_t>(m.experts),
+                           static_cast<std::uint64_t>(m.top_k), a);
+        break;
+      case ComputeKind::expert_loop: g = expert_loop_start_kernels(n.path, expert_loop()); break;
+      case ComputeKind::expert_dispatch:
+      case ComputeKind::expert_combine: {
+        const std::uint64_t rows = rows_of_expert(n, n.expert);
+        if (rows == 0) break;  // HF's loop still asks where the expert's rows are: one sync
+        g = n.compute == ComputeKind::expert_dispatch
+                ? expert_dispatch_kernels(n.path, expert_loop(), rows)
+                : expert_combine_kernels(n.path, expert_loop(), rows);
+        break;
+      }
       case ComputeKind::none: break;
     }
+    return g;
+  }
+
+  void leaf(int id) {
+    const ModuleNode& n = s_.tree.nodes[id];
+    const WorkSet g = work_of(n);
     if (open_.empty()) {
       open_seg_.label = n.path;
       open_seg_.unit = owner_[id];
       open_seg_.layer = n.layer;
-      open_seg_.gemms = {};
+      open_seg_.work = {};
     } else {
       open_seg_.label = common_path(open_seg_.label, n.path);
     }
@@ -121,16 +211,19 @@ class Walker {
     if (!n.params.empty()) s_.node_grad_seg[id] = seg;
     if (!n.params.empty()) note_grad(owner_[id], seg);
     Unit& u = s_.units[owner_[id]];
-    u.fwd_flops += gemm_flops(g.fwd);
-    u.bwd_flops += gemm_flops(g.bwd);
-    if (n.layer >= 0 && r_.request.activation_checkpointing) u.recompute_flops += gemm_flops(g.fwd);
-    open_seg_.gemms.fwd.insert(open_seg_.gemms.fwd.end(), g.fwd.begin(), g.fwd.end());
+    u.fwd_flops += gemm_flops(g.fwd.gemms);
+    u.bwd_flops += gemm_flops(g.bwd.gemms);
+    if (n.layer >= 0 && r_.request.activation_checkpointing)
+      u.recompute_flops += gemm_flops(g.fwd.gemms);
+    open_seg_.work.fwd.append(g.fwd);
     // Backward runs the leaves in reverse: prepend.
-    open_seg_.gemms.bwd.insert(open_seg_.gemms.bwd.begin(), g.bwd.begin(), g.bwd.end());
+    open_seg_.work.bwd.prepend(g.bwd);
   }
 
   void close() {
     if (open_.empty()) return;
+    // Leaves with no common module (norm, lm_head, loss) are named by their unit.
+    if (open_seg_.label.empty()) open_seg_.label = s_.units[open_seg_.unit].name;
     s_.segments.push_back(open_seg_);
     open_.clear();
   }
@@ -205,6 +298,7 @@ StepStructure build_step_structure(const ResolvedRequest& r,
     collect_params(t, nodes[u], static_cast<int>(u), unit_of_node, params);
     for (const ParamTensor* p : params)
       unit.params = checked_add(unit.params, p->numel(), "unit parameters");
+    unit.param_tensors = params.size();
     unit.gathered_numel =
         r.plan == PlanKind::fsdp1
             ? fsdp1_flat_numel(params, unit.group_size, q.use_orig_params, r.param_dtype)

@@ -1,7 +1,7 @@
 // The shape of one micro-batch before it becomes ops: the FSDP units (what each all-gathers) and
-// the forward compute segments in execution order (maximal runs of GEMM leaves that no unit
-// boundary, decoder-layer boundary or MoE all-to-all splits), with where each unit is entered,
-// left and has its gradients complete.
+// the forward compute segments in execution order (maximal runs of compute leaves, GEMMs and the
+// kernels between them, that no unit boundary, decoder-layer boundary or MoE all-to-all splits),
+// with where each unit is entered, left and has its gradients complete.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -23,6 +23,7 @@ struct Unit {
   GroupKind group = GroupKind::world;  // expert-parallel experts: data_parallel
   int group_size = 1;
   std::uint64_t params = 0;          // unpadded
+  std::uint64_t param_tensors = 0;   // parameter tensors (FSDP2 copies and the optimizer loop over them)
   std::uint64_t gathered_numel = 0;  // all-gather output numel (padded per the plan)
   double fwd_flops = 0, bwd_flops = 0, recompute_flops = 0;  // per micro-batch
   // Segment indices: first segment after the unit is entered (== segments.size() when none
@@ -37,7 +38,7 @@ struct Segment {
   std::string label;  // longest common module path of its leaves, e.g. "layers.3"
   int unit = 0;       // unit holding the parameters of its first leaf
   int layer = -1;
-  GemmSet gemms;
+  WorkSet work;
   MoeMarker after = MoeMarker::none;  // an all-to-all follows this segment in forward
   // Tensor parallelism: the first segment of a TP block (attention, MLP, lm_head) takes the
   // block's input collective, the last its output collective

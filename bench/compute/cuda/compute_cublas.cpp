@@ -1,10 +1,17 @@
-// The GPU compute engine: a schedule's GEMM slices as cuBLASLt GEMMs on the engine's own
-// non-blocking stream. Operands are allocated once, by reserve(), big enough for the largest A,
-// B and C of all shapes, filled with random values, and every GEMM reuses them (the replay needs
-// the GEMMs' time and power, not their results).
+// The GPU compute engine: a schedule's GEMM slices as cuBLASLt GEMMs and its non-GEMM kernels
+// as real memory-bound kernels (memory_kernels.hpp), in launch order on the engine's own
+// non-blocking stream. Operands are allocated once, by reserve() and reserve_kernels(), filled
+// with random values, and every launch reuses them (the replay needs the work's time, power and
+// memory traffic, not its results).
+//
+// Host time: before each launch the engine's thread spins for the launch's share of the op's
+// host time, as eager PyTorch's thread is busy in Python and the dispatcher; a GPU that runs
+// ahead then waits, as it does in training. A sync kernel waits for the stream to drain.
 //
 // Calibration (`scale`) stretches an op's GEMMs as compute_scale.hpp says; shapes made by the
 // fraction are planned on first use (heuristic, untuned).
+#include <algorithm>
+#include <chrono>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,6 +19,8 @@
 #include "bench/compute/compute_cublas.hpp"
 #include "bench/compute/compute_scale.hpp"
 #include "bench/compute/cuda/lt_gemm.hpp"
+#include "bench/compute/cuda/memory_kernels.hpp"
+#include "bench/compute/launch_order.hpp"
 #include "bench/compute/cuda/random_fill.hpp"
 #include "bench/compute/operand_bytes.hpp"
 #include "collectives/device/cuda_check.hpp"
@@ -30,6 +39,15 @@ std::uint64_t elements(std::int64_t rows, std::int64_t cols, std::int64_t batch)
 
 GemmDims dims_of(const GemmShape& s) { return {s.m, s.n, s.k, s.batch}; }
 
+void spin_for_us(double us) {
+  if (us <= 0) return;
+  const auto until = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double, std::micro>(us));
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
 class CublasEngine final : public ComputeEngine {
  public:
   explicit CublasEngine(int device) : device_(device) {
@@ -39,12 +57,15 @@ class CublasEngine final : public ComputeEngine {
     cudaDeviceProp prop{};
     CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
     device_name_ = prop.name;
+    kernel_buffers_.sm_count = prop.multiProcessorCount;
   }
 
   ~CublasEngine() override {
     cudaStreamSynchronize(stream_);
     gemm_.reset();
     release_operands();
+    cudaFree(const_cast<void*>(kernel_buffers_.src));
+    cudaFree(kernel_buffers_.dst);
     cudaStreamDestroy(stream_);
   }
 
@@ -75,14 +96,49 @@ class CublasEngine final : public ComputeEngine {
     return (a + b + c) * element_bytes + LtGemm::kWorkspaceBytes;
   }
 
+  std::uint64_t reserve_kernels(std::uint64_t launch_bytes) override {
+    const std::uint64_t want = kernel_buffer_each_bytes(launch_bytes, true);
+    if (want <= kernel_buffers_.capacity_bytes) return 2 * kernel_buffers_.capacity_bytes;
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    cudaFree(const_cast<void*>(kernel_buffers_.src));
+    cudaFree(kernel_buffers_.dst);
+    kernel_buffers_.src = kernel_buffers_.dst = nullptr;
+    kernel_buffers_.capacity_bytes = 0;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (2 * want > free_bytes)
+      throw UsageError("kernel buffers need " + format_bytes(2 * want) + " but GPU " +
+                       std::to_string(device_) + " has only " + format_bytes(free_bytes) +
+                       " free; replay fewer layers with --layers");
+    void *src = nullptr, *dst = nullptr;
+    CUDA_CHECK(cudaMalloc(&src, want));
+    CUDA_CHECK(cudaMalloc(&dst, want));
+    // Random bytes: what the kernels read is not all zeros or repeats, as activations are not.
+    device_fill_random(src, want / 2, DType::bf16, 3, stream_);
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    kernel_buffers_.src = src;
+    kernel_buffers_.dst = dst;
+    kernel_buffers_.capacity_bytes = want;
+    return 2 * want;
+  }
+
+  void set_sync_timeout(double seconds) override { sync_timeout_s_ = seconds; }
+
   void issue(const ComputeOp& op, double scale,
              std::span<const std::shared_ptr<StreamEvent>> after) override {
-    const std::vector<GemmShape> gemms = stretch_gemms(op, scale);
-    if (dtype_size_bytes(op.dtype) > dtype_size_bytes(dtype_) || a_ == nullptr)
+    if (!op.gemms.empty() && (dtype_size_bytes(op.dtype) > dtype_size_bytes(dtype_) || a_ == nullptr))
       throw UsageError("GEMMs issued before reserve() covered their dtype and shapes");
     for (const std::shared_ptr<StreamEvent>& event : after)
       CUDA_CHECK(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(event->native_handle()), 0));
-    for (const GemmShape& s : gemms) run(dims_of(s), op.dtype, s.label);
+    for (const Launch& l : launch_order(op, scale)) {
+      spin_for_us(l.host_us);
+      if (l.is_gemm)
+        run(dims_of(l.gemm), op.dtype, l.gemm.label);
+      else if (l.kernel.kind == KernelKind::sync)
+        wait_for_stream(l.kernel.label);
+      else
+        launch_memory_kernel(l.kernel, kernel_buffers_, stream_);
+    }
   }
 
   std::shared_ptr<StreamEvent> record() override {
@@ -95,6 +151,15 @@ class CublasEngine final : public ComputeEngine {
   }
 
  private:
+  // The host reads a few bytes back (nonzero, item()): it waits for everything queued.
+  void wait_for_stream(const std::string& label) {
+    EventWaitPolicy policy;
+    policy.timeout_seconds = sync_timeout_s_;
+    policy.where = "GPU " + std::to_string(device_);
+    CudaStreamEvent drained(stream_, policy, "host sync '" + label + "'");
+    drained.synchronize();
+  }
+
   void run(const GemmDims& d, DType t, const std::string& label) {
     if (elements(d.m, d.k, d.batch) > a_elements_ || elements(d.k, d.n, d.batch) > b_elements_ ||
         elements(d.m, d.n, d.batch) > c_elements_)
@@ -139,6 +204,8 @@ class CublasEngine final : public ComputeEngine {
   DType dtype_ = DType::bf16;
   void *a_ = nullptr, *b_ = nullptr, *c_ = nullptr;
   std::uint64_t a_elements_ = 0, b_elements_ = 0, c_elements_ = 0;
+  KernelBuffers kernel_buffers_;
+  double sync_timeout_s_ = 0;
 };
 
 }  // namespace

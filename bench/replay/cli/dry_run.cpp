@@ -14,8 +14,8 @@
 namespace collreplay {
 
 int run_dry_run(const WorkloadRequest& request, const DryRunOptions& options) {
-  if (options.format != "table" && options.format != "json")
-    throw UsageError("unknown --format '" + options.format + "' (expected table or json)");
+  if (options.format != "table" && options.format != "json" && options.format != "slices")
+    throw UsageError("unknown --format '" + options.format + "' (expected table, json or slices)");
   const Schedule schedule = options.schedule_file.empty()
                                 ? build_schedule(request)
                                 : load_schedule_for_rank(options.schedule_file, request.rank);
@@ -49,6 +49,8 @@ int run_dry_run(const WorkloadRequest& request, const DryRunOptions& options) {
     };
     j["memory_per_rank"] = {{"host_run", memory(host)}, {"gpu_run", memory(gpu)}};
     std::cout << j.dump(1) << "\n";
+  } else if (options.format == "slices") {
+    print_schedule_slices(schedule, std::cout);
   } else {
     print_schedule_table(schedule, std::cout);
     std::cout << "# memory, host run (--backend mpi): " << describe_footprint(host) << "\n"

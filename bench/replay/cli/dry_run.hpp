@@ -7,7 +7,7 @@
 namespace collreplay {
 
 struct DryRunOptions {
-  std::string format = "table";  // table | json
+  std::string format = "table";  // table | json | slices
   std::string schedule_file;     // load this schedule instead of building one
   std::string save_schedule;     // also write the full schedule JSON here
 };

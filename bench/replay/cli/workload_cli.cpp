@@ -66,6 +66,14 @@ void add_workload_options(CLI::App& app, WorkloadRequest& q) {
       ->capture_default_str();
   app.add_flag("--no-activation-checkpointing{false}", q.activation_checkpointing,
                "no recompute of each decoder layer before its backward");
+  app.add_option("--optimizer", q.optimizer,
+                 "auto (torch AdamW's default for the plan) | adamw-loop | adamw-foreach | "
+                 "adamw-fused | none")
+      ->capture_default_str();
+  app.add_option("--host-time", q.host_time,
+                 "eager (PyTorch's host time per kernel launch) | none (a host that never holds "
+                 "the GPU back)")
+      ->capture_default_str();
 }
 
 }  // namespace collreplay

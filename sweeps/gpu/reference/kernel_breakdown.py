@@ -68,4 +68,23 @@ def breakdown(torch, step, rank, trace_dir):
     ops.sort(key=lambda o: -o["self_device_ms"])
     # Busy below wall_ms: the GPU waited on the host (a launch-bound step).
     return {"by_kind_ms": by_kind, "gpu_busy_ms": busy_ms, "profiled_wall_ms": wall_ms,
-            "ops": ops[:80]}
+            "launches": launches_by_phase(prof), "ops": ops[:80]}
+
+
+LAUNCH_CALLS = ("LaunchKernel", "cuLaunchKernel", "MemcpyAsync", "MemsetAsync", "LaunchKernelExC")
+
+
+def launches_by_phase(prof):
+    """Kernel launches (and async copies and fills) the host made in the step's forward,
+    backward and optimizer ranges: what per-launch host time is divided by."""
+    events = prof.events()
+    ranges = {e.name.split(".")[1]: (e.time_range.start, e.time_range.end)
+              for e in events if e.name.startswith("reference.")}
+    counts = {phase: 0 for phase in ranges}
+    for e in events:
+        if not any(call in e.name for call in LAUNCH_CALLS):
+            continue
+        for phase, (start, end) in ranges.items():
+            if start <= e.time_range.start <= end:
+                counts[phase] += 1
+    return counts

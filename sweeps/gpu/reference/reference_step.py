@@ -73,8 +73,7 @@ def model_flops(config, layers, tokens, micro_batch, seq, activation_checkpointi
     """(model FLOPs, hardware FLOPs) of one step on one rank, replay's conventions (README):
     MFU counts 6 x the parameters of every matmul (lm_head included, the embedding lookup not; a
     tied head once) x tokens, plus the causal half of the attention score and context GEMMs,
-    forward x 3. HFU adds what checkpointing recomputes (the decoder layers' forward again) and
-    the score GEMM that flash attention's backward recomputes."""
+    forward x 3. HFU adds what checkpointing recomputes (the decoder layers' forward again)."""
     c = config
     attn = c.hidden * (c.heads + 2 * c.kv_heads) * c.head_dim + c.heads * c.head_dim * c.hidden
     if c.experts:
@@ -87,8 +86,7 @@ def model_flops(config, layers, tokens, micro_batch, seq, activation_checkpointi
     head_fwd = 2.0 * tokens * c.hidden * c.vocab
     model = 3 * (layers * (layer_linear_fwd + attn_fwd) + head_fwd)
     recompute = layers * (layer_linear_fwd + attn_fwd) if activation_checkpointing else 0
-    flash_extra = layers * attn_fwd / 2  # the backward's recomputed QK^T
-    return model, model + recompute + flash_extra
+    return model, model + recompute
 
 
 def write_jsonl(path, records):
@@ -200,28 +198,43 @@ def run(args):
     labels = torch.randint(0, config.vocab, (args.micro_batch, args.seq), device="cuda")
     timer = UnitTimer(torch, model.layers)
 
-    def step(events=None):
+    def step(events=None, host=None):
+        """One training step; `host` collects the host's time in forward, backward and the
+        optimizer (perf_counter without syncs: the host runs ahead of a busy GPU, so these are
+        its own costs unless it had to wait)."""
+        from torch.profiler import record_function
+
+        t0 = time.perf_counter()
         if events:
             events[0].record()
-        model(ids, labels).backward()
+        with record_function("reference.forward"):
+            loss = model(ids, labels)
+        t1 = time.perf_counter()
+        with record_function("reference.backward"):
+            loss.backward()
+        t2 = time.perf_counter()
         if events:
             events[1].record()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
+        with record_function("reference.optimizer"):
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+        t3 = time.perf_counter()
         if events:
             events[2].record()
+        if host is not None:
+            host.append(((t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3))
 
     for _ in range(args.warmup):
         step()
     torch.cuda.synchronize()
     timer.times_ms(layers)
-    steps, units = [], []
+    steps, units, host = [], [], []
     for _ in range(args.steps):
         events = [torch.cuda.Event(enable_timing=True) for _ in range(3)]
         dist.barrier()
         torch.cuda.synchronize()
         t0 = time.perf_counter()
-        step(events)
+        step(events, host)
         torch.cuda.synchronize()
         wall_ms = (time.perf_counter() - t0) * 1e3
         steps.append((wall_ms, events[0].elapsed_time(events[1]), events[1].elapsed_time(events[2])))
@@ -239,13 +252,13 @@ def run(args):
     step_ms, fwd_bwd_ms, optimizer_ms = agreed.tolist()
     if rank == 0:
         emit(args, config, layers, world, shard, step_ms, fwd_bwd_ms, optimizer_ms, steps, units,
-             kernels, torch)
+             host, kernels, torch)
     dist.destroy_process_group()
     return 0
 
 
 def emit(args, config, layers, world, shard, step_ms, fwd_bwd_ms, optimizer_ms, steps, units,
-         kernels, torch):
+         host, kernels, torch):
     tokens = args.micro_batch * args.seq
     mflops, hflops = model_flops(config, layers, tokens, args.micro_batch, args.seq, args.ac)
     gpu = torch.cuda.get_device_name()
@@ -272,6 +285,9 @@ def emit(args, config, layers, world, shard, step_ms, fwd_bwd_ms, optimizer_ms, 
                     mfu=rate(mflops, step_ms), hfu=rate(hflops, step_ms),
                     mfu_fwd_bwd=rate(mflops, fwd_bwd_ms), hfu_fwd_bwd=rate(hflops, fwd_bwd_ms),
                     model_flops_per_step=mflops, flops_per_step=hflops, peak_tflops=peak,
+                    host_forward_ms=statistics.median(h[0] for h in host),
+                    host_backward_ms=statistics.median(h[1] for h in host),
+                    host_optimizer_ms=statistics.median(h[2] for h in host),
                     run=run)]
     for i in range(layers):
         fwd = statistics.median(u[i][0] for u in units)

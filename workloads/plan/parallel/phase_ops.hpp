@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/sizes.hpp"
+#include "workloads/model/work.hpp"
 #include "workloads/schedule.hpp"
 
 namespace collreplay {
@@ -28,7 +29,7 @@ struct ComputeItem {
   std::string name, unit;
   int layer = -1;
   Phase phase = Phase::forward;
-  std::vector<GemmShape> gemms;
+  Work work;  // GEMMs and the kernels between them
 };
 
 struct PhaseOps {

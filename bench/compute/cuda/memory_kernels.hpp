@@ -1,0 +1,29 @@
+// The non-GEMM kernels of a schedule, run for real: each kind walks memory the way the
+// framework's kernel of that kind does, so it takes about as long and contends for memory
+// bandwidth as that kernel does beside NCCL. vector: 16-byte loads and stores over contiguous
+// streams; generic: one element at a time with index arithmetic per element (PyTorch's
+// TensorIterator path for broadcast, strided and dtype-converting operands); reduce: a block per
+// row, reduced through warp shuffles; copy: cudaMemcpyAsync; timed: every SM busy for the
+// duration. Operands wrap around two scratch buffers of `capacity` bytes each (larger than L2,
+// so wrapping does not turn HBM traffic into cache hits). CUDA builds only.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "workloads/schedule.hpp"
+
+namespace collreplay {
+
+struct KernelBuffers {
+  const void* src = nullptr;
+  void* dst = nullptr;
+  std::uint64_t capacity_bytes = 0;  // of each, a multiple of 16
+  int sm_count = 1;
+};
+
+// Queues one launch of `k` (launches == 1; sync kinds are the caller's) on `stream`.
+void launch_memory_kernel(const KernelSlice& k, const KernelBuffers& buffers,
+                          cudaStream_t stream);
+
+}  // namespace collreplay

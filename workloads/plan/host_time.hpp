@@ -1,0 +1,22 @@
+// What eager PyTorch's host side costs per kernel it launches: Python module code, the
+// dispatcher, autograd bookkeeping and FSDP2's hooks between the launches. A GPU faster than
+// that waits for its host, which is why small models train below their GEMMs' speed. Read off the
+// reference (sweeps/gpu/reference/) with host timers around forward, backward and the optimizer
+// step divided by the kernels each launched (bench/RESULTS.md, "Host time per launch").
+#pragma once
+
+namespace collreplay {
+
+struct HostTimePerLaunch {
+  double forward_us = 0;   // forward and its activation-checkpoint recompute (Python)
+  double backward_us = 0;  // autograd's engine (C++) with FSDP2's backward hooks
+  double optimizer_loop_us = 0;    // torch.optim's for-loop over DTensor parameters
+  double optimizer_multi_us = 0;   // one multi-tensor (foreach / fused) launch
+};
+
+// --host-time eager (the default) and none (a host that never holds the GPU back: CUDA graphs,
+// a compiled step).
+inline constexpr HostTimePerLaunch kEagerHostTime{50.0, 20.0, 95.0, 10.0};
+inline constexpr HostTimePerLaunch kNoHostTime{};
+
+}  // namespace collreplay
