@@ -13,6 +13,7 @@ namespace {
 }  // namespace
 
 void device_fill(void*, std::size_t, DType, std::uint64_t, int, std::uint64_t, void*) { no_cuda(); }
+void device_fill_constant(void*, std::size_t, DType, float, void*) { no_cuda(); }
 void device_poke(void*, std::size_t, DType, float, void*) { no_cuda(); }
 std::uint64_t device_count_wrong_all_gather(const void*, std::size_t, DType, std::uint64_t, int,
                                             void*) {
