@@ -25,11 +25,11 @@
 #include "bench/preflight/preflight.hpp"
 #include "bench/replay/cli/replay_cli.hpp"
 #include "bench/replay/footprint.hpp"
+#include "bench/replay/rank_placement.hpp"
 #include "bench/replay/replay_check.hpp"
 #include "bench/replay/replay_report.hpp"
 #include "collectives/backend.hpp"
 #include "collectives/mpi/mpi_check.hpp"
-#include "collectives/transport/emulated_nodes.hpp"
 #include "collectives/transport/transport_select.hpp"
 #include "common/errors.hpp"
 #include "common/host_identity.hpp"
@@ -43,27 +43,6 @@ namespace {
 
 constexpr double kGpuPeakTflops = 989;  // H100 / H200 SXM, bf16 dense
 constexpr double kBackstopExtraS = 5;
-
-struct RankPlacement {
-  int node_color = 0;  // lowest world rank on this rank's host
-  int local_rank = 0;  // index among the ranks of this host
-  int ranks_per_node = 1;
-};
-
-RankPlacement place(const std::vector<RankIdentity>& ranks, int rank) {
-  RankPlacement p;
-  std::vector<int> ranks_on_host(ranks.size(), 0);  // indexed by the host's first rank
-  for (int r = 0; r < static_cast<int>(ranks.size()); ++r) {
-    int first = 0;
-    while (ranks[first].host != ranks[r].host) ++first;
-    p.ranks_per_node = std::max(p.ranks_per_node, ++ranks_on_host[first]);
-    if (r == rank) {
-      p.node_color = first;
-      p.local_rank = ranks_on_host[first] - 1;
-    }
-  }
-  return p;
-}
 
 Schedule schedule_for_rank(const ReplayOptions& options, WorkloadRequest request, int world,
                            int rank, int ranks_per_node) {
@@ -103,18 +82,6 @@ PassResult undilated(PassResult result, double dilation) {
                                      &result.op_start_ms, &result.op_end_ms})
     for (double& t : *times) t /= dilation;
   return result;
-}
-
-// Emulated nodes (--emulate-nodes) stand in for hosts: they decide the node group and the ranks
-// per node of the schedule; the real placement still picks the GPU.
-RankPlacement emulated_placement(const RunSetup& setup, int world, int rank, RankPlacement real) {
-  if (setup.emulate_nodes == 0) return real;
-  const EmulatedNode node = emulated_node_of(rank, world, setup.emulate_nodes);
-  RankPlacement p;
-  p.node_color = node.node * node.ranks_per_node;
-  p.local_rank = rank % node.ranks_per_node;
-  p.ranks_per_node = node.ranks_per_node;
-  return p;
 }
 
 std::unique_ptr<ComputeEngine> make_engine(const ReplayOptions& options, const RunSetup& setup,
