@@ -25,6 +25,7 @@
 #include "bench/preflight/preflight.hpp"
 #include "bench/replay/cli/replay_cli.hpp"
 #include "bench/replay/footprint.hpp"
+#include "bench/replay/graph_step.hpp"
 #include "bench/replay/rank_placement.hpp"
 #include "bench/replay/replay_check.hpp"
 #include "bench/replay/replay_report.hpp"
@@ -152,6 +153,8 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   const BackendKind backend =
       options.backend.empty() ? default_backend() : parse_backend(options.backend);
   require_backend_available(backend);
+  if (options.graph_launches > 0 && backend != BackendKind::nccl)
+    throw UsageError("-G needs the nccl backend (CUDA graphs)");
   const RunSetup setup = prepare_run(options.run, backend);
 
   MpiSession mpi(nullptr, nullptr);
@@ -179,6 +182,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
     if (schedule.world != world)
       throw UsageError("the schedule is for " + std::to_string(schedule.world) +
                        " ranks, but this run has " + std::to_string(world));
+    if (options.graph_launches > 0) require_one_collective_group(schedule);
   } catch (const UsageError& e) {
     schedule_problem = e.what();
   }
@@ -249,14 +253,15 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   executor_options.compute_scale = options.compute_scale;
   executor_options.timeout_s = options.timeout_s;
   groups_watchdog.step("allocating the replay's buffers");
-  Executor executor(schedule, groups, *engine, executor_options, [timeout_s](double value) {
+  const AgreeMax slowest_rank = [timeout_s](double value) {
     try {
       return max_across_ranks(MPI_COMM_WORLD, value, timeout_s);
     } catch (const TimeoutError& e) {
       throw TimeoutError(std::string("after a replay step, ") + e.what() +
                          ": another rank has not finished the step");
     }
-  });
+  };
+  Executor executor(schedule, groups, *engine, executor_options, slowest_rank);
   groups_watchdog.disarm();
   // Destroyed before the executor and the engine: see AbandonOnUnwind.
   const AbandonOnUnwind abandon(groups);
@@ -298,6 +303,11 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
     progress.advance(
         options.warmup + passes_done * pass_steps,
         "pass " + std::to_string(passes_done) + "/3 (" + std::string(pass_name(pass)) + ")");
+  }
+  if (options.graph_launches > 0) {
+    m.comm_only_graph_ms =
+        time_comm_only_graph(executor, options.graph_launches, slowest_rank) / setup.dilation;
+    m.graph_launches = options.graph_launches;
   }
   const std::uint64_t collective_bytes = static_cast<std::uint64_t>(max_across_ranks(
       MPI_COMM_WORLD, static_cast<double>(executor.collective_buffer_bytes()), timeout_s));
