@@ -13,7 +13,6 @@ times, averaged over the processes per iteration (collreplay runs with --report 
 collreplay's are its record's samples (each the mean of ops_per_sample ops).
 """
 import argparse
-import glob
 import json
 import math
 import os
