@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       throw collreplay::UsageError(e.what());
     }
+    // Bad values are refused alike with --dry-run and without.
+    collreplay::validate_replay_options(replay);
     if (dry_run) return collreplay::run_dry_run(request, dry);
     replay.schedule_file = dry.schedule_file;
     replay.command_line.assign(args, args + n);

@@ -83,8 +83,9 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   app.add_option("-e,--maxbytes", max_text, "largest size S in bytes");
   app.add_option("-i,--stepbytes", step_text, "additive size step when -f is 1");
   app.add_option("-f,--stepfactor", factor_text, "multiplicative size step");
-  app.add_option("-n,--iters", iters_text, "timed iterations per size");
-  app.add_option("-w,--warmup_iters", warmup_text, "warm-up iterations per size");
+  app.add_option("-n,--iters", iters_text, "timed iterations per size (--stable: at most this many samples)");
+  app.add_option("-w,--warmup_iters", warmup_text,
+                 "warm-up iterations per size (--stable: at most, sized to the op)");
   app.add_option("-c,--check", check_text, "check results (0 or 1)");
   app.add_option("-d,--datatype", dtype_text, "float|half|bfloat16 (fp32, fp16, bf16)");
   app.add_option("--backend", backend_text, "nccl|mpi (default: nccl when a GPU is visible)");
@@ -95,7 +96,8 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   app.add_option("--seed", seed_text, "seed of the fill pattern and the skew");
   app.add_option("--stable", stable_text,
                  "stop timing a size once the p50's 95% confidence interval is within this "
-                 "percentage (at most -n iterations)");
+                 "percentage (at most -n samples, each as many ops as span 200 us; warm-up: one "
+                 "op and as many more as span 2 ms, at most -w)");
   app.add_option("-I,--per_iter_timing", per_iter_text,
                  "nccl: 1 times every op between its own events (host MPI always does)");
   app.add_option("-G,--cudagraph", graph_text,

@@ -9,7 +9,8 @@
 //   -I 0|1  nccl: time each op between its own events (default 0: the batch, as nccl-tests)
 //   -G N  capture -n ops into a CUDA graph and time N launches of it (nccl-tests' --cudagraph)
 //   -R 0|1  allocate with ncclMemAlloc and register the buffers (nccl-tests' --local_register)
-//   --stable PCT  stop timing a size once its p50's 95% confidence interval is within PCT%
+//   --stable PCT  stop timing a size once its p50's 95% confidence interval is within PCT%, at
+//                 most -n samples; warm-up and ops per sample sized to the op (sampling_plan.hpp)
 //   --benchmark_*  passed to Google Benchmark (e.g. --benchmark_repetitions=3)
 #pragma once
 #include <cstdint>
@@ -53,12 +54,6 @@ struct PerfOptions {
 // Returns nullopt when --help was asked for (and printed on the launcher's rank 0).
 // Throws UsageError naming the problem otherwise.
 std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, char** argv);
-
-// True when every op is timed between its own events: always on the host backend (each op is
-// waited for), on NCCL with -I 1 or --stable (which needs per-op samples).
-inline bool times_each_op(const PerfOptions& o, BackendKind backend) {
-  return backend == BackendKind::mpi || o.per_iteration_timing || o.stable_pct > 0;
-}
 
 // The requested sizes S in bytes, ascending; UsageError when the sweep is empty or endless.
 std::vector<std::uint64_t> size_sweep(const PerfOptions& options);

@@ -24,6 +24,8 @@ struct Measurement {
   Placement placement;
   SampleSummary times_us;  // per-op times, combined across ranks sample by sample
   std::size_t ops_timed;   // the ops the samples cover (more than samples under -G or -I 0)
+  int ops_per_sample;      // each sample is the mean of this many back-to-back ops
+  int warmup_ops;          // issued before timing (under --stable sized to need)
   double bus_bytes;        // the bytes busbw counts (OpSpec::bus_bytes)
   std::uint64_t wrong;
   int repetition;

@@ -17,12 +17,15 @@
 #include "bench/app/run/run_flags.hpp"
 #include "bench/app/run/run_metadata.hpp"
 #include "bench/monitor/host_monitor.hpp"
+#include "bench/perf/perf_buffers.hpp"
 #include "bench/perf/perf_cli.hpp"
 #include "bench/perf/perf_context.hpp"
 #include "bench/perf/perf_report.hpp"
 #include "bench/perf/perf_samples.hpp"
 #include "bench/perf/perf_setup.hpp"
 #include "bench/perf/perf_table_reporter.hpp"
+#include "bench/perf/perf_timing.hpp"
+#include "bench/perf/sampling_plan.hpp"
 #include "collectives/backend.hpp"
 #include "collectives/mpi/mpi_check.hpp"
 #include "collectives/ops/op_registry.hpp"
@@ -33,163 +36,24 @@
 namespace collreplay {
 namespace {
 
-// Writes the seeded input (and poison elsewhere) into the placement's buffers.
-void prepare_buffers(PerfContext& ctx, const OpLayout& layout, Placement p) {
-  const DType t = ctx.options.dtype;
-  const std::size_t es = dtype_size_bytes(t);
-  const auto fill = [&](void* buffer, std::size_t elements, auto&& write) {
-    if (!ctx.comm.device_buffers()) return write(buffer);
-    ctx.staging.resize(elements * es);
-    write(ctx.staging.data());
-    ctx.comm.copy_from_host(buffer, ctx.staging.data(), elements * es);
-  };
-  fill(ctx.buffer_a, send_buffer_elements(layout, p),
-       [&](void* host) { fill_send_buffer(ctx.op, layout, p, t, ctx.options.seed, host); });
-  if (p == Placement::out_of_place)
-    fill(ctx.buffer_b, layout.recv_elements,
-         [&](void* host) { poison_recv_buffer(layout, t, host); });
-}
-
-std::uint64_t check_result(PerfContext& ctx, const OpLayout& layout, Placement p,
-                           const std::string& label) {
-  prepare_buffers(ctx, layout, p);
-  void* send = ctx.buffer_a;
-  void* recv = p == Placement::in_place ? ctx.buffer_a : ctx.buffer_b;
-  ctx.op.issue(ctx.comm, layout, send, recv, ctx.options.dtype);
-  ctx.comm.wait_all(label + ", checked run");
-  const std::size_t bytes = recv_buffer_elements(layout, p) * dtype_size_bytes(ctx.options.dtype);
-  const void* host = recv;
-  if (ctx.comm.device_buffers()) {
-    ctx.staging.resize(bytes);
-    ctx.comm.copy_to_host(ctx.staging.data(), recv, bytes);
-    host = ctx.staging.data();
-  }
-  std::uint64_t wrong = count_wrong(ctx.op, layout, p, ctx.options.dtype, ctx.options.seed, host);
-  all_reduce_in_place(MPI_COMM_WORLD, &wrong, 1, MPI_UINT64_T, MPI_SUM, ctx.options.timeout_seconds,
-                      label + ", the count of wrong elements");
-  return wrong;
-}
-
-// The time between each two consecutive events, over the ops issued between them, in us.
-void append_samples_between(const std::vector<std::shared_ptr<StreamEvent>>& events,
-                            double ops_per_sample, std::vector<double>& samples_us) {
-  for (auto& event : events) event->synchronize();
-  for (std::size_t i = 1; i < events.size(); ++i)
-    samples_us.push_back(events[i]->elapsed_ms_since(*events[i - 1]) * 1e3 / ops_per_sample);
-}
-
-// Per-op times of one case, as samples, and how many ops they cover.
-struct TimedOps {
-  std::vector<double> samples_us;  // each the mean per-op time of the ops it covers
-  std::size_t ops = 0;
-};
-
-// Times up to -n ops of one case and returns the samples combined across ranks (--report),
-// sample by sample. On the host backend each op is waited for before the next is issued: MPI
-// forbids reusing the buffers of a pending op, and a per-op time is what IMB reports. On a GPU
-// stream the ops queue back to back, as in nccl-tests; an event between every two ops (-I 1, and
-// --stable, which needs per-op samples) costs a few microseconds of host time per op, which
-// small ops pay, so by default (-I 0) a sample covers every op issued between two checks. With
-// --stable PCT the ranks look at the combined samples at agreed op counts and stop together once
-// the p50 is known to PCT.
-TimedOps time_ops(PerfContext& ctx, const OpLayout& layout, Placement p, const std::string& label) {
-  const DType t = ctx.options.dtype;
-  void* send = ctx.buffer_a;
-  void* recv = p == Placement::in_place ? ctx.buffer_a : ctx.buffer_b;
-  const bool pipelined = ctx.comm.backend() == BackendKind::nccl;
-  const int n = ctx.options.iterations;
-  const bool stable = ctx.options.stable_pct > 0;
-  const bool per_op = times_each_op(ctx.options, ctx.comm.backend());
-  std::vector<double> samples_us;  // this rank's
-  TimedOps timed;
-  int next_check = stable ? std::min<int>(n, kMinStableSamples) : n;
-  ctx.comm.barrier();
-  int done = 0;
-  while (done < n) {
-    if (pipelined) {
-      std::vector<std::shared_ptr<StreamEvent>> events{ctx.comm.record()};
-      for (int i = done; i < next_check; ++i) {
-        ctx.op.issue(ctx.comm, layout, send, recv, t);
-        if (per_op) events.push_back(ctx.comm.record());
-      }
-      if (!per_op) events.push_back(ctx.comm.record());
-      ctx.comm.wait_all(label + ", timed iterations");
-      append_samples_between(events, per_op ? 1.0 : next_check - done, samples_us);
-    } else {
-      for (int i = done; i < next_check; ++i) {
-        const auto start = ctx.comm.record();
-        ctx.op.issue(ctx.comm, layout, send, recv, t);
-        const auto stop = ctx.comm.record();
-        stop->synchronize();
-        start->synchronize();
-        samples_us.push_back(stop->elapsed_ms_since(*start) * 1e3);
-      }
-    }
-    done = next_check;
-    timed.samples_us = samples_us;
-    combine_samples_across_ranks(timed.samples_us, ctx.options.report, MPI_COMM_WORLD,
-                                 ctx.options.timeout_seconds);
-    if (stable && median_is_stable(summarize_samples(timed.samples_us), ctx.options.stable_pct))
-      break;
-    next_check = std::min(n, done + std::max(5, done / 4));
-  }
-  timed.ops = static_cast<std::size_t>(done);
-  return timed;
-}
-
-// -G: N launches of a graph holding -n ops, each launch one sample (its time over -n), as
-// nccl-tests times its graph mode.
-TimedOps time_graph_launches(PerfContext& ctx, CapturedWork& graph, const std::string& label) {
-  ctx.comm.barrier();
-  std::vector<std::shared_ptr<StreamEvent>> events{ctx.comm.record()};
-  for (int launch = 0; launch < ctx.options.graph_launches; ++launch) {
-    graph.launch();
-    events.push_back(ctx.comm.record());
-  }
-  ctx.comm.wait_all(label + ", timed graph launches");
-  TimedOps timed;
-  append_samples_between(events, ctx.options.iterations, timed.samples_us);
-  combine_samples_across_ranks(timed.samples_us, ctx.options.report, MPI_COMM_WORLD,
-                               ctx.options.timeout_seconds);
-  timed.ops = static_cast<std::size_t>(ctx.options.graph_launches) *
-              static_cast<std::size_t>(ctx.options.iterations);
-  return timed;
-}
-
-// Records -n ops into a graph after one plain op (which sizes any staging buffer first) and
-// launches it once, so that the timed launches find it uploaded and warm.
-std::unique_ptr<CapturedWork> capture_case(PerfContext& ctx, const OpLayout& layout, void* send,
-                                           void* recv, const std::string& label) {
-  const DType t = ctx.options.dtype;
-  ctx.op.issue(ctx.comm, layout, send, recv, t);
-  ctx.comm.wait_all(label + ", before capture");
-  std::unique_ptr<CapturedWork> graph = ctx.comm.capture([&] {
-    for (int i = 0; i < ctx.options.iterations; ++i) ctx.op.issue(ctx.comm, layout, send, recv, t);
-  });
-  graph->launch();
-  ctx.comm.wait_all(label + ", graph warm-up");
-  return graph;
-}
-
 // One Google Benchmark case: warm-up, then the timed ops; the case's manual time is the mean
 // per-op time (as nccl-tests' time column), the same number on every rank.
 void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64_t bytes,
               benchmark::State& state) {
   const std::string label = case_label(ctx.op, bytes, p, ctx.comm.size());
-  const DType t = ctx.options.dtype;
-  void* send = ctx.buffer_a;
-  void* recv = p == Placement::in_place ? ctx.buffer_a : ctx.buffer_b;
   prepare_buffers(ctx, layout, p);
-  const bool pipelined = ctx.comm.backend() == BackendKind::nccl;
-  for (int i = 0; i < ctx.options.warmup_iterations; ++i) {
-    ctx.op.issue(ctx.comm, layout, send, recv, t);
-    if (!pipelined) ctx.comm.wait_all(label + ", warm-up");
-  }
-  ctx.comm.wait_all(label + ", warm-up");
+  const WarmUp warmed = warm_up(ctx, layout, p, label);
   const std::unique_ptr<CapturedWork> graph =
-      ctx.options.graph_launches > 0 ? capture_case(ctx, layout, send, recv, label) : nullptr;
+      ctx.options.graph_launches > 0 ? capture_case(ctx, layout, p, label) : nullptr;
+  const bool sample_each_op =
+      ctx.comm.backend() == BackendKind::mpi || ctx.options.per_iteration_timing;
+  const PerfOptions& o = ctx.options;
+  const SamplingPlan plan = o.stable_pct > 0
+                                ? stable_plan(warmed.op_us, o.iterations, o.stable_pct, sample_each_op)
+                                : fixed_plan(o.iterations, sample_each_op);
   SampleSummary summary;
   std::size_t ops_timed = 0;
+  int ops_per_sample = 1;
   std::optional<FabricBytes> fabric;
   for (auto _ : state) {
     try {
@@ -203,7 +67,8 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
     // Undilated: an emulated fabric shaped to bandwidth / D makes every op D times longer.
     TimedOps timed;
     try {
-      timed = graph ? time_graph_launches(ctx, *graph, label) : time_ops(ctx, layout, p, label);
+      timed = graph ? time_graph_launches(ctx, *graph, label)
+                    : time_ops(ctx, layout, p, label, plan);
     } catch (const TimeoutError& e) {
       throw TimeoutError(label + ": " + e.what());  // the op, its size and its group, first
     }
@@ -211,18 +76,19 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
     for (double& us : timed.samples_us) us /= ctx.options.run.dilation;
     summary = summarize_samples(timed.samples_us);
     ops_timed = timed.ops;
+    ops_per_sample = timed.ops_per_sample;
     state.SetIterationTime(summary.mean * 1e-6);
   }
   const std::uint64_t wrong = ctx.options.check ? check_result(ctx, layout, p, label) : 0;
-  const double bus_bytes = ctx.op.bus_bytes(bytes, layout, t);
+  const double bus_bytes = ctx.op.bus_bytes(bytes, layout, o.dtype);
   state.counters["bytes"] = static_cast<double>(bytes);
   state.counters["count"] = static_cast<double>(layout.count);
   state.counters["in_place"] = p == Placement::in_place ? 1 : 0;
   state.counters["bus_factor"] = bytes > 0 ? bus_bytes / static_cast<double>(bytes) : 0;
   state.counters["wrong"] = static_cast<double>(wrong);
   const int repetition = ctx.repetitions_seen[label]++;
-  ctx.measurements.push_back(
-      {bytes, layout.count, p, summary, ops_timed, bus_bytes, wrong, repetition, fabric});
+  ctx.measurements.push_back({bytes, layout.count, p, summary, ops_timed, ops_per_sample,
+                              warmed.ops, bus_bytes, wrong, repetition, fabric});
   // Written now (into the results' .partial file), so a run that fails at a later size keeps it.
   if (ctx.results) {
     ctx.meta->nccl_algo = ctx.comm.algorithms();  // what NCCL reported for the sizes so far

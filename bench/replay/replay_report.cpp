@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "bench/replay/collective_plan.hpp"
+#include "bench/replay/graph_step.hpp"
 #include "collectives/ops/op_registry.hpp"
 #include "common/sizes.hpp"
 #include "workloads/model/gemm_slices.hpp"
@@ -145,11 +146,21 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
                      {"collective_buffer_bytes", m.collective_buffer_bytes},
                      {"compute_buffer_bytes", m.compute_buffer_bytes},
                      {"passes", passes},
+                     {"comm_only_graph_ms", optional_json(m.comm_only_graph_ms)},
+                     {"graph_launches", m.graph_launches},
+                     {"launch_cost_us_per_collective",
+                      optional_json(launch_cost_us_per_collective(m))},
                      {"rank_step_ms_all", pass_of(m, PassKind::overlapped).rank_step_ms_all},
                      {"sanity_ok", m.sanity_problems.empty()},
                      {"sanity_problems", m.sanity_problems},
                      {"run", run}});
   return records;
+}
+
+std::optional<double> launch_cost_us_per_collective(const ReplayMeasurements& m) {
+  const int collectives = collectives_per_step(*m.schedule);
+  if (!m.comm_only_graph_ms || collectives == 0) return std::nullopt;
+  return (pass_of(m, PassKind::comm_only).step_ms - *m.comm_only_graph_ms) * 1e3 / collectives;
 }
 
 void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
@@ -204,6 +215,13 @@ void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
                optional_text(st.hfu, "%.1f%%", 100).c_str(),
                optional_text(st.hfu_compute_only, "%.1f%%", 100).c_str(),
                optional_text(m.peak_tflops, "%.3g").c_str(), m.peak_source.c_str());
+  if (m.comm_only_graph_ms)
+    std::fprintf(out,
+                 "#   -G %d: comm-only step as one CUDA graph %.3f ms (op by op %.3f ms): launch "
+                 "cost %s us per collective (%d collectives)\n",
+                 m.graph_launches, *m.comm_only_graph_ms, pass_of(m, PassKind::comm_only).step_ms,
+                 optional_text(launch_cost_us_per_collective(m), "%.2f").c_str(),
+                 collectives_per_step(*m.schedule));
   std::fprintf(out, "#\n# straggler view: each rank's median step (ms)\n");
   std::fprintf(out, "# %-13s %6s %7s %10s %10s %10s  %s\n", "pass", "steps", "spread", "max",
                "median", "min", "slowest rank");

@@ -49,7 +49,13 @@ struct ReplayMeasurements {
   std::vector<int> group_sizes;             // by GroupKind
   std::string engine, backend, transport;
   int world = 1, nodes = 1;
+  // -G: the comm-only step recorded as one CUDA graph (graph_step.hpp), median over the launches.
+  std::optional<double> comm_only_graph_ms;
+  int graph_launches = 0;
 };
+
+// -G: (comm-only step launched op by op - as one graph) per collective, in us.
+std::optional<double> launch_cost_us_per_collective(const ReplayMeasurements& m);
 
 inline constexpr double kSanityTolerance = 0.05;
 

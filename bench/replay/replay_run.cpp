@@ -25,11 +25,12 @@
 #include "bench/preflight/preflight.hpp"
 #include "bench/replay/cli/replay_cli.hpp"
 #include "bench/replay/footprint.hpp"
+#include "bench/replay/graph_step.hpp"
+#include "bench/replay/rank_placement.hpp"
 #include "bench/replay/replay_check.hpp"
 #include "bench/replay/replay_report.hpp"
 #include "collectives/backend.hpp"
 #include "collectives/mpi/mpi_check.hpp"
-#include "collectives/transport/emulated_nodes.hpp"
 #include "collectives/transport/transport_select.hpp"
 #include "common/errors.hpp"
 #include "common/host_identity.hpp"
@@ -43,27 +44,6 @@ namespace {
 
 constexpr double kGpuPeakTflops = 989;  // H100 / H200 SXM, bf16 dense
 constexpr double kBackstopExtraS = 5;
-
-struct RankPlacement {
-  int node_color = 0;  // lowest world rank on this rank's host
-  int local_rank = 0;  // index among the ranks of this host
-  int ranks_per_node = 1;
-};
-
-RankPlacement place(const std::vector<RankIdentity>& ranks, int rank) {
-  RankPlacement p;
-  std::vector<int> ranks_on_host(ranks.size(), 0);  // indexed by the host's first rank
-  for (int r = 0; r < static_cast<int>(ranks.size()); ++r) {
-    int first = 0;
-    while (ranks[first].host != ranks[r].host) ++first;
-    p.ranks_per_node = std::max(p.ranks_per_node, ++ranks_on_host[first]);
-    if (r == rank) {
-      p.node_color = first;
-      p.local_rank = ranks_on_host[first] - 1;
-    }
-  }
-  return p;
-}
 
 Schedule schedule_for_rank(const ReplayOptions& options, WorkloadRequest request, int world,
                            int rank, int ranks_per_node) {
@@ -103,18 +83,6 @@ PassResult undilated(PassResult result, double dilation) {
                                      &result.op_start_ms, &result.op_end_ms})
     for (double& t : *times) t /= dilation;
   return result;
-}
-
-// Emulated nodes (--emulate-nodes) stand in for hosts: they decide the node group and the ranks
-// per node of the schedule; the real placement still picks the GPU.
-RankPlacement emulated_placement(const RunSetup& setup, int world, int rank, RankPlacement real) {
-  if (setup.emulate_nodes == 0) return real;
-  const EmulatedNode node = emulated_node_of(rank, world, setup.emulate_nodes);
-  RankPlacement p;
-  p.node_color = node.node * node.ranks_per_node;
-  p.local_rank = rank % node.ranks_per_node;
-  p.ranks_per_node = node.ranks_per_node;
-  return p;
 }
 
 std::unique_ptr<ComputeEngine> make_engine(const ReplayOptions& options, const RunSetup& setup,
@@ -185,6 +153,8 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   const BackendKind backend =
       options.backend.empty() ? default_backend() : parse_backend(options.backend);
   require_backend_available(backend);
+  if (options.graph_launches > 0 && backend != BackendKind::nccl)
+    throw UsageError("-G needs the nccl backend (CUDA graphs)");
   const RunSetup setup = prepare_run(options.run, backend);
 
   MpiSession mpi(nullptr, nullptr);
@@ -212,6 +182,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
     if (schedule.world != world)
       throw UsageError("the schedule is for " + std::to_string(schedule.world) +
                        " ranks, but this run has " + std::to_string(world));
+    if (options.graph_launches > 0) require_one_collective_group(schedule);
   } catch (const UsageError& e) {
     schedule_problem = e.what();
   }
@@ -282,14 +253,15 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   executor_options.compute_scale = options.compute_scale;
   executor_options.timeout_s = options.timeout_s;
   groups_watchdog.step("allocating the replay's buffers");
-  Executor executor(schedule, groups, *engine, executor_options, [timeout_s](double value) {
+  const AgreeMax slowest_rank = [timeout_s](double value) {
     try {
       return max_across_ranks(MPI_COMM_WORLD, value, timeout_s);
     } catch (const TimeoutError& e) {
       throw TimeoutError(std::string("after a replay step, ") + e.what() +
                          ": another rank has not finished the step");
     }
-  });
+  };
+  Executor executor(schedule, groups, *engine, executor_options, slowest_rank);
   groups_watchdog.disarm();
   // Destroyed before the executor and the engine: see AbandonOnUnwind.
   const AbandonOnUnwind abandon(groups);
@@ -331,6 +303,11 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
     progress.advance(
         options.warmup + passes_done * pass_steps,
         "pass " + std::to_string(passes_done) + "/3 (" + std::string(pass_name(pass)) + ")");
+  }
+  if (options.graph_launches > 0) {
+    m.comm_only_graph_ms =
+        time_comm_only_graph(executor, options.graph_launches, slowest_rank) / setup.dilation;
+    m.graph_launches = options.graph_launches;
   }
   const std::uint64_t collective_bytes = static_cast<std::uint64_t>(max_across_ranks(
       MPI_COMM_WORLD, static_cast<double>(executor.collective_buffer_bytes()), timeout_s));

@@ -47,6 +47,14 @@ __global__ void fill_kernel(T* buf, std::size_t count, std::uint64_t seed, int r
 }
 
 template <typename T>
+__global__ void fill_constant_kernel(T* buf, std::size_t count, float value) {
+  const T converted = from_float<T>(value);
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    buf[i] = converted;
+}
+
+template <typename T>
 __global__ void poke_kernel(T* buf, std::size_t index, float value) {
   buf[index] = from_float<T>(value);
 }
@@ -147,6 +155,16 @@ void device_fill(void* buf, std::size_t count, DType t, std::uint64_t seed, int 
     using T = decltype(type_tag);
     fill_kernel<<<blocks_for(count), kThreads, 0, as_stream(stream)>>>(static_cast<T*>(buf), count,
                                                                        seed, rank, index_offset);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void device_fill_constant(void* buf, std::size_t count, DType t, float value, void* stream) {
+  if (count == 0) return;
+  with_type(t, [&](auto type_tag) {
+    using T = decltype(type_tag);
+    fill_constant_kernel<<<blocks_for(count), kThreads, 0, as_stream(stream)>>>(
+        static_cast<T*>(buf), count, value);
   });
   CUDA_CHECK(cudaGetLastError());
 }

@@ -16,6 +16,9 @@ namespace collreplay {
 void device_fill(void* buf, std::size_t count, DType t, std::uint64_t seed, int rank,
                  std::uint64_t index_offset, void* stream);
 
+// buf[i] = value for i < count (the poison around a benchmark's input and in its output).
+void device_fill_constant(void* buf, std::size_t count, DType t, float value, void* stream);
+
 // buf[index] = value (tests use it to corrupt one element on purpose).
 void device_poke(void* buf, std::size_t index, DType t, float value, void* stream);
 

@@ -2,6 +2,7 @@
 // Makefile); asking for them is a usage error.
 #include "collectives/device/device_pattern.hpp"
 #include "collectives/device/mpi_device_memory.hpp"
+#include "collectives/device/stream_hold.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {
@@ -12,6 +13,7 @@ namespace {
 }  // namespace
 
 void device_fill(void*, std::size_t, DType, std::uint64_t, int, std::uint64_t, void*) { no_cuda(); }
+void device_fill_constant(void*, std::size_t, DType, float, void*) { no_cuda(); }
 void device_poke(void*, std::size_t, DType, float, void*) { no_cuda(); }
 std::uint64_t device_count_wrong_all_gather(const void*, std::size_t, DType, std::uint64_t, int,
                                             void*) {
@@ -39,5 +41,7 @@ std::string mpi_device_select(int) { no_cuda(); }
 void* mpi_device_alloc(std::size_t) { no_cuda(); }
 void mpi_device_free(void*) { no_cuda(); }
 void mpi_device_copy(void*, const void*, std::size_t) { no_cuda(); }
+
+void hold_stream_until(void*, const std::atomic<bool>*) { no_cuda(); }
 
 }  // namespace collreplay

@@ -52,13 +52,18 @@ void* NcclCommunicator::allocate(std::size_t bytes) {
   void* buffer = nullptr;
   const std::size_t asked = bytes == 0 ? 1 : bytes;
   if (!register_buffers_) {
+    const CallWatchdog::Scope scope(*watchdog_, "cudaMalloc");
     CUDA_CHECK(cudaMalloc(&buffer, asked));
     return buffer;
   }
-  NCCL_CHECK(ncclMemAlloc(&buffer, asked));
+  {
+    const CallWatchdog::Scope scope(*watchdog_, "ncclMemAlloc");
+    NCCL_CHECK(ncclMemAlloc(&buffer, asked));
+  }
   void* handle = nullptr;
   try {
-    settle(ncclCommRegister(state_->comm, buffer, asked, &handle), "ncclCommRegister");
+    watched("ncclCommRegister",
+            [&] { return ncclCommRegister(state_->comm, buffer, asked, &handle); });
   } catch (...) {
     ncclMemFree(buffer);
     throw;
@@ -71,22 +76,28 @@ void NcclCommunicator::release(void* buffer) {
   if (!buffer) return;
   const auto registered = registrations_.find(buffer);
   if (registered == registrations_.end()) {
+    const CallWatchdog::Scope scope(*watchdog_, "cudaFree");  // waits for the device
     CUDA_CHECK(cudaFree(buffer));
     return;
   }
   if (state_->comm && !state_->broken)
-    settle(ncclCommDeregister(state_->comm, registered->second), "ncclCommDeregister");
+    watched("ncclCommDeregister",
+            [&] { return ncclCommDeregister(state_->comm, registered->second); });
   registrations_.erase(registered);
+  const CallWatchdog::Scope scope(*watchdog_, "ncclMemFree");
   NCCL_CHECK(ncclMemFree(buffer));
 }
 
-// On the communicator's stream, so a copy sees the results of every collective issued before it.
+// On the communicator's stream, so a copy sees the results of every collective issued before it
+// (and waits for them: watched, as a collective that never ends would hold it for ever).
 void NcclCommunicator::copy_from_host(void* dst, const void* host_src, std::size_t bytes) {
+  const CallWatchdog::Scope scope(*watchdog_, "cudaMemcpyAsync to the device");
   CUDA_CHECK(cudaMemcpyAsync(dst, host_src, bytes, cudaMemcpyHostToDevice, stream_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
 void NcclCommunicator::copy_to_host(void* host_dst, const void* src, std::size_t bytes) {
+  const CallWatchdog::Scope scope(*watchdog_, "cudaMemcpyAsync to the host");
   CUDA_CHECK(cudaMemcpyAsync(host_dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
@@ -94,6 +105,7 @@ void NcclCommunicator::copy_to_host(void* host_dst, const void* src, std::size_t
 void* NcclCommunicator::scratch(std::size_t bytes) {
   if (bytes > scratch_bytes_) {
     // Grows rarely (the first in-place all-to-all of a new size); cudaFree waits for the stream.
+    const CallWatchdog::Scope scope(*watchdog_, "cudaStreamSynchronize (growing scratch)");
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     CUDA_CHECK(cudaFree(scratch_));
     scratch_ = nullptr;
@@ -103,9 +115,18 @@ void* NcclCommunicator::scratch(std::size_t bytes) {
   return scratch_;
 }
 
+const void* NcclCommunicator::staged_copy(const void* send, std::size_t bytes) {
+  void* staged = scratch(bytes);
+  const CallWatchdog::Scope scope(*watchdog_, "cudaMemcpyAsync (in-place staging)");
+  CUDA_CHECK(cudaMemcpyAsync(staged, send, bytes, cudaMemcpyDeviceToDevice, stream_));
+  return staged;
+}
+
 // ---- completion ----
 
+// Recording on a stream whose queue is full of stuck kernels blocks like a launch: watched.
 std::shared_ptr<StreamEvent> NcclCommunicator::record() {
+  const CallWatchdog::Scope scope(*watchdog_, "cudaEventRecord");
   return std::make_shared<CudaStreamEvent>(stream_, wait_policy(), "NCCL stream event");
 }
 
@@ -117,15 +138,17 @@ void NcclCommunicator::wait_all(const std::string& what_for) {
 void NcclCommunicator::wait_on(const std::shared_ptr<StreamEvent>& event) {
   auto* cuda_event = static_cast<cudaEvent_t>(event->native_handle());
   if (!cuda_event) throw RuntimeError("NCCL stream asked to wait for an event with no CUDA event");
+  const CallWatchdog::Scope scope(*watchdog_, "cudaStreamWaitEvent");
   CUDA_CHECK(cudaStreamWaitEvent(stream_, cuda_event, 0));
 }
 
 void NcclCommunicator::barrier() {
   {
     LogWindow window(*this);
-    settle(
-        ncclAllReduce(barrier_word_, barrier_word_, 1, ncclFloat32, ncclSum, state_->comm, stream_),
-        "ncclAllReduce (barrier)");
+    watched("ncclAllReduce (barrier)", [&] {
+      return ncclAllReduce(barrier_word_, barrier_word_, 1, ncclFloat32, ncclSum, state_->comm,
+                           stream_);
+    });
   }
   wait_all("barrier");
 }

@@ -1,5 +1,6 @@
 // The NCCL backend: one rank per GPU (chosen by local rank), device buffers, its own
-// non-blocking CUDA stream, sums only. Users keep NCCL_NVLS_ENABLE=0 on the test machines (NVLink
+// non-blocking CUDA stream, sums only. The NCCL communicator is a blocking one, as PyTorch's,
+// watched by a CallWatchdog (nccl_setup.cpp says why). Users keep NCCL_NVLS_ENABLE=0 on the test machines (NVLink
 // SHARP needs multicast objects those machines do not lend). The only NCCL variables this backend
 // sets are the ones its flags ask for: the transport's (transport_select.hpp), NCCL_HOSTID for
 // --emulate-nodes (emulated_nodes.hpp) and the logging ones (nccl_log.hpp).
@@ -8,12 +9,14 @@
 #include <mpi.h>
 #include <nccl.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "collectives/backend.hpp"
+#include "collectives/call_watchdog.hpp"
 #include "collectives/communicator.hpp"
 #include "collectives/transport/nccl_log.hpp"
 
@@ -22,7 +25,9 @@ namespace collreplay {
 // Shared with the events a communicator hands out, so that they outlive it safely.
 struct NcclCommState {
   ncclComm_t comm = nullptr;
-  bool broken = false;  // timed out or failed: tear down with ncclCommAbort, never wait
+  // Timed out or failed: tear down with ncclCommAbort, never wait. Read by the call watchdog's
+  // thread too.
+  std::atomic<bool> broken = false;
 };
 
 // How transport() decided.
@@ -74,7 +79,7 @@ class NcclCommunicator final : public Communicator {
   void wait_all(const std::string& what_for) override;
   void barrier() override;
 
-  void set_timeout_seconds(double seconds) override { timeout_seconds_ = seconds; }
+  void set_timeout_seconds(double seconds) override;
   double timeout_seconds() const override { return timeout_seconds_; }
   [[noreturn]] void abort(int exit_code) override;
   void abandon() override;
@@ -87,25 +92,22 @@ class NcclCommunicator final : public Communicator {
   void init_nccl(const ncclUniqueId& id);
   void adopt_nccl(ncclComm_t comm);
   struct EventWaitPolicy wait_policy() const;
-  // One call into NCCL, as messages name it; a collective's also carries its size, formatted
-  // only when a message needs it ("ncclAllGather of 32 MiB per rank (...)"), never per call.
-  struct Call {
-    Call(const char* call_name) : name(call_name) {}  // NOLINT: a bare name is a Call
-    Call(const char* call_name, std::size_t elements, DType type)
-        : name(call_name), count(elements), dtype(type), sized(true) {}
-    std::string describe() const;
-    const char* name;
-    std::size_t count = 0;
-    DType dtype = DType::f32;
-    bool sized = false;
-  };
-  // Waits out ncclInProgress from a call on this (nonblocking) communicator; throws
-  // RuntimeError on failure and TimeoutError after timeout_seconds_.
-  void settle(ncclResult_t issued, const Call& call) const;
+  // Makes one call into NCCL under the call watchdog, then settles its result (see settle).
+  template <typename Launch>
+  void watched(const LibraryCall& call, Launch&& launch);
+  // Checks a call's result; ncclInProgress (a nonblocking communicator: NCCL_COMM_BLOCKING=0)
+  // is waited out by polling. Throws RuntimeError on failure and TimeoutError after
+  // timeout_seconds_.
+  void settle(ncclResult_t issued, const LibraryCall& call) const;
   // Brackets a call into NCCL so that what NCCL logs during it is attributed to this
   // communicator (several communicators share the process's one log).
   class LogWindow;
+  // Consecutive calls that logged nothing; from LogWindow::kQuietCallsToStop on, calls are no
+  // longer bracketed (each bracket costs two fstat calls, which a timed loop of small ops feels).
+  int quiet_log_calls_ = 0;
   void* scratch(std::size_t bytes);  // staging for in-place all_to_all(v)
+  // In-place all_to_all(v): the send side copied to scratch first (NCCL has no in-place form).
+  const void* staged_copy(const void* send, std::size_t bytes);
   std::string where() const;
   std::string bus_id() const;  // of this rank's GPU ("0000:18:00.0"), "" when unknown
   std::string inferred_transport() const;
@@ -116,6 +118,9 @@ class NcclCommunicator final : public Communicator {
   std::string host_;
   double timeout_seconds_ = 0;
   std::shared_ptr<NcclCommState> state_;
+  // Watches every call that can block (NCCL's, and CUDA's on the stream); stopped before the
+  // NCCL communicator is destroyed or aborted.
+  std::unique_ptr<CallWatchdog> watchdog_;
   cudaStream_t stream_ = nullptr;
   void* barrier_word_ = nullptr;  // one float, reduced by barrier()
   void* scratch_ = nullptr;

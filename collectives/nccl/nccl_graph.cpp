@@ -10,15 +10,22 @@ namespace {
 
 class CudaGraphWork final : public CapturedWork {
  public:
-  CudaGraphWork(cudaGraphExec_t exec, cudaStream_t stream) : exec_(exec), stream_(stream) {}
+  // The communicator (and so its watchdog) outlives the graphs it captured.
+  CudaGraphWork(cudaGraphExec_t exec, cudaStream_t stream, CallWatchdog& watchdog)
+      : exec_(exec), stream_(stream), watchdog_(watchdog) {}
   ~CudaGraphWork() override { cudaGraphExecDestroy(exec_); }
   CudaGraphWork(const CudaGraphWork&) = delete;
   CudaGraphWork& operator=(const CudaGraphWork&) = delete;
-  void launch() override { CUDA_CHECK(cudaGraphLaunch(exec_, stream_)); }
+  // A launch waits for room in the stream's queue like any other: watched.
+  void launch() override {
+    const CallWatchdog::Scope scope(watchdog_, "cudaGraphLaunch");
+    CUDA_CHECK(cudaGraphLaunch(exec_, stream_));
+  }
 
  private:
   cudaGraphExec_t exec_;
   cudaStream_t stream_;
+  CallWatchdog& watchdog_;
 };
 
 }  // namespace
@@ -41,7 +48,7 @@ std::unique_ptr<CapturedWork> NcclCommunicator::capture(const std::function<void
   const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
   cudaGraphDestroy(graph);
   CUDA_CHECK(instantiated);
-  return std::make_unique<CudaGraphWork>(exec, stream_);
+  return std::make_unique<CudaGraphWork>(exec, stream_, *watchdog_);
 }
 
 }  // namespace collreplay

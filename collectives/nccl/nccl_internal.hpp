@@ -37,21 +37,44 @@ inline std::string bus_id_of(int device) {
 }
 
 // Attributes what NCCL logs during one call to this communicator (connections are made lazily,
-// inside the call that first needs them, on the calling thread).
+// inside the call that first needs them, on the calling thread). Once kQuietCallsToStop calls in
+// a row have logged nothing, the communicator's connections are made and later calls go
+// unbracketed: what they might still log (another algorithm's connections over the same paths)
+// stays in the process log, which transport_evidence() also reads.
 class NcclCommunicator::LogWindow {
  public:
+  static constexpr int kQuietCallsToStop = 16;
   explicit LogWindow(NcclCommunicator& owner)
-      : owner_(owner), begin_(NcclLogTap::for_process().size_bytes()) {}
+      : owner_(owner),
+        open_(owner.quiet_log_calls_ < kQuietCallsToStop),
+        begin_(open_ ? NcclLogTap::for_process().size_bytes() : 0) {}
   ~LogWindow() {
+    if (!open_) return;
     const std::uint64_t end = NcclLogTap::for_process().size_bytes();
-    if (end > begin_) owner_.log_spans_.push_back({begin_, end});
+    if (end == begin_) {
+      ++owner_.quiet_log_calls_;
+      return;
+    }
+    owner_.log_spans_.push_back({begin_, end});
+    owner_.quiet_log_calls_ = 0;
   }
   LogWindow(const LogWindow&) = delete;
   LogWindow& operator=(const LogWindow&) = delete;
 
  private:
   NcclCommunicator& owner_;
+  bool open_;
   std::uint64_t begin_;
 };
+
+template <typename Launch>
+void NcclCommunicator::watched(const LibraryCall& call, Launch&& launch) {
+  ncclResult_t issued = ncclSuccess;
+  {
+    const CallWatchdog::Scope scope(*watchdog_, call);
+    issued = launch();
+  }
+  settle(issued, call);
+}
 
 }  // namespace collreplay

@@ -1,5 +1,5 @@
-// The NCCL communicator's collectives, issued on its stream. The communicator is nonblocking
-// (see nccl_setup.cpp): a call that answers ncclInProgress is settled before the next one.
+// The NCCL communicator's collectives, issued on its stream, each under the call watchdog (a
+// launch on the blocking communicator can block: nccl_setup.cpp).
 #include <algorithm>
 
 #include "collectives/device/cuda_check.hpp"
@@ -20,8 +20,8 @@ char* offset(void* base, std::size_t elements, DType t) {
 
 void NcclCommunicator::all_gather(const void* send, void* recv, std::size_t count, DType t) {
   LogWindow window(*this);
-  settle(ncclAllGather(send, recv, count, nccl_type(t), state_->comm, stream_),
-         {"ncclAllGather", count, t});
+  watched({"ncclAllGather", count, t},
+          [&] { return ncclAllGather(send, recv, count, nccl_type(t), state_->comm, stream_); });
 }
 
 void NcclCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count, DType t) {
@@ -32,32 +32,31 @@ void NcclCommunicator::reduce_scatter(const void* send, void* recv, std::size_t 
   void* nccl_recv = recv;
   const bool front_in_place = send == recv && rank_ != 0;
   if (front_in_place) nccl_recv = offset(recv, static_cast<std::size_t>(rank_) * count, t);
-  settle(ncclReduceScatter(send, nccl_recv, count, nccl_type(t), ncclSum, state_->comm, stream_),
-         {"ncclReduceScatter", count, t});
-  if (front_in_place)
+  watched({"ncclReduceScatter", count, t}, [&] {
+    return ncclReduceScatter(send, nccl_recv, count, nccl_type(t), ncclSum, state_->comm, stream_);
+  });
+  if (front_in_place) {
+    const CallWatchdog::Scope scope(*watchdog_, "cudaMemcpyAsync (in-place reduce-scatter)");
     CUDA_CHECK(cudaMemcpyAsync(recv, nccl_recv, count * dtype_size_bytes(t),
                                cudaMemcpyDeviceToDevice, stream_));
+  }
 }
 
 void NcclCommunicator::all_reduce(const void* send, void* recv, std::size_t count, DType t) {
   LogWindow window(*this);
-  settle(ncclAllReduce(send, recv, count, nccl_type(t), ncclSum, state_->comm, stream_),
-         {"ncclAllReduce", count, t});
+  watched({"ncclAllReduce", count, t}, [&] {
+    return ncclAllReduce(send, recv, count, nccl_type(t), ncclSum, state_->comm, stream_);
+  });
 }
 
-// NCCL's own all-to-all (2.28 and later; the grouped send/recv form of older NCCL pays a
-// background launch of tens of microseconds per op on a nonblocking communicator). It has no
-// in-place form, so in place the send side first moves to a staging buffer.
+// NCCL's own all-to-all (2.28 and later). It has no in-place form, so in place the send side
+// first moves to a staging buffer.
 void NcclCommunicator::all_to_all(const void* send, void* recv, std::size_t count, DType t) {
   LogWindow window(*this);
   const std::size_t total_bytes = count * dtype_size_bytes(t) * static_cast<std::size_t>(size_);
-  if (send == recv && count > 0) {
-    void* staged = scratch(total_bytes);
-    CUDA_CHECK(cudaMemcpyAsync(staged, send, total_bytes, cudaMemcpyDeviceToDevice, stream_));
-    send = staged;
-  }
-  settle(ncclAlltoAll(send, recv, count, nccl_type(t), state_->comm, stream_),
-         {"ncclAlltoAll", count, t});
+  if (send == recv && count > 0) send = staged_copy(send, total_bytes);
+  watched({"ncclAlltoAll", count, t},
+          [&] { return ncclAlltoAll(send, recv, count, nccl_type(t), state_->comm, stream_); });
 }
 
 // NCCL's send/recv within one group has no order between a send and a receive of the same
@@ -74,14 +73,10 @@ void NcclCommunicator::all_to_allv(const void* send, PeerCounts send_layout, voi
     std::size_t extent = 0;
     for (std::size_t p = 0; p < n; ++p)
       extent = std::max(extent, send_layout.displs[p] + send_layout.counts[p]);
-    if (extent > 0) {
-      void* staged = scratch(extent * dtype_size_bytes(t));
-      CUDA_CHECK(cudaMemcpyAsync(staged, send, extent * dtype_size_bytes(t),
-                                 cudaMemcpyDeviceToDevice, stream_));
-      send = staged;
-    }
+    if (extent > 0) send = staged_copy(send, extent * dtype_size_bytes(t));
   }
   const ncclDataType_t type = nccl_type(t);
+  // Inside a group, send and receive only queue work; ncclGroupEnd launches it (and may block).
   NCCL_CHECK(ncclGroupStart());
   for (std::size_t p = 0; p < n; ++p) {
     const int peer = static_cast<int>(p);
@@ -92,7 +87,7 @@ void NcclCommunicator::all_to_allv(const void* send, PeerCounts send_layout, voi
       NCCL_CHECK(ncclRecv(offset(recv, recv_layout.displs[p], t), recv_layout.counts[p], type, peer,
                           state_->comm, stream_));
   }
-  settle(ncclGroupEnd(), "ncclGroupEnd");
+  watched("ncclGroupEnd (all-to-allv)", [] { return ncclGroupEnd(); });
 }
 
 }  // namespace collreplay

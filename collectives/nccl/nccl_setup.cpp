@@ -1,5 +1,33 @@
-// The NCCL communicator's life: placement on a GPU, nonblocking init and split polled under the
-// watchdog timeout, teardown (destroy, or abort when work may never finish).
+// The NCCL communicator's life: placement on a GPU, init and split under the call watchdog,
+// teardown (destroy, or abort when work may never finish).
+//
+// Why the NCCL communicator is a blocking one (as PyTorch's and nccl-tests' are). On a
+// nonblocking communicator NCCL runs every group, and so every collective (an implicit group of
+// one), through a thread it creates for that group (ncclGroupEndInternal: pthread_create, the
+// caller gets ncclInProgress and polls). Measured at 2 ranks over NVLink that cost 31-83 us per
+// op where nccl-tests takes 5-12 us (bench/RESULTS.md); at one rank NCCL copies without a group,
+// so the cost did not show there. A blocking communicator launches on the calling thread.
+//
+// What a blocking communicator takes away, and how each guarantee is kept:
+//  - init, split and finalize no longer return to be polled: they wait for every rank inside
+//    NCCL. A launch can block too: the first collective with a peer connects to it, and once a
+//    stream's queue is full of kernels waiting for a stopped peer, the next launch (or event
+//    record, or copy) waits for room. The calling thread cannot time itself out there, and
+//    ncclCommAbort from another thread is safe only for nonblocking communicators (it would
+//    free the communicator under the call). So every such call runs inside a
+//    CallWatchdog::Scope: the watchdog's thread ends the process, naming the call, its size and
+//    the rank, with exit code 4 once the call has lasted --timeout, or with 1 when NCCL reports
+//    an asynchronous error while it lasts (ncclCommGetAsyncError, polled from that thread); the
+//    launcher then ends the other ranks.
+//  - Waiting for completion never happens inside NCCL: events are polled on the calling thread
+//    under the timeout, checking ncclCommGetAsyncError (wait_policy), and a timeout there throws
+//    TimeoutError naming the op, as before. The unwinding that follows aborts the communicator
+//    (abandon, the destructor) from the calling thread, which is then not inside NCCL; the abort
+//    gets kAbortWaitS and the teardown kTeardownS, as before.
+//  - The watchdog's thread is stopped before the communicator is destroyed or aborted, so its
+//    health check never reads a freed communicator.
+// NCCL_COMM_BLOCKING=0 (NCCL's own variable) still makes every communicator nonblocking; settle
+// then polls as before, which is how the two launch paths can be compared.
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -52,6 +80,18 @@ void exit_if_teardown_stalls(const std::string& cause) {
     std::fflush(stderr);
     std::_Exit(kExitTimeout);
   }).detach();
+}
+
+// "" while NCCL reports no asynchronous error on the communicator, else the error. Safe from the
+// call watchdog's thread: the communicator is only aborted or destroyed once that has stopped.
+std::string async_error_of(const NcclCommState& state) {
+  if (!state.comm || state.broken) return {};
+  ncclResult_t async = ncclSuccess;
+  if (ncclCommGetAsyncError(state.comm, &async) != ncclSuccess) return {};
+  if (async == ncclSuccess || async == ncclInProgress) return {};
+  const char* detail = ncclGetLastError(state.comm);
+  return std::string("NCCL asynchronous error: ") + ncclGetErrorString(async) +
+         (detail && *detail ? std::string(" (") + detail + ")" : std::string());
 }
 
 // Why this rank cannot have a GPU of its own, or "". Collective over the node's ranks: every
@@ -113,11 +153,10 @@ int count_hosts(MPI_Comm comm) {
   return static_cast<int>(hosts.size());
 }
 
-// Nonblocking communicators: init and split return at once and are polled under the watchdog,
-// so a peer that never arrives turns into a TimeoutError instead of a hang.
-ncclConfig_t nonblocking_config() {
+// Blocking communicators (see the top of this file).
+ncclConfig_t blocking_config() {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = 0;
+  config.blocking = 1;
   return config;
 }
 
@@ -168,6 +207,8 @@ NcclCommunicator::NcclCommunicator(MPI_Comm mpi_comm, int device, double timeout
   MPI_Comm_rank(mpi_, &rank_);
   MPI_Comm_size(mpi_, &size_);
   hosts_ = count_hosts(mpi_);
+  watchdog_ = std::make_unique<CallWatchdog>(timeout_seconds_, where(),
+                                             [state = state_] { return async_error_of(*state); });
   CUDA_CHECK(cudaSetDevice(device_));
   // Non-blocking: the legacy default stream (used by stray cudaMemcpy calls) must not
   // serialise with the collectives.
@@ -178,22 +219,27 @@ NcclCommunicator::NcclCommunicator(MPI_Comm mpi_comm, int device, double timeout
 
 void NcclCommunicator::init_nccl(const ncclUniqueId& id) {
   LogWindow window(*this);
-  ncclConfig_t config = nonblocking_config();
+  ncclConfig_t config = blocking_config();
   ncclComm_t comm = nullptr;
-  const ncclResult_t rc = ncclCommInitRankConfig(&comm, size_, id, rank_, &config);
-  adopt_nccl(comm);  // first, so that a timeout below aborts it
+  ncclResult_t rc = ncclSuccess;
+  {
+    const CallWatchdog::Scope scope(*watchdog_, "ncclCommInitRankConfig");
+    rc = ncclCommInitRankConfig(&comm, size_, id, rank_, &config);
+  }
+  adopt_nccl(comm);  // first, so that a failure below aborts it
   settle(rc, "ncclCommInitRankConfig");
 }
 
 void NcclCommunicator::adopt_nccl(ncclComm_t comm) { state_->comm = comm; }
 
-std::string NcclCommunicator::Call::describe() const {
-  return sized ? describe_collective_call(name, count, dtype) : std::string(name);
+void NcclCommunicator::set_timeout_seconds(double seconds) {
+  timeout_seconds_ = seconds;
+  watchdog_->set_timeout_seconds(seconds);
 }
 
-// A nonblocking communicator may answer any call with ncclInProgress: poll its state until the
-// call has finished, failed, or outlived the timeout.
-void NcclCommunicator::settle(ncclResult_t issued, const Call& call) const {
+// A nonblocking communicator (NCCL_COMM_BLOCKING=0) may answer any call with ncclInProgress:
+// poll its state until the call has finished, failed, or outlived the timeout.
+void NcclCommunicator::settle(ncclResult_t issued, const LibraryCall& call) const {
   if (issued != ncclInProgress) {
     if (issued != ncclSuccess) state_->broken = true;
     nccl_check(issued, call.name, __FILE__, __LINE__);
@@ -226,20 +272,23 @@ void NcclCommunicator::settle(ncclResult_t issued, const Call& call) const {
 }
 
 NcclCommunicator::~NcclCommunicator() {
-  if (state_->comm && !state_->broken)  // buffers still registered when unwinding
+  if (state_->comm && !state_->broken) {  // buffers still registered when unwinding
+    const CallWatchdog::Scope scope(*watchdog_, "ncclCommDeregister");
     for (const auto& [buffer, handle] : registrations_) ncclCommDeregister(state_->comm, handle);
+  }
   if (state_->comm) {
     // Destroy waits for outstanding work; after a timeout or while unwinding a peer may never
     // arrive, so abort instead of hanging.
     bool finalized = false;
     if (!state_->broken && std::uncaught_exceptions() == 0) {
-      // A nonblocking communicator finalizes in the background: poll it under the timeout.
+      // Finalize waits inside NCCL for the communicator's work and its peers: watched.
       try {
-        settle(ncclCommFinalize(state_->comm), "ncclCommFinalize");
+        watched("ncclCommFinalize", [&] { return ncclCommFinalize(state_->comm); });
         finalized = true;
       } catch (const std::exception&) {
       }
     }
+    watchdog_->stop();  // its health check reads the communicator destroyed next
     if (finalized)
       ncclCommDestroy(state_->comm);
     else
@@ -270,14 +319,10 @@ EventWaitPolicy NcclCommunicator::wait_policy() const {
   policy.where = where();
   std::shared_ptr<NcclCommState> state = state_;
   policy.check_health = [state] {
-    if (!state->comm) return;
-    ncclResult_t async = ncclSuccess;
-    if (ncclCommGetAsyncError(state->comm, &async) != ncclSuccess) return;
-    if (async == ncclSuccess || async == ncclInProgress) return;
+    std::string problem = async_error_of(*state);
+    if (problem.empty()) return;
     state->broken = true;
-    const char* detail = ncclGetLastError(state->comm);
-    throw RuntimeError(std::string("NCCL asynchronous error: ") + ncclGetErrorString(async) +
-                       (detail && *detail ? std::string(" (") + detail + ")" : std::string()));
+    throw RuntimeError(std::move(problem));
   };
   policy.on_timeout = [state](const std::string& message) {
     state->broken = true;
@@ -291,15 +336,18 @@ std::unique_ptr<Communicator> NcclCommunicator::split(int color, int key) {
   MPI_Comm_split(mpi_, color < 0 ? MPI_UNDEFINED : color, key, &sub);
   std::unique_ptr<NcclCommunicator> child;
   if (sub != MPI_COMM_NULL) child.reset(new NcclCommunicator(sub, device_, timeout_seconds_));
-  ncclConfig_t config = nonblocking_config();
-  // A nonblocking split tracks its work in the parent's state and writes the new communicator
-  // through this pointer at its very end (NCCL 2.28 was seen reporting the parent ready first):
-  // the pointer lives as long as the child, and the wait covers both.
+  ncclConfig_t config = blocking_config();
+  // Blocking, the split has written the new communicator when it returns. Nonblocking
+  // (NCCL_COMM_BLOCKING=0), it tracks its work in the parent's state and writes the new
+  // communicator through this pointer at its very end (NCCL 2.28 was seen reporting the parent
+  // ready first): the pointer lives as long as the child, and the wait covers both.
   ncclComm_t no_comm = nullptr;
   ncclComm_t* target = child ? &child->state_->comm : &no_comm;
   LogWindow window(child ? *child : *this);
-  settle(ncclCommSplit(state_->comm, color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, target, &config),
-         "ncclCommSplit");
+  watched("ncclCommSplit", [&] {
+    return ncclCommSplit(state_->comm, color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, target,
+                         &config);
+  });
   if (!child) return nullptr;
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
@@ -320,6 +368,7 @@ void NcclCommunicator::abandon() {
   if (!state_->comm) return;
   exit_if_teardown_stalls("the run ended on an error (" + where() + ")");
   state_->broken = true;
+  watchdog_->stop();  // its health check reads the communicator aborted next
   abort_within(state_->comm, kAbortWaitS);
   state_->comm = nullptr;
 }

@@ -4,7 +4,8 @@
 # 2 ranks over NCCL; rank 1 gets SIGSTOP while collectives are in flight, in one of three places:
 #   overlapped  replay's overlapped (warm-up) steps, collectives beside GEMMs (default)
 #   comm-only   replay's comm-only pass (the stop comes once the compute-only pass has ended)
-#   perf        all_gather_perf's timed iterations
+#   perf        all_gather_perf's timed iterations: with -n 10^8 queued back to back, a launch
+#               blocks inside NCCL once the queue is full, so the call watchdog ends the rank
 # Usage: sweeps/gpu/hang_check.sh [overlapped|comm-only|perf]   (MPIRUN=... chooses the launcher)
 #        BACKEND=mpi sweeps/gpu/hang_check.sh ...   (the same on host ranks, tiny model)
 set -u

@@ -136,7 +136,8 @@ TEST_F(PerfCli, StableStopsBeforeTheIterationCap) {
   const fs::path out = dir_ / "stable.jsonl";
   const Outcome o =
       run(mpirun_command() + " -np 2 " + (bin_dir() / "all_gather_perf").string() +
-          " --backend mpi -b 4K -e 4K -n 2000 -c 0 --stable 50 --timeout 60 --out " + out.string());
+          " --backend mpi -b 4K -e 4K -n 2000 -w 10 -c 0 --stable 50 --timeout 60 --out " +
+          out.string());
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   std::ifstream in(out);
   std::string line;
@@ -146,6 +147,13 @@ TEST_F(PerfCli, StableStopsBeforeTheIterationCap) {
     EXPECT_EQ(r["stable_pct"], 50.0);
     EXPECT_GE(r["iterations_timed"].get<int>(), 10) << line;  // never on fewer than 10 samples
     EXPECT_LT(r["iterations_timed"].get<int>(), 2000) << line;
+    EXPECT_EQ(r["ops_per_sample"], 1) << line;  // the host backend times each op alone
+    // Warm-up sized to need: at least the one op that pays first use, at most -w.
+    EXPECT_GE(r["warmup_ops"].get<int>(), 1) << line;
+    EXPECT_LE(r["warmup_ops"].get<int>(), 10) << line;
+    // The interval the rule stopped on brackets the p50 and is within 50% of it.
+    const double p50 = r["time_p50_us"], lo = r["time_p50_ci_lo_us"], hi = r["time_p50_ci_hi_us"];
+    EXPECT_TRUE(lo <= p50 && p50 <= hi && hi - p50 <= p50 * 0.5 && p50 - lo <= p50 * 0.5) << line;
     ++records;
   }
   EXPECT_EQ(records, 2);

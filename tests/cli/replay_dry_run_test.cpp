@@ -72,6 +72,11 @@ TEST(ReplayDryRun, BadInputExitsTwoWithOneLine) {
       "--dry-run --schedule /nonexistent.json",
       "--dry-run --model /nonexistent/model.json",
       "--dry-run --format yaml",
+      // Replay's own flags are refused alike with --dry-run.
+      "--dry-run -G -1",
+      "--dry-run -G x",
+      "--dry-run --backend mpi -G 2",
+      "--dry-run --steps -1",
   };
   for (const char* args : bad) {
     const Result r = run(args);

@@ -203,6 +203,9 @@ TEST_F(ReplayRun, MoreRanksPerNodeThanGpusIsAUsageError) {
 TEST_F(ReplayRun, BadReplayFlagsAreUsageErrors) {
   expect_usage_error(run(replay_path() + " " + kTinyModel + " --stable 2x"), "--stable");
   expect_usage_error(run(replay_path() + " " + kTinyModel + " --target-mfu 2"), "--target-mfu");
+  expect_usage_error(run(replay_path() + " " + kTinyModel + " -G -3"), "-G must be >= 0");
+  expect_usage_error(run(replay_path() + " --backend mpi " + kTinyModel + " -G 3"),
+                     "-G needs the nccl backend");
 }
 
 TEST_F(ReplayRun, HelpDefinesTheMetrics) {

@@ -82,6 +82,10 @@ void add_replay_options(CLI::App& app, ReplayOptions& o) {
                  "fraction is named (default 0.10)");
   app.add_option("--out", o.out, "JSON Lines results file (records: step, unit, op)");
   app.add_flag("-c,--check", o.check, "verify every replayed collective's data once, untimed");
+  app.add_option("-G,--cudagraph", o.graph_launches,
+                 "after the passes, record the comm-only step as one CUDA graph and time this "
+                 "many launches of it: the launch cost per collective (nccl; collectives of "
+                 "one group)");
   app.add_flag("--progress", o.progress,
                "progress on stderr (default: only when stderr is a terminal)");
   add_run_flags(app, o.run);
@@ -105,6 +109,9 @@ void validate_replay_options(const ReplayOptions& o) {
   if (o.target_mfu < 0 || o.target_mfu > 1) throw UsageError("--target-mfu must be in (0, 1]");
   if (o.peak_tflops && !(*o.peak_tflops > 0)) throw UsageError("--peak-tflops must be > 0");
   if (o.compute_threads < 1) throw UsageError("--compute-threads must be >= 1");
+  if (o.graph_launches < 0) throw UsageError("-G must be >= 0 (graph launches; 0: off)");
+  if (o.graph_launches > 0 && o.backend == "mpi")
+    throw UsageError("-G needs the nccl backend (CUDA graphs)");
   if (!(o.slow_threshold >= 0)) throw UsageError("--slow-threshold must be >= 0");
   check_nccl_choice(
       o.nccl_algo, "--nccl-algo",

@@ -26,6 +26,7 @@ struct ReplayOptions {
   double slow_threshold = 0.10;  // preflight: slower than the median GEMM by more than this
   std::string out;               // JSON Lines results file
   bool check = false;            // verify every replayed collective's data once, untimed
+  int graph_launches = 0;        // -G: the comm-only step also as one CUDA graph, launched N times
   bool progress = false;         // progress on stderr even when it is not a terminal
   RunFlags run;            // --transport --ifname --emulate-nodes --fabric --dilate --compute ...
   std::string nccl_algo;   // sets NCCL_ALGO before any communicator starts (validated)
