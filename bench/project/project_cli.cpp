@@ -7,6 +7,7 @@
 #include "bench/app/results.hpp"
 #include "bench/project/compute_source.hpp"
 #include "bench/project/fabric_profiles.hpp"
+#include "bench/project/intra_tier.hpp"
 #include "bench/project/model/fit.hpp"
 #include "bench/project/model/measured_points.hpp"
 #include "bench/project/project_report.hpp"
@@ -17,28 +18,6 @@
 
 namespace collreplay::project {
 namespace {
-
-// Where the repository's data lies as seen from build/bin (or an installed bin/).
-std::string beside(const std::string& relative) {
-  return find_beside_executable({"../../" + relative, "../" + relative});
-}
-
-std::string intra_results(const ProjectOptions& o) {
-  if (!o.intra.empty()) return o.intra;
-  for (const char* candidate : {"sweeps/measured/2026-11-23", "sweeps/measured/2026-11-23"}) {
-    const std::string found = beside(candidate);
-    if (!found.empty()) return found;
-  }
-  throw UsageError(
-      "no intra-node measurements found beside the executable: give --intra RESULTS_DIR");
-}
-
-FitReport intra_fit(const ProjectOptions& o, const FabricModel& model) {
-  const std::string dir = intra_results(o);
-  const ResultsSet results = load_results(dir, o.intra_transport);
-  require_one_transport_per_tier(results.points, dir);
-  return fit_intra(results.points, model);
-}
 
 void write(const std::string& path, const std::vector<nlohmann::json>& records, ResultsFile& file) {
   if (path.empty()) return;
@@ -138,7 +117,7 @@ int run_project(const ProjectOptions& o) {
     labels.intra = fit.intra_fitted ? "fit:" + o.fabric : "fit:" + intra_results(o);
   } else {
     const std::string table =
-        !o.fabrics_file.empty() ? o.fabrics_file : beside("sweeps/fabrics.tsv");
+        !o.fabrics_file.empty() ? o.fabrics_file : beside_checkout("sweeps/fabrics.tsv");
     if (table.empty())
       throw UsageError("no sweeps/fabrics.tsv beside the executable: give --fabrics-file");
     const FabricProfile profile = find_fabric_profile(read_fabric_profiles(table), o.fabric);
