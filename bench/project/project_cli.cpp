@@ -10,6 +10,7 @@
 #include "bench/project/intra_tier.hpp"
 #include "bench/project/model/fit.hpp"
 #include "bench/project/model/measured_points.hpp"
+#include "bench/project/observed/observed_cli.hpp"
 #include "bench/project/project_report.hpp"
 #include "bench/project/projection.hpp"
 #include "bench/project/validate.hpp"
@@ -60,6 +61,11 @@ void add_project_options(CLI::App& app, ProjectOptions& o) {
   app.add_option("--results-fabric", o.results_fabric, "use only results whose run.fabric is this");
   app.add_option("--validate", o.validate,
                  "fit all node counts of this results folder but the largest; predict the largest");
+  app.add_option("--observed", o.observed,
+                 "CSV of real throughput (model,micro_batch,seq,nodes,gpus_per_node,fabric,"
+                 "tokens_per_s_per_gpu): fit the --fabric label's rows, then project");
+  app.add_option("--held-out", o.held_out,
+                 "with --observed: CSV of rows kept out of the fit, predicted and compared");
 }
 
 std::vector<int> parse_node_counts(const std::string& text) {
@@ -85,6 +91,11 @@ std::vector<int> parse_node_counts(const std::string& text) {
 int run_project(const ProjectOptions& o) {
   ResultsFile file(o.out, true);
   if (!o.validate.empty()) return run_validate(o, file);
+  if (!o.observed.empty()) {
+    write(o.out, run_observed(o, std::cout), file);
+    return 0;
+  }
+  if (!o.held_out.empty()) throw UsageError("--held-out needs --observed");
   if (o.fabric.empty()) throw UsageError("--fabric PROFILE|RESULTS_DIR is required");
   if (o.compute.empty()) throw UsageError("--compute model:GPU@MFU|RESULTS_DIR is required");
   if (o.request.gpus_per_node < 1) throw UsageError("--gpus-per-node must be at least 1");
