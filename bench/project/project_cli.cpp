@@ -7,8 +7,10 @@
 #include "bench/app/results.hpp"
 #include "bench/project/compute_source.hpp"
 #include "bench/project/fabric_profiles.hpp"
+#include "bench/project/intra_tier.hpp"
 #include "bench/project/model/fit.hpp"
 #include "bench/project/model/measured_points.hpp"
+#include "bench/project/observed/observed_cli.hpp"
 #include "bench/project/project_report.hpp"
 #include "bench/project/projection.hpp"
 #include "bench/project/validate.hpp"
@@ -17,28 +19,6 @@
 
 namespace collreplay::project {
 namespace {
-
-// Where the repository's data lies as seen from build/bin (or an installed bin/).
-std::string beside(const std::string& relative) {
-  return find_beside_executable({"../../" + relative, "../" + relative});
-}
-
-std::string intra_results(const ProjectOptions& o) {
-  if (!o.intra.empty()) return o.intra;
-  for (const char* candidate : {"sweeps/measured/2026-11-23", "sweeps/measured/2026-11-23"}) {
-    const std::string found = beside(candidate);
-    if (!found.empty()) return found;
-  }
-  throw UsageError(
-      "no intra-node measurements found beside the executable: give --intra RESULTS_DIR");
-}
-
-FitReport intra_fit(const ProjectOptions& o, const FabricModel& model) {
-  const std::string dir = intra_results(o);
-  const ResultsSet results = load_results(dir, o.intra_transport);
-  require_one_transport_per_tier(results.points, dir);
-  return fit_intra(results.points, model);
-}
 
 void write(const std::string& path, const std::vector<nlohmann::json>& records, ResultsFile& file) {
   if (path.empty()) return;
@@ -81,6 +61,11 @@ void add_project_options(CLI::App& app, ProjectOptions& o) {
   app.add_option("--results-fabric", o.results_fabric, "use only results whose run.fabric is this");
   app.add_option("--validate", o.validate,
                  "fit all node counts of this results folder but the largest; predict the largest");
+  app.add_option("--observed", o.observed,
+                 "CSV of real throughput (model,micro_batch,seq,nodes,gpus_per_node,fabric,"
+                 "tokens_per_s_per_gpu): fit the --fabric label's rows, then project");
+  app.add_option("--held-out", o.held_out,
+                 "with --observed: CSV of rows kept out of the fit, predicted and compared");
 }
 
 std::vector<int> parse_node_counts(const std::string& text) {
@@ -106,6 +91,11 @@ std::vector<int> parse_node_counts(const std::string& text) {
 int run_project(const ProjectOptions& o) {
   ResultsFile file(o.out, true);
   if (!o.validate.empty()) return run_validate(o, file);
+  if (!o.observed.empty()) {
+    write(o.out, run_observed(o, std::cout), file);
+    return 0;
+  }
+  if (!o.held_out.empty()) throw UsageError("--held-out needs --observed");
   if (o.fabric.empty()) throw UsageError("--fabric PROFILE|RESULTS_DIR is required");
   if (o.compute.empty()) throw UsageError("--compute model:GPU@MFU|RESULTS_DIR is required");
   if (o.request.gpus_per_node < 1) throw UsageError("--gpus-per-node must be at least 1");
@@ -138,7 +128,7 @@ int run_project(const ProjectOptions& o) {
     labels.intra = fit.intra_fitted ? "fit:" + o.fabric : "fit:" + intra_results(o);
   } else {
     const std::string table =
-        !o.fabrics_file.empty() ? o.fabrics_file : beside("sweeps/fabrics.tsv");
+        !o.fabrics_file.empty() ? o.fabrics_file : beside_checkout("sweeps/fabrics.tsv");
     if (table.empty())
       throw UsageError("no sweeps/fabrics.tsv beside the executable: give --fabrics-file");
     const FabricProfile profile = find_fabric_profile(read_fabric_profiles(table), o.fabric);

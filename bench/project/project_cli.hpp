@@ -21,6 +21,8 @@ struct ProjectOptions {
   std::string transport;       // keep only results with this verified transport
   std::string results_fabric;  // keep only results whose run.fabric is this (a sweep over several)
   std::string validate;        // results folder: fit all node counts but the largest, predict it
+  std::string observed;  // CSV of real tokens/s per GPU: fit the --fabric label's rows
+  std::string held_out;  // CSV of rows kept out of the --observed fit: predicted and compared
   std::vector<std::string> command_line;
 };
 

@@ -10,11 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string fmt(const char* format, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
+std::string fmt(const char* format, double value) { return format_value(format, value); }
 
 std::string size_text(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -53,6 +49,12 @@ std::map<std::string, LevelStats> level_stats(const ValidationReport& r) {
 }
 
 }  // namespace
+
+std::string format_value(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
 
 json tier_json(const TierParams& t) {
   return {{"alpha_us", t.alpha_us},
@@ -141,6 +143,8 @@ json projection_json(const ProjectionRow& row, const ProjectionLabels& l,
           {"exposed_comm_lo_ms", row.exposed_lo_ms},
           {"exposed_comm_hi_ms", row.exposed_hi_ms},
           {"tokens_per_s", row.tokens_per_s},
+          {"tokens_per_s_per_gpu", row.tokens_per_s_per_gpu},
+          {"optimizer_ms", row.optimizer_ms},
           {"mfu", row.mfu ? json(*row.mfu) : json(nullptr)},
           {"algorithms", row.algorithms},
           {"tipping_point_nodes", tip ? json(*tip) : json(nullptr)},

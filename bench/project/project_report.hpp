@@ -20,6 +20,9 @@ struct ProjectionLabels {
   int gpus_per_node = 8;
 };
 
+// printf of one number, as a string ("%.3g", 1.5 -> "1.5").
+std::string format_value(const char* format, double value);
+
 nlohmann::json tier_json(const TierParams& tier);
 nlohmann::json fit_json(const FitReport& fit, const std::string& source);
 void print_fit(const FitReport& fit, const std::string& source, std::ostream& out);

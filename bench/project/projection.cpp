@@ -4,8 +4,8 @@
 #include <map>
 
 #include "bench/project/model/measured_points.hpp"
-#include "bench/project/model/step_sim.hpp"
 #include "bench/replay/headroom.hpp"
+#include "common/dtype.hpp"
 #include "common/errors.hpp"
 #include "workloads/plan/schedule_builder.hpp"
 #include "workloads/schedule_summary.hpp"
@@ -26,11 +26,16 @@ ProjectionRow project_nodes(const ProjectionInputs& in, int nodes) {
   if (nodes < 1 || g < 1) throw UsageError("node counts and GPUs per node must be positive");
   WorkloadRequest request = in.request;
   request.world = nodes * g;
-  const Schedule s = build_schedule(request);
+  NormalMaxima maxima;
+  return project_schedule(in, build_schedule(request), nodes, maxima);
+}
 
+ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, int nodes,
+                               NormalMaxima& maxima) {
+  const int g = in.request.gpus_per_node;
   ProjectionRow row;
   row.nodes = nodes;
-  row.world = request.world;
+  row.world = s.world;
   OpTimes times;
   times.compute_only_ms.assign(s.ops.size(), 0.0);
   times.comm_only_ms.assign(s.ops.size(), 0.0);
@@ -41,7 +46,7 @@ ProjectionRow project_nodes(const ProjectionInputs& in, int nodes) {
     const ScheduleOp& op = s.ops[i];
     layer_of_unit.emplace(op.unit, op.layer);
     if (!op.is_collective()) {
-      op_ms[i] = times.compute_only_ms[i] = in.compute.op_ms(op);
+      op_ms[i] = times.compute_only_ms[i] = in.compute.op_ms(op) * in.terms.compute_scale;
       row.compute_step_ms += op_ms[i];
       continue;
     }
@@ -49,13 +54,14 @@ ProjectionRow project_nodes(const ProjectionInputs& in, int nodes) {
     const CollKind kind = coll_kind_from_name(collective_kind_name(c.kind));
     const GroupSpan span =
         replay_group_span(std::string(group_kind_name(c.group)), group_size(s, c.group), nodes, g);
-    const Prediction p = predict(kind, static_cast<double>(c.bytes), span, in.model);
-    op_ms[i] = times.comm_only_ms[i] = p.time_us / 1e3;
+    Algo algo = Algo::ring;
+    op_ms[i] = times.comm_only_ms[i] =
+        collective_ms(kind, static_cast<double>(c.bytes), span, in.model, in.terms, maxima, &algo);
     row.comm_step_ms += op_ms[i];
     const std::string name(coll_kind_name(kind));
     if (!largest.count(name) || static_cast<double>(c.bytes) > largest[name]) {
       largest[name] = static_cast<double>(c.bytes);
-      row.algorithms[name] = std::string(algo_name(p.algo));
+      row.algorithms[name] = std::string(algo_name(algo));
     }
   }
 
@@ -86,12 +92,18 @@ ProjectionRow project_nodes(const ProjectionInputs& in, int nodes) {
     row.headroom_hi_ms = median.compute_ms - median.comm_ms * in.ratio_lo;
   }
 
-  row.step_ms = simulate_step_ms(s, op_ms);
+  row.optimizer_ms = optimizer_step_ms(
+      s, static_cast<double>(dtype_size_bytes(parse_dtype(in.request.param_dtype))), in.terms);
+  const auto step_ms = [&](double comm_factor) {
+    return overlapped_step_ms(s, scaled_comm(s, op_ms, comm_factor), in.terms, row.optimizer_ms);
+  };
+  row.step_ms = step_ms(1);
   row.exposed_comm_ms = row.step_ms - row.compute_step_ms;
-  row.exposed_lo_ms = simulate_step_ms(s, scaled_comm(s, op_ms, in.ratio_lo)) - row.compute_step_ms;
-  row.exposed_hi_ms = simulate_step_ms(s, scaled_comm(s, op_ms, in.ratio_hi)) - row.compute_step_ms;
+  row.exposed_lo_ms = step_ms(in.ratio_lo) - row.compute_step_ms;
+  row.exposed_hi_ms = step_ms(in.ratio_hi) - row.compute_step_ms;
   if (row.step_ms > 0) {
     row.tokens_per_s = static_cast<double>(s.tokens_per_step) * row.world / (row.step_ms / 1e3);
+    row.tokens_per_s_per_gpu = row.tokens_per_s / row.world;
     if (in.compute.peak_tflops)
       row.mfu = schedule_totals(s).flops / (row.step_ms / 1e3) / (*in.compute.peak_tflops * 1e12);
   }

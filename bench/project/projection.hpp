@@ -10,6 +10,7 @@
 
 #include "bench/project/compute_source.hpp"
 #include "bench/project/model/cost_model.hpp"
+#include "bench/project/model/step_terms.hpp"
 #include "workloads/plan/request.hpp"
 
 namespace collreplay::project {
@@ -19,6 +20,7 @@ struct ProjectionInputs {
   FabricModel model;
   double ratio_lo = 1, ratio_hi = 1;  // comm-time band (fit residuals)
   ComputeSource compute;
+  StepTerms terms;  // what steps pay beyond bandwidth (fitted from observed throughput; else off)
 };
 
 struct UnitProjection {
@@ -35,12 +37,18 @@ struct ProjectionRow {
   double headroom_ms = 0, headroom_lo_ms = 0, headroom_hi_ms = 0;
   double compute_step_ms = 0, comm_step_ms = 0;
   double step_ms = 0, exposed_comm_ms = 0, exposed_lo_ms = 0, exposed_hi_ms = 0;
-  double tokens_per_s = 0;
+  double tokens_per_s = 0;          // the whole job
+  double tokens_per_s_per_gpu = 0;  // tokens_per_s / world
+  double optimizer_ms = 0;          // the optimizer step after the last reduce-scatter
   std::optional<double> mfu;
   std::map<std::string, std::string> algorithms;  // collective kind -> algorithm of its largest op
 };
 
 ProjectionRow project_nodes(const ProjectionInputs& inputs, int nodes);
+// The same for a schedule already built at world = nodes x gpus_per_node (a fit projects one
+// schedule under many parameter sets).
+ProjectionRow project_schedule(const ProjectionInputs& inputs, const Schedule& schedule, int nodes,
+                               NormalMaxima& maxima);
 
 // The first row whose median layer's headroom is negative.
 std::optional<int> tipping_point(const std::vector<ProjectionRow>& rows);

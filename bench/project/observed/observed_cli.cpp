@@ -1,0 +1,141 @@
+#include "bench/project/observed/observed_cli.hpp"
+
+#include <algorithm>
+#include <ostream>
+
+#include "bench/project/compute_source.hpp"
+#include "bench/project/intra_tier.hpp"
+#include "bench/project/observed/gpu_memory_bandwidth.hpp"
+#include "bench/project/observed/observed_fit.hpp"
+#include "bench/project/observed/observed_report.hpp"
+#include "bench/project/observed/observed_table.hpp"
+#include "bench/project/project_report.hpp"
+#include "common/errors.hpp"
+#include "workloads/plan/schedule_builder.hpp"
+
+namespace collreplay::project {
+namespace {
+
+// The GPU of `model:GPU[@MFU]`: its compute peak comes with the compute source, its memory
+// bandwidth times the optimizer step. The fit scales the compute, so only a modelled GPU will do.
+std::string gpu_of(const std::string& spec) {
+  if (spec.rfind("model:", 0) != 0)
+    throw UsageError("--observed fits the compute as a scale of a modelled GPU: give --compute "
+                     "model:GPU (default model:h100), not '" + spec + "'");
+  const std::string gpu = spec.substr(6, spec.find('@') - 6);
+  if (!hbm_gbyte_s(gpu))
+    throw UsageError("--compute " + spec + ": unknown GPU '" + gpu + "' (a100, h100, h200, b200)");
+  return gpu;
+}
+
+std::vector<ObservedCase> prepare(const std::vector<ObservedRow>& rows, const ProjectOptions& o,
+                                  const ComputeSource& compute) {
+  std::vector<ObservedCase> cases;
+  for (const ObservedRow& row : rows) cases.push_back(prepare_case(row, o.request, compute));
+  return cases;
+}
+
+std::vector<HeldOutPrediction> check_held_out(const ObservedFit& fit,
+                                              const std::vector<ObservedCase>& cases) {
+  NormalMaxima maxima;
+  std::vector<HeldOutPrediction> rows;
+  for (const ObservedCase& c : cases) {
+    HeldOutPrediction h;
+    h.row = c.row;
+    h.predicted = tokens_per_s_per_gpu(c, predict_case_ms(fit, fit.best, c, maxima));
+    h.lo = h.hi = h.predicted;
+    for (const ObservedParams& p : fit.plausible) {
+      const double tokens = tokens_per_s_per_gpu(c, predict_case_ms(fit, p, c, maxima));
+      h.lo = std::min(h.lo, tokens);
+      h.hi = std::max(h.hi, tokens);
+    }
+    rows.push_back(h);
+  }
+  return rows;
+}
+
+// The projection at one node count under the best fit, with the band of the plausible ones:
+// tokens/s, headroom and exposed comm at their extremes.
+ProjectionRow project_with_band(const ObservedFit& fit, ProjectionInputs in, int nodes,
+                                TokensBand& band, NormalMaxima& maxima) {
+  WorkloadRequest request = in.request;
+  request.world = nodes * request.gpus_per_node;
+  const Schedule schedule = build_schedule(request);
+  ProjectionRow row = project_schedule(in, schedule, nodes, maxima);
+  band = {row.tokens_per_s, row.tokens_per_s};
+  row.headroom_lo_ms = row.headroom_hi_ms = row.headroom_ms;
+  row.exposed_lo_ms = row.exposed_hi_ms = row.exposed_comm_ms;
+  for (const ObservedParams& p : fit.plausible) {
+    in.model = with_inter_tier(fit.model, p);
+    in.terms = p.terms;
+    const ProjectionRow alt = project_schedule(in, schedule, nodes, maxima);
+    band.lo = std::min(band.lo, alt.tokens_per_s);
+    band.hi = std::max(band.hi, alt.tokens_per_s);
+    row.headroom_lo_ms = std::min(row.headroom_lo_ms, alt.headroom_ms);
+    row.headroom_hi_ms = std::max(row.headroom_hi_ms, alt.headroom_ms);
+    row.exposed_lo_ms = std::min(row.exposed_lo_ms, alt.exposed_comm_ms);
+    row.exposed_hi_ms = std::max(row.exposed_hi_ms, alt.exposed_comm_ms);
+  }
+  return row;
+}
+
+}  // namespace
+
+std::vector<nlohmann::json> run_observed(const ProjectOptions& o, std::ostream& out) {
+  if (o.fabric.empty())
+    throw UsageError("--observed needs --fabric LABEL: one value of the table's fabric column");
+  if (o.request.gpus_per_node < 1) throw UsageError("--gpus-per-node must be at least 1");
+  const std::vector<int> counts = parse_node_counts(o.nodes);
+  const std::string spec = o.compute.empty() ? "model:h100" : o.compute;
+  ObservedLabels labels{o.observed, gpu_of(spec), std::nullopt};
+  const ComputeSource compute = parse_compute(spec, o.request);
+  labels.peak_tflops = compute.peak_tflops;
+  const std::vector<ObservedRow> rows =
+      rows_of_fabric(read_observed_table(o.observed, o.request.catalog_dir), o.fabric, o.observed);
+  std::vector<ObservedRow> held;
+  if (!o.held_out.empty())
+    held = rows_of_fabric(read_observed_table(o.held_out, o.request.catalog_dir), o.fabric,
+                          o.held_out);
+  const std::vector<ObservedCase> held_cases = prepare(held, o, compute);
+
+  StepTerms fixed;
+  fixed.optimizer_hbm_gbyte_s = *hbm_gbyte_s(labels.gpu);
+  const FabricModel base = intra_fit(o, FabricModel{}).model;
+  const ObservedFit fit = fit_observed(prepare(rows, o, compute), base, fixed, o.fabric);
+  print_observed_fit(fit, labels, out);
+  std::vector<nlohmann::json> records{observed_fit_json(fit, labels)};
+  if (!held_cases.empty()) {
+    const std::vector<HeldOutPrediction> checked = check_held_out(fit, held_cases);
+    print_held_out(checked, o.held_out, out);
+    for (const nlohmann::json& r : held_out_json(checked, o.fabric, o.held_out))
+      records.push_back(r);
+  }
+
+  ProjectionInputs in;
+  in.request = o.request;
+  in.model = fit.model;
+  in.compute = compute;
+  in.terms = fit.best.terms;
+  ProjectionLabels plabels;
+  plabels.model = o.request.model;
+  plabels.gpus_per_node = o.request.gpus_per_node;
+  plabels.compute = spec + " x " + format_value("%.3f", fit.best.terms.compute_scale);
+  plabels.fabric = "observed:" + o.fabric;
+  plabels.intra = "fit:" + intra_results(o) + " (" + o.intra_transport + ")";
+  std::vector<ProjectionRow> projected;
+  std::vector<TokensBand> bands(counts.size());
+  NormalMaxima maxima;
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    projected.push_back(project_with_band(fit, in, counts[i], bands[i], maxima));
+  const std::optional<int> tip = tipping_point(projected);
+  print_projection(projected, plabels, tip, out);
+  print_observed_projection(projected, bands, out);
+  for (std::size_t i = 0; i < projected.size(); ++i) {
+    nlohmann::json record = projection_json(projected[i], plabels, tip);
+    add_band_json(record, projected[i], bands[i]);
+    records.push_back(record);
+  }
+  return records;
+}
+
+}  // namespace collreplay::project
