@@ -12,7 +12,7 @@
 
 #include "bench/compute/compute_scale.hpp"
 #include "bench/compute/operand_bytes.hpp"
-#include "bench/executor/worker_event.hpp"
+#include "bench/compute/worker_event.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 

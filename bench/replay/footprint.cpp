@@ -10,7 +10,7 @@
 
 #include "bench/compute/compute_cublas.hpp"
 #include "bench/compute/operand_bytes.hpp"
-#include "bench/replay/collective_plan.hpp"
+#include "bench/executor/collective_plan.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "workloads/schedule_summary.hpp"
