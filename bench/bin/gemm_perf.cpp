@@ -1,6 +1,6 @@
 // gemm_perf: the engine's GEMMs against cublasGemmEx and cuBLASLt's heuristic, same operands.
 #include "bench/app/guarded_main.hpp"
-#include "bench/compute/gemm/gemm_perf_command.hpp"
+#include "bench/gemm_perf/gemm_perf_command.hpp"
 #include "common/errors.hpp"
 
 int main(int argc, char** argv) {

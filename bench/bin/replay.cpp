@@ -4,9 +4,9 @@
 #include <CLI/CLI.hpp>
 
 #include "bench/app/guarded_main.hpp"
+#include "bench/flags/workload_flags.hpp"
 #include "bench/replay/cli/dry_run.hpp"
 #include "bench/replay/cli/replay_cli.hpp"
-#include "bench/replay/cli/workload_cli.hpp"
 #include "bench/replay/replay_run.hpp"
 #include "common/errors.hpp"
 
