@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <vector>
 
-#include "bench/app/cross_rank.hpp"
 #include "bench/app/guarded_main.hpp"
 #include "bench/app/progress.hpp"
 #include "bench/app/rank_stats.hpp"
@@ -25,6 +24,7 @@
 #include "bench/perf/perf_table_reporter.hpp"
 #include "collectives/backend.hpp"
 #include "collectives/mpi/mpi_check.hpp"
+#include "collectives/mpi/mpi_watched.hpp"
 #include "collectives/ops/op_registry.hpp"
 #include "collectives/transport/transport_select.hpp"
 #include "common/errors.hpp"

@@ -1,6 +1,6 @@
 #include "bench/replay/footprint.hpp"
 
-#include "bench/app/cross_rank.hpp"
+#include "collectives/mpi/mpi_watched.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -29,6 +29,7 @@
 #include "bench/replay/replay_report.hpp"
 #include "collectives/backend.hpp"
 #include "collectives/mpi/mpi_check.hpp"
+#include "collectives/mpi/mpi_watched.hpp"
 #include "collectives/transport/emulated_nodes.hpp"
 #include "collectives/transport/transport_select.hpp"
 #include "common/errors.hpp"
