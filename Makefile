@@ -63,9 +63,12 @@ to_obj = $(patsubst %,$(OBJ)/%.o,$(1))
 # replace its %).
 suite_srcs = $(call rwildcard,tests/$(1),%.cpp)
 
-ALL_LIB_SRCS := $(call rwildcard,common collectives workloads bench,%.cpp %.cu)
+# records/ (the results reader) is standard library + nlohmann-json only: it goes into the
+# benchmark library and into the plot programs, which never link the benchmark.
+RECORD_SRCS := $(call rwildcard,records,%.cpp)
+ALL_LIB_SRCS := $(call rwildcard,common collectives workloads bench,%.cpp %.cu) $(RECORD_SRCS)
 LIB_SRCS  := $(call buildable,$(filter-out bench/bin/%,$(ALL_LIB_SRCS)))
-PLOT_SRCS := $(filter-out plots/bin/%,$(call rwildcard,plots,%.cpp))
+PLOT_SRCS := $(filter-out plots/bin/%,$(call rwildcard,plots,%.cpp)) $(RECORD_SRCS)
 BENCH_BINS := $(patsubst bench/bin/%.cpp,$(BIN)/%,$(wildcard bench/bin/*.cpp))
 PLOT_BINS  := $(if $(HAVE_PLOT),$(patsubst plots/bin/%.cpp,$(BIN)/%,$(wildcard plots/bin/*.cpp)))
 # A suite is a folder of tests/ with sources anywhere below it (tests/unit keeps its own in

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "plots/figure.hpp"
-#include "plots/results.hpp"
+#include "plots/plot_records.hpp"
 
 namespace collreplay::plots {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "plots/results.hpp"
+#include "plots/plot_records.hpp"
 
 namespace collreplay::plots {
 

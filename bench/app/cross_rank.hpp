@@ -1,7 +1,7 @@
 // Cross-rank gathering: every rank's times and identity to rank 0, where the slowest rank sets
-// the step (training waits for its slowest rank). Each is a nonblocking MPI collective polled
-// under `timeout_s` (0: wait for ever), so that a rank that died or stopped turns into a
-// TimeoutError on the others instead of a hang.
+// the step (training waits for its slowest rank). Built on the watched MPI calls of
+// collectives/mpi/mpi_watched.hpp: a rank that died or stopped turns into a TimeoutError on the
+// others instead of a hang.
 #pragma once
 #include <mpi.h>
 
@@ -18,10 +18,6 @@ struct RankIdentity {
   std::string device;
 };
 
-// Every rank's `mine`, any length, in rank order, on every rank (collective over `comm`).
-std::vector<std::string> all_gather_strings(MPI_Comm comm, const std::string& mine,
-                                            double timeout_s = 0);
-
 // Every rank learns every rank's host and device (collective over `comm`).
 std::vector<RankIdentity> all_gather_identities(MPI_Comm comm, const std::string& device,
                                                 double timeout_s = 0);
@@ -34,26 +30,6 @@ std::vector<std::vector<double>> gather_rows_to_root(MPI_Comm comm, std::span<co
 // Rank 0 receives one row of `local.size()` values per rank (every rank passes the same size)
 // and returns their per-column stats; other ranks return an empty vector.
 std::vector<CrossRankStat> gather_stats_to_root(MPI_Comm comm, std::span<const double> local,
-                                                double timeout_s = 0);
-
-// The largest of every rank's `value`, on every rank (used so that all ranks agree on when a
-// pass is stable and on a calibrated scale).
-double max_across_ranks(MPI_Comm comm, double value, double timeout_s = 0);
-double min_across_ranks(MPI_Comm comm, double value, double timeout_s = 0);
-
-// Every rank throws the same UsageError when any rank has a problem (the lowest such rank's
-// message): bad input seen by some ranks only must still end every rank alike.
-void throw_if_any_rank_has(MPI_Comm comm, const std::string& problem, double timeout_s = 0);
-
-// MPI_Allreduce in place of `count` values, under the watchdog: TimeoutError naming `what`.
-void all_reduce_in_place(MPI_Comm comm, void* values, int count, MPI_Datatype type, MPI_Op op,
-                         double timeout_s, const std::string& what);
-
-// Waits for a nonblocking MPI request, throwing TimeoutError naming `what` after timeout_s.
-void wait_request(MPI_Request& request, double timeout_s, const std::string& what);
-
-// Every rank's `mine` to rank 0, in rank order (any length); empty on other ranks.
-std::vector<std::string> gather_strings_to_root(MPI_Comm comm, const std::string& mine,
                                                 double timeout_s = 0);
 
 }  // namespace collreplay

@@ -1,11 +1,9 @@
 // project: a fitted collective cost model that predicts per-layer overlap headroom, exposed comm,
 // tokens/s and MFU at node counts nobody measured (bench/project/), and checks itself against a
 // held-out node count (--validate). No MPI, no GPU.
-#include <CLI/CLI.hpp>
-
 #include "bench/app/guarded_main.hpp"
+#include "bench/flags/parse_flags.hpp"
 #include "bench/project/project_cli.hpp"
-#include "common/errors.hpp"
 
 int main(int argc, char** argv) {
   return collreplay::guarded_main(argc, argv, [](int n, char** args) {
@@ -13,13 +11,7 @@ int main(int argc, char** argv) {
         "collreplay project: headroom, exposed comm and tokens/s projected over node counts"};
     collreplay::project::ProjectOptions options;
     collreplay::project::add_project_options(app, options);
-    try {
-      app.parse(n, args);
-    } catch (const CLI::Success& e) {
-      return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-      throw collreplay::UsageError(e.what());
-    }
+    if (auto exit_code = collreplay::parse_flags(app, n, args)) return *exit_code;
     return collreplay::project::run_project(options);
   });
 }

@@ -1,14 +1,12 @@
 // replay: runs one training step's schedule (model + plan + world) on the fabric beside its GEMM
 // slices and reports the overlap headroom (bench/replay/replay_run.hpp); --dry-run only prints the
 // schedule, without MPI or a GPU.
-#include <CLI/CLI.hpp>
-
 #include "bench/app/guarded_main.hpp"
+#include "bench/flags/parse_flags.hpp"
+#include "bench/flags/workload_flags.hpp"
 #include "bench/replay/cli/dry_run.hpp"
 #include "bench/replay/cli/replay_cli.hpp"
-#include "bench/replay/cli/workload_cli.hpp"
 #include "bench/replay/replay_run.hpp"
-#include "common/errors.hpp"
 
 int main(int argc, char** argv) {
   return collreplay::guarded_main(argc, argv, [](int n, char** args) {
@@ -24,13 +22,7 @@ int main(int argc, char** argv) {
                    "load this schedule JSON instead of building one");
     app.add_option("--save-schedule", dry.save_schedule, "write the schedule JSON here");
     collreplay::add_replay_options(app, replay);
-    try {
-      app.parse(n, args);
-    } catch (const CLI::Success& e) {
-      return collreplay::launcher_rank() == 0 ? app.exit(e) : 0;  // --help, once
-    } catch (const CLI::ParseError& e) {
-      throw collreplay::UsageError(e.what());
-    }
+    if (auto exit_code = collreplay::parse_flags(app, n, args)) return *exit_code;
     // Bad values are refused alike with --dry-run and without.
     collreplay::validate_replay_options(replay);
     if (dry_run) return collreplay::run_dry_run(request, dry);

@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "bench/compute/compute_engine.hpp"
-#include "bench/replay/collective_plan.hpp"
-#include "bench/replay/group_comms.hpp"
+#include "bench/executor/collective_plan.hpp"
+#include "bench/executor/group_comms.hpp"
 #include "workloads/schedule.hpp"
 
 namespace collreplay {

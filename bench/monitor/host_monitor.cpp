@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "bench/app/cross_rank.hpp"
+#include "collectives/mpi/mpi_watched.hpp"
 #include "common/errors.hpp"
 #include "common/host_identity.hpp"
 

@@ -4,7 +4,7 @@
 //   -n -w -c -d  iterations, warm-up iterations, check (0|1), dtype (default float, as nccl-tests)
 //   --backend nccl|mpi  --out FILE.jsonl  --report max|avg|min  --timeout SECONDS
 //   --transport auto|ib|socket|nvlink|shm --ifname NAME --emulate-nodes N --fabric NAME
-//   --fabrics-file PATH --emulated --dilate D --compute SPEC (bench/app/run/run_flags.hpp)
+//   --fabrics-file PATH --emulated --dilate D --compute SPEC (bench/flags/run_flags.hpp)
 //   --seed N  --skew uniform|zipf:S|hotspot:K (all_to_allv only)
 //   -I 0|1  nccl: time each op between its own events (default 0: the batch, as nccl-tests)
 //   -G N  capture -n ops into a CUDA graph and time N launches of it (nccl-tests' --cudagraph)
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "bench/app/rank_stats.hpp"
-#include "bench/app/run/run_flags.hpp"
+#include "bench/flags/run_flags.hpp"
 #include "collectives/communicator.hpp"
 #include "collectives/ops/peer_counts.hpp"
 #include "common/dtype.hpp"

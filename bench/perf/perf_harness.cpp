@@ -9,13 +9,12 @@
 #include <cstdlib>
 #include <vector>
 
-#include "bench/app/cross_rank.hpp"
 #include "bench/app/guarded_main.hpp"
 #include "bench/app/progress.hpp"
 #include "bench/app/rank_stats.hpp"
 #include "bench/app/results.hpp"
-#include "bench/app/run/run_flags.hpp"
 #include "bench/app/run/run_metadata.hpp"
+#include "bench/flags/run_flags.hpp"
 #include "bench/monitor/host_monitor.hpp"
 #include "bench/perf/perf_buffers.hpp"
 #include "bench/perf/perf_cli.hpp"
@@ -28,6 +27,7 @@
 #include "bench/perf/sampling_plan.hpp"
 #include "collectives/backend.hpp"
 #include "collectives/mpi/mpi_check.hpp"
+#include "collectives/mpi/mpi_watched.hpp"
 #include "collectives/ops/op_registry.hpp"
 #include "collectives/transport/transport_select.hpp"
 #include "common/errors.hpp"

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "bench/app/rank_stats.hpp"
-#include "bench/app/run/run_flags.hpp"
+#include "bench/flags/run_flags.hpp"
 
 namespace collreplay {
 

@@ -1,6 +1,6 @@
 #include "bench/perf/perf_samples.hpp"
 
-#include "bench/app/cross_rank.hpp"
+#include "collectives/mpi/mpi_watched.hpp"
 
 #include <algorithm>
 #include <cmath>

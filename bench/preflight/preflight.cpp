@@ -2,11 +2,11 @@
 
 #include <cstdio>
 
-#include "bench/app/cross_rank.hpp"
 #include "bench/app/stats.hpp"
 #include "bench/compute/gemm/gemm_probe.hpp"
 #include "bench/preflight/gpu_health.hpp"
 #include "bench/preflight/topology.hpp"
+#include "collectives/mpi/mpi_watched.hpp"
 #include "common/errors.hpp"
 #include "common/host_identity.hpp"
 

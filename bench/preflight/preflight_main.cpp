@@ -3,7 +3,6 @@
 #include <fstream>
 #include <memory>
 
-#include "bench/app/cross_rank.hpp"
 #include "bench/app/guarded_main.hpp"
 #include "bench/compute/compute_blas.hpp"
 #include "bench/compute/compute_cublas.hpp"

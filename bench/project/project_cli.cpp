@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "bench/app/results.hpp"
+#include "bench/flags/workload_flags.hpp"
 #include "bench/project/compute_source.hpp"
 #include "bench/project/fabric_profiles.hpp"
 #include "bench/project/intra_tier.hpp"
@@ -14,7 +15,6 @@
 #include "bench/project/project_report.hpp"
 #include "bench/project/projection.hpp"
 #include "bench/project/validate.hpp"
-#include "bench/replay/cli/workload_cli.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay::project {

@@ -1,6 +1,6 @@
 #include "bench/replay/footprint.hpp"
 
-#include "bench/app/cross_rank.hpp"
+#include "collectives/mpi/mpi_watched.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -11,7 +11,7 @@
 #include "bench/compute/compute_cublas.hpp"
 #include "bench/compute/launch_order.hpp"
 #include "bench/compute/operand_bytes.hpp"
-#include "bench/replay/collective_plan.hpp"
+#include "bench/executor/collective_plan.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "workloads/schedule_summary.hpp"

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "bench/app/stats.hpp"
-#include "bench/replay/collective_plan.hpp"
+#include "bench/executor/collective_plan.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "bench/app/cross_rank.hpp"
-#include "bench/app/run/run_flags.hpp"
+#include "bench/flags/run_flags.hpp"
 
 namespace collreplay {
 

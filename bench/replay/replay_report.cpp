@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "bench/replay/collective_plan.hpp"
+#include "bench/executor/collective_plan.hpp"
 #include "bench/replay/graph_step.hpp"
 #include "collectives/ops/op_registry.hpp"
 #include "common/sizes.hpp"

@@ -8,7 +8,7 @@
 
 #include "collectives/backend.hpp"
 #include "collectives/device/mpi_device_memory.hpp"
-#include "collectives/mpi/host_memory.hpp"
+#include "collectives/host/host_memory.hpp"
 #include "collectives/mpi/mpi_check.hpp"
 #include "collectives/mpi/mpi_transport.hpp"
 #include "collectives/mpi/mpi_version.hpp"

@@ -1,7 +1,7 @@
 // The MPI backend: host buffers (or device buffers when the MPI library is CUDA-aware and the
 // caller asks), nonblocking MPI collectives queued on an MpiRequestQueue, which plays the role of
 // a stream. Host all-gather, reduce-scatter, all-reduce and all-to-all are the one-round
-// exchanges of host_collectives.hpp.
+// exchanges of collectives/host/host_collectives.hpp.
 // Works on any MPI-3 library; tested with OpenMPI 4.1 (ob1 and UCX).
 #pragma once
 #include <mpi.h>
@@ -11,8 +11,8 @@
 
 #include "collectives/backend.hpp"
 #include "collectives/communicator.hpp"
-#include "collectives/mpi/host_collectives.hpp"
-#include "collectives/mpi/mpi_dtypes.hpp"
+#include "collectives/host/host_collectives.hpp"
+#include "collectives/host/mpi_dtypes.hpp"
 #include "collectives/mpi/mpi_request_queue.hpp"
 
 namespace collreplay {

@@ -8,6 +8,7 @@
 
 #include "bench/app/cross_rank.hpp"
 #include "bench/app/guarded_main.hpp"
+#include "collectives/mpi/mpi_watched.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "collectives/mpi/mpi_communicator.hpp"
-#include "collectives/mpi/mpi_dtypes.hpp"
+#include "collectives/host/mpi_dtypes.hpp"
 #include "collectives/mpi/mpi_transport.hpp"
 #include "collectives/ops/op_registry.hpp"
 

@@ -9,21 +9,21 @@
 
 #include "common/errors.hpp"
 #include "plots/figures.hpp"
-#include "tests/plots/plots_fixture.hpp"
 #include "tests/plots/png_probe.hpp"
+#include "tests/support/results_fixtures.hpp"
 
 namespace collreplay::plots {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::fixtures;
+using test_support::results_fixtures;
 using testing::probe_png;
 
 class Figures : public cli_test::ScratchDirTest {
  protected:
   std::vector<Record> read(const std::string& sub = "") {
     std::ostringstream warnings;
-    return read_results({fixtures(sub)}, warnings);
+    return read_results({results_fixtures(sub)}, warnings);
   }
 };
 

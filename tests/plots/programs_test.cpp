@@ -5,14 +5,14 @@
 
 #include <filesystem>
 
-#include "tests/plots/plots_fixture.hpp"
 #include "tests/plots/png_probe.hpp"
+#include "tests/support/results_fixtures.hpp"
 
 namespace collreplay::plots {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::fixtures;
+using test_support::results_fixtures;
 
 class Programs : public cli_test::ScratchDirTest {
  protected:
@@ -24,8 +24,8 @@ int lines(const std::string& text) {
 }
 
 TEST_F(Programs, WriteThePngAndSvgWhereAsked) {
-  const auto o =
-      run(program("plot_busbw") + " " + fixtures() + " --out " + dir_.string() + " --name bw");
+  const auto o = run(program("plot_busbw") + " " + results_fixtures() + " --out " + dir_.string() +
+                     " --name bw");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_TRUE(fs::exists(dir_ / "bw.png"));
   EXPECT_TRUE(fs::exists(dir_ / "bw.svg"));
@@ -43,7 +43,8 @@ TEST_F(Programs, AnEmptyFolderIsExitTwoWithOneLine) {
 }
 
 TEST_F(Programs, AFolderWithoutTheNeededRecordsIsExitTwoWithOneLine) {
-  const auto o = run(program("plot_timeline") + " " + fixtures("perf") + " --out " + dir_.string());
+  const auto o =
+      run(program("plot_timeline") + " " + results_fixtures("perf") + " --out " + dir_.string());
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_EQ(lines(o.err), 1) << o.err;
   EXPECT_NE(o.err.find("start_ms"), std::string::npos) << o.err;
@@ -51,7 +52,7 @@ TEST_F(Programs, AFolderWithoutTheNeededRecordsIsExitTwoWithOneLine) {
 }
 
 TEST_F(Programs, MalformedLinesAreNamedAndTheRestIsDrawn) {
-  fs::copy(fixtures("perf"), dir_ / "in");
+  fs::copy(results_fixtures("perf"), dir_ / "in");
   std::ofstream(dir_ / "in" / "broken.jsonl") << "{\"op\": \n";
   const auto o = run(program("plot_busbw") + " " + (dir_ / "in").string());
   EXPECT_EQ(o.exit_code, 0) << o.err;
@@ -63,7 +64,7 @@ TEST_F(Programs, MalformedLinesAreNamedAndTheRestIsDrawn) {
 TEST_F(Programs, GnuplotMissingIsOneClearLineBeforeAnythingElse) {
   fs::create_directories(dir_ / "empty");
   const auto o = run("env PATH=" + (dir_ / "empty").string() + " " + program("plot_headroom") +
-                     " " + fixtures() + " --out " + dir_.string());
+                     " " + results_fixtures() + " --out " + dir_.string());
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_EQ(lines(o.err), 1) << o.err;
   EXPECT_NE(o.err.find("gnuplot is not on PATH"), std::string::npos) << o.err;
@@ -71,7 +72,7 @@ TEST_F(Programs, GnuplotMissingIsOneClearLineBeforeAnythingElse) {
 }
 
 TEST_F(Programs, ReportEmbedsTheFiguresAndTheCommands) {
-  const auto o = run(program("report") + " " + fixtures() + " --out " + dir_.string());
+  const auto o = run(program("report") + " " + results_fixtures() + " --out " + dir_.string());
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const std::string md = cli_test::slurp(dir_ / "report.md");
   for (const char* png : {"plot_headroom.png", "plot_busbw.png", "plot_timeline.png",

@@ -8,9 +8,9 @@
 #include <set>
 #include <string_view>
 
-#include "bench/app/cross_rank.hpp"
 #include "collectives/mpi/mpi_check.hpp"
 #include "collectives/mpi/mpi_version.hpp"
+#include "collectives/mpi/mpi_watched.hpp"
 #include "common/host_identity.hpp"
 
 extern char** environ;

@@ -1,34 +1,25 @@
 #include "bench/project/model/measured_points.hpp"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 
 #include "common/errors.hpp"
+#include "records/results_reader.hpp"
 
 namespace collreplay::project {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
+using records::number_at;
+using records::text_at;
 
 double number_or(const json& j, const char* key, double fallback) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
-std::optional<double> optional_number(const json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
+  return number_at(j, key).value_or(fallback);
 }
 
 std::string string_or(const json& j, const char* key, const std::string& fallback = "") {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+  return text_at(j, key).value_or(fallback);
 }
 
 // run.nccl_algo is a name ("Ring", "RING_LL128") or an object by collective ("all_gather": "PAT").
@@ -45,18 +36,6 @@ std::optional<Algo> reported_algo(const json& run, const std::string& op) {
 
 std::string transport_of(const json& record, const json& run) {
   return string_or(run, "transport_verified", string_or(record, "transport"));
-}
-
-std::vector<fs::path> jsonl_files(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_regular_file(path, ec)) return {fs::path(path)};
-  if (!fs::is_directory(path, ec)) throw UsageError("no results folder or file '" + path + "'");
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::recursive_directory_iterator(path, ec))
-    if (entry.is_regular_file() && entry.path().extension() == ".jsonl")
-      files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  return files;
 }
 
 struct Reader {
@@ -145,34 +124,27 @@ struct Reader {
     rr.transport = transport_of(r, run);
     rr.micro_batch = static_cast<std::int64_t>(number_or(r, "micro_batch", 0));
     rr.seq = static_cast<std::int64_t>(number_or(r, "seq", 0));
-    rr.step_comm_ms = optional_number(r, "comm_ms");
-    rr.step_compute_ms = optional_number(r, "compute_ms");
-    rr.step_overlapped_ms = optional_number(r, "overlapped_ms");
-    rr.peak_tflops = optional_number(r, "peak_tflops");
+    rr.step_comm_ms = number_at(r, "comm_ms");
+    rr.step_compute_ms = number_at(r, "compute_ms");
+    rr.step_overlapped_ms = number_at(r, "overlapped_ms");
+    rr.peak_tflops = number_at(r, "peak_tflops");
   }
 
-  void line(const std::string& text, const std::string& file, int number) {
-    json r;
-    try {
-      r = json::parse(text);
-    } catch (const json::exception&) {
-      throw UsageError(file + ":" + std::to_string(number) + ": not a JSON object");
-    }
-    if (!r.is_object())
-      throw UsageError(file + ":" + std::to_string(number) + ": not a JSON object");
+  void add(const records::Record& record) {
+    const json& r = record.data;
     const json run = r.contains("run") && r["run"].is_object() ? r["run"] : json::object();
     if (!transport_filter.empty() && transport_of(r, run) != transport_filter) return;
     if (!fabric_filter.empty() && string_or(run, "fabric") != fabric_filter) return;
-    const std::string record = string_or(r, "record");
+    const std::string kind = string_or(r, "record");
     try {
-      if (record.empty() && r.contains("op") && r.contains("time_us"))
-        perf(r, run, file);
-      else if (record == "op")
-        replay_op(r, run, file);
-      else if (record == "step")
-        replay_step(r, run, file);
+      if (kind.empty() && r.contains("op") && r.contains("time_us"))
+        perf(r, run, record.file);
+      else if (kind == "op")
+        replay_op(r, run, record.file);
+      else if (kind == "step")
+        replay_step(r, run, record.file);
     } catch (const json::exception& e) {
-      throw UsageError(file + ":" + std::to_string(number) + ": " + e.what());
+      throw UsageError(record.where() + ": " + e.what());
     }
   }
 };
@@ -200,14 +172,9 @@ ResultsSet load_results(const std::string& path, const std::string& transport,
   Reader reader;
   reader.transport_filter = transport;
   reader.fabric_filter = fabric;
-  for (const fs::path& file : jsonl_files(path)) {
-    std::ifstream in(file);
-    std::string text;
-    for (int number = 1; std::getline(in, text); ++number)
-      if (text.find_first_not_of(" \t\r") != std::string::npos)
-        reader.line(text, file.string(), number);
-    ++reader.set.files;
-  }
+  // Strictly: a line the fit cannot read must stop it, not silently drop a point.
+  for (const records::Record& record : records::read_results_strictly({path})) reader.add(record);
+  reader.set.files = static_cast<int>(records::results_files(path).size());
   for (auto& [key, times] : reader.replay_times) {
     std::sort(times.begin(), times.end());
     MeasuredPoint p = reader.replay_point[key];

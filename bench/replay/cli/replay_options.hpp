@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/app/run/run_flags.hpp"
+#include "bench/flags/run_flags.hpp"
 
 namespace collreplay {
 

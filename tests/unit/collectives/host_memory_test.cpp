@@ -1,6 +1,6 @@
 // Host message buffers: page alignment (2 MiB from 2 MiB up, where huge pages can back them),
 // every byte writable, and a pooled buffer that grows on demand and moves without copying.
-#include "collectives/mpi/host_memory.hpp"
+#include "collectives/host/host_memory.hpp"
 
 #include <gtest/gtest.h>
 

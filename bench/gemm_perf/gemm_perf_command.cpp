@@ -1,4 +1,4 @@
-#include "bench/compute/gemm/gemm_perf_command.hpp"
+#include "bench/gemm_perf/gemm_perf_command.hpp"
 
 #include <cstdio>
 #include <iostream>
@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "bench/app/results.hpp"
-#include "bench/replay/cli/workload_cli.hpp"
+#include "bench/flags/workload_flags.hpp"
 #include "common/errors.hpp"
 #include "workloads/plan/schedule_builder.hpp"
 

@@ -1,4 +1,4 @@
-#include "bench/executor/worker_event.hpp"
+#include "bench/compute/worker_event.hpp"
 
 #include "common/errors.hpp"
 

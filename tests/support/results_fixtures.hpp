@@ -1,14 +1,14 @@
-// Where the plot tests find their fixture results: tests/fixtures/results from the repository
-// root (the working directory of `make test`), else two levels above the test binary.
+// Where tests find the fixture results: tests/fixtures/results from the repository root (the
+// working directory of `make test`), else two levels above the test binary.
 #pragma once
 #include <filesystem>
 #include <string>
 
 #include "tests/support/subprocess.hpp"
 
-namespace collreplay::plots::testing {
+namespace collreplay::test_support {
 
-inline std::string fixtures(const std::string& sub = "") {
+inline std::string results_fixtures(const std::string& sub = "") {
   namespace fs = std::filesystem;
   fs::path root = "tests/fixtures/results";
   if (!fs::exists(root))
@@ -16,4 +16,4 @@ inline std::string fixtures(const std::string& sub = "") {
   return (sub.empty() ? root : root / sub).string();
 }
 
-}  // namespace collreplay::plots::testing
+}  // namespace collreplay::test_support

@@ -1,5 +1,5 @@
 // The shared run flags: checked before MPI, recorded in the metadata, and the IPoIB note.
-#include "bench/app/run/run_flags.hpp"
+#include "bench/flags/run_flags.hpp"
 
 #include <gtest/gtest.h>
 

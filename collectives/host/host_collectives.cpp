@@ -1,4 +1,4 @@
-#include "collectives/mpi/host_collectives.hpp"
+#include "collectives/host/host_collectives.hpp"
 
 #include <algorithm>
 #include <cstring>

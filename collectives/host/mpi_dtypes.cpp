@@ -1,4 +1,4 @@
-#include "collectives/mpi/mpi_dtypes.hpp"
+#include "collectives/host/mpi_dtypes.hpp"
 
 #include <climits>
 #include <string>

@@ -1,4 +1,4 @@
-// The workload options every executable that builds a schedule shares (replay, sweeps).
+// The workload flags every program that builds a schedule shares (replay, project, gemm_perf).
 #pragma once
 #include <CLI/CLI.hpp>
 

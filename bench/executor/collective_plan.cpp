@@ -1,4 +1,4 @@
-#include "bench/replay/collective_plan.hpp"
+#include "bench/executor/collective_plan.hpp"
 
 #include <algorithm>
 #include <numeric>

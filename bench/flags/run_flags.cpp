@@ -1,4 +1,4 @@
-#include "bench/app/run/run_flags.hpp"
+#include "bench/flags/run_flags.hpp"
 
 #include <cmath>
 

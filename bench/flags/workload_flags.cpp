@@ -1,4 +1,4 @@
-#include "bench/replay/cli/workload_cli.hpp"
+#include "bench/flags/workload_flags.hpp"
 
 namespace collreplay {
 

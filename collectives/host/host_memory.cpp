@@ -1,4 +1,4 @@
-#include "collectives/mpi/host_memory.hpp"
+#include "collectives/host/host_memory.hpp"
 
 #include <sys/mman.h>
 

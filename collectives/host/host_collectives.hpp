@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "collectives/mpi/host_memory.hpp"
-#include "collectives/mpi/mpi_dtypes.hpp"
+#include "collectives/host/host_memory.hpp"
+#include "collectives/host/mpi_dtypes.hpp"
 #include "collectives/mpi/mpi_request_queue.hpp"
 #include "common/dtype.hpp"
 

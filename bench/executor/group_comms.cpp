@@ -1,10 +1,10 @@
-#include "bench/replay/group_comms.hpp"
+#include "bench/executor/group_comms.hpp"
 
 #include <exception>
 #include <set>
 #include <string>
 
-#include "bench/replay/collective_plan.hpp"
+#include "bench/executor/collective_plan.hpp"
 #include "common/errors.hpp"
 #include "workloads/plan/parallel/mesh.hpp"
 
