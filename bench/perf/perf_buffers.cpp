@@ -5,6 +5,7 @@
 
 #include "bench/app/cross_rank.hpp"
 #include "collectives/device/device_pattern.hpp"
+#include "collectives/mpi/mpi_watched.hpp"
 
 namespace collreplay {
 namespace {

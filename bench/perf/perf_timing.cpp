@@ -4,6 +4,7 @@
 
 #include "bench/app/cross_rank.hpp"
 #include "bench/perf/perf_samples.hpp"
+#include "collectives/mpi/mpi_watched.hpp"
 
 namespace collreplay {
 namespace {
