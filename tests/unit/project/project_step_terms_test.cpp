@@ -89,6 +89,8 @@ TEST(ProjectStepTerms, ProjectionAddsTheTermsAndKeepsThePlainOneAsItWas) {
   in.request.micro_batch = 1;
   in.request.seq = 1024;
   in.request.gpus_per_node = 4;
+  // A schedule without its optimizer phase: the streamed AdamW term stands in for it.
+  in.request.optimizer = "none";
   in.model.intra = TierParams{0, 300, 0, 1};
   in.model.inter = TierParams{5, 50, 0, 1};
   in.compute = parse_compute("model:h100@0.5", in.request);

@@ -87,21 +87,44 @@ TEST(Headroom, StepMetrics) {
   EXPECT_NEAR(*step.hfu_compute_only, 4e12 / 0.100 / 1e15, 1e-12);
 }
 
-// Qwen2.5-7B, 4,096 tokens per rank, activation checkpointing: the hardware runs every forward
-// GEMM twice (recompute), so HFU's FLOPs are about 4/3 of the model's; MFU's are 6 N tokens
-// plus attention, with N counting every parameter (embeddings too).
+// Forward attention score and context GEMMs of one causal sequence, fwd + bwd (3x): the causal
+// half of torchtitan's 12 L H Q T per token.
+double causal_attention_flops(double layers, double heads, double head_dim, double seq) {
+  return 6.0 * layers * heads * head_dim * seq * seq;
+}
+
+// Qwen2.5-7B, 4,096 tokens per rank, activation checkpointing. MFU's FLOPs: 6 x the parameters
+// that multiply activations (every Linear and lm_head, not the input embedding lookup) x tokens
+// + attention; HFU's: every GEMM run, recompute included, so HFU > MFU.
 TEST(Headroom, ModelFlopsAreSixNTokensPlusAttentionWithoutRecompute) {
   WorkloadRequest q;
   q.model = "qwen2.5-7b";
   q.world = 2;
   q.seq = 4096;
   const Schedule s = build_schedule(q);
-  const double six_n_t = 6.0 * static_cast<double>(s.active_params) * 4096;
+  const double embedding = 152064.0 * 3584;  // untied: lm_head is a second matrix of this size
+  const double expected = 6.0 * (static_cast<double>(s.active_params) - embedding) * 4096 +
+                          causal_attention_flops(28, 28, 128, 4096);
   const double model = model_flops(s), hardware = schedule_totals(s).flops;
-  EXPECT_GT(model, six_n_t);
-  EXPECT_LT(model, six_n_t * 1.15);  // causal attention at 4k tokens adds a few percent
+  // Biases and norm weights are parameters no GEMM multiplies: well under 0.1% of the count.
+  EXPECT_NEAR(model / expected, 1.0, 1e-3);
   EXPECT_GT(hardware / model, 1.2);
   EXPECT_LT(hardware / model, 1.4);
+}
+
+// Qwen2.5-0.5B ties lm_head to the input embedding: the one matrix multiplies once (the head),
+// so it counts once, and HFU >= MFU still holds with recompute on.
+TEST(Headroom, TiedEmbeddingCountsTheHeadMatmulOnce) {
+  WorkloadRequest q;
+  q.model = "qwen2.5-0.5b";
+  q.world = 1;
+  q.seq = 2048;
+  q.micro_batch = 2;
+  const Schedule s = build_schedule(q);
+  const double expected = 6.0 * static_cast<double>(s.active_params) * 4096 +
+                          2 * causal_attention_flops(24, 14, 64, 2048);
+  EXPECT_NEAR(model_flops(s) / expected, 1.0, 2e-3);
+  EXPECT_GE(schedule_totals(s).flops, model_flops(s));
 }
 
 TEST(Headroom, NoPeakNoMfuNoCommNoEfficiency) {

@@ -79,8 +79,9 @@ TEST(WorkloadsJson, DryRunKeysExactly) {
   std::vector<std::string> top;
   for (auto it = j.begin(); it != j.end(); ++it) top.push_back(it.key());
   std::sort(top.begin(), top.end());
-  EXPECT_EQ(top, (std::vector<std::string>{"ep", "groups", "model", "moe", "plan", "shard_group",
-                                           "totals", "tp", "units", "world", "wrap"}));
+  EXPECT_EQ(top, (std::vector<std::string>{"compute_ops", "ep", "groups", "model",
+                                           "moe", "plan", "shard_group", "totals", "tp", "units",
+                                           "world", "wrap"}));
   for (const char* k : {"name", "params", "shard_bytes", "allgather_bytes", "reduce_scatter_bytes",
                         "allreduce_bytes", "fwd_flops", "bwd_flops"})
     EXPECT_TRUE(j["units"][0].contains(k)) << k;
@@ -93,11 +94,34 @@ TEST(WorkloadsJson, DryRunKeysExactly) {
   for (const char* k : {"layer", "dispatch_send_bytes", "dispatch_cross_rank_bytes",
                         "combine_send_bytes", "combine_cross_rank_bytes"})
     EXPECT_TRUE(j["moe"][0].contains(k)) << k;
-  EXPECT_EQ(j["totals"].size(), 11u);
+  EXPECT_EQ(j["totals"].size(), 13u);
   for (const char* k :
        {"params", "active_params", "allgathers", "reduce_scatters", "alltoalls", "allgather_bytes",
-        "reduce_scatter_bytes", "alltoall_bytes", "allreduces", "allreduce_bytes", "flops"})
+        "reduce_scatter_bytes", "alltoall_bytes", "allreduces", "allreduce_bytes", "flops",
+        "host_us", "kernels"})
     EXPECT_TRUE(j["totals"].contains(k)) << k;
+  // Every phase's non-GEMM kernels, the optimizer a phase of its own, each compute op's slices.
+  for (const char* phase : {"forward", "backward", "recompute", "optimizer"})
+    EXPECT_GT(j["totals"]["kernels"][phase]["launches"].get<int>(), 0) << phase;
+  const nlohmann::json& last = j["compute_ops"].back();
+  EXPECT_EQ(last["name"], "optimizer.step");
+  EXPECT_EQ(last["phase"], "optimizer");
+  std::set<std::string> labels;
+  for (const auto& op : j["compute_ops"])
+    for (const auto& k : op["kernels"]) {
+      labels.insert(k["label"].get<std::string>());
+      if (k["kind"] == "sync") continue;  // a host wait moves no bytes
+      EXPECT_GT(k["read_bytes"].get<std::uint64_t>() + k["write_bytes"].get<std::uint64_t>(), 0u)
+          << k["label"];
+    }
+  auto has = [&](const std::string& part) {
+    for (const std::string& l : labels)
+      if (l.find(part) != std::string::npos) return true;
+    return false;
+  };
+  for (const char* part : {"input_layernorm", "rotary q", "_residual", "loss: log_softmax",
+                           "block_sparse_moe.router", "optimizer adamw"})
+    EXPECT_TRUE(has(part)) << part;
   // Dispatch sends tokens * top_k rows of hidden bf16 elements; the cross-rank share is smaller.
   EXPECT_EQ(j["moe"][0]["dispatch_send_bytes"].get<std::uint64_t>(), 1024ull * 2 * 4096 * 2);
   EXPECT_LT(j["moe"][0]["dispatch_cross_rank_bytes"].get<std::uint64_t>(),

@@ -132,11 +132,11 @@ TEST(TensorParallel, SequenceParallelBytesCountsAndShardedShapes) {
       }
   EXPECT_TRUE(q_proj && core);
   // The all-gather before attention feeds the attention segment directly.
-  const int gather = index_of(s, "tp.ag.fwd.s0.layers.0.self_attn");
+  const int gather = index_of(s, "tp.ag.fwd.s2.layers.0.self_attn");
   ASSERT_GE(gather, 0);
   bool fed = false;
   for (const ScheduleOp& o : s.ops)
-    for (int d : o.deps) fed = fed || (d == gather && o.name.rfind("compute.fwd.s0.", 0) == 0);
+    for (int d : o.deps) fed = fed || (d == gather && o.name.rfind("compute.fwd.s2.", 0) == 0);
   EXPECT_TRUE(fed);
 }
 

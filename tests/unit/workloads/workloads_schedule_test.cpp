@@ -120,18 +120,18 @@ TEST(WorkloadsSchedule, PrefetchOverlapsPreviousLayer) {
   const Schedule s = build_schedule(request("qwen2.5-7b", 16));
   const ScheduleOp& ag = op(s, "ag.fwd.layers.5");
   ASSERT_EQ(ag.deps.size(), 1u);
-  EXPECT_EQ(s.ops[ag.deps[0]].name, "compute.fwd.s3.layers.3");       // layer 3's buffer is freed
-  EXPECT_EQ(s.ops[ag.hides_behind].name, "compute.fwd.s4.layers.4");  // overlaps layer 4
-  const ScheduleOp& c5 = op(s, "compute.fwd.s5.layers.5");
+  EXPECT_EQ(s.ops[ag.deps[0]].name, "compute.fwd.s4.layers.3");       // layer 3's buffer is freed
+  EXPECT_EQ(s.ops[ag.hides_behind].name, "compute.fwd.s5.layers.4");  // overlaps layer 4
+  const ScheduleOp& c5 = op(s, "compute.fwd.s6.layers.5");
   EXPECT_NE(std::find(c5.deps.begin(), c5.deps.end(), index_of(s, "ag.fwd.layers.5")),
             c5.deps.end());
   EXPECT_EQ(op(s, "ag.fwd.root").hides_behind, -1);  // the first gather is exposed
   EXPECT_EQ(op(s, "rs.root").hides_behind, -1);      // and so is the last reduce-scatter
   const ScheduleOp& rs = op(s, "rs.layers.5");
-  EXPECT_EQ(s.ops[rs.deps[0]].name, "compute.bwd.s5.layers.5");
-  EXPECT_EQ(s.ops[rs.hides_behind].name, "compute.recompute.s4.layers.4");
+  EXPECT_EQ(s.ops[rs.deps[0]].name, "compute.bwd.s6.layers.5");
+  EXPECT_EQ(s.ops[rs.hides_behind].name, "compute.recompute.s5.layers.4");
   const ScheduleOp& bag = op(s, "ag.bwd.layers.4");
-  EXPECT_EQ(s.ops[bag.hides_behind].name, "compute.bwd.s5.layers.5");
+  EXPECT_EQ(s.ops[bag.hides_behind].name, "compute.bwd.s6.layers.5");
 }
 
 TEST(WorkloadsSchedule, FlopsFromShapes) {
