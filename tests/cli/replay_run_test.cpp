@@ -103,7 +103,7 @@ TEST_F(ReplayRun, TwoRanksWriteAValidPhysicalFile) {
   }
   EXPECT_GE(unit_compute_ms, modeled_ms * (1 - 1e-6));
   EXPECT_EQ(r.step["world"], 2);
-  EXPECT_EQ(r.units.size(), 3u);  // root, layers.0, layers.1
+  EXPECT_EQ(r.units.size(), 4u);  // root, layers.0, layers.1, optimizer
   for (const auto& unit : r.units)
     for (const char* key : {"compute_ms", "comm_ms", "headroom_ms", "headroom_ratio"})
       EXPECT_TRUE(unit.contains(key)) << key;
@@ -144,9 +144,11 @@ TEST_F(ReplayRun, FourRanksWriteAValidPhysicalFile) {
 
 TEST_F(ReplayRun, TinyComputeGivesNegativeHeadroom) {
   // Modeled compute (a timed wait at the GPU's speed) so the outcome does not depend on how
-  // busy this machine's cores are: microseconds of compute against milliseconds of comm.
-  const Records r =
-      replay(2, "--layers 2 --seq 64 --compute model:h100@1 --compute-scale 0.01 " + kQuick);
+  // busy this machine's cores are: microseconds of compute against milliseconds of comm (no
+  // modeled host launch time, which --compute-scale leaves as it is).
+  const Records r = replay(
+      2, "--layers 2 --seq 64 --compute model:h100@1 --compute-scale 0.01 --host-time none " +
+             kQuick);
   EXPECT_GT(r.step["comm_ms"].get<double>(), r.step["compute_ms"].get<double>());
   const double lowest =
       std::min_element(r.units.begin(), r.units.end(), [](auto& a, auto& b) {
@@ -212,7 +214,7 @@ TEST_F(ReplayRun, HelpDefinesTheMetrics) {
   const Outcome o = run(replay_path() + " --help");
   EXPECT_EQ(o.exit_code, 0);
   for (const char* name : {"headroom_ms", "headroom_ratio", "exposed_comm_ms", "overlap_efficiency",
-                           "compute_slowdown", "tokens_per_s", "mfu", "Calibration"})
+                           "compute_slowdown", "tokens_per_s", "mfu", "optimizer_ms", "What-ifs"})
     EXPECT_NE(o.out.find(name), std::string::npos) << name;
 }
 

@@ -66,28 +66,30 @@ FastDivider make_divider(unsigned d) {
 }
 
 // Elements one at a time, kUnroll per thread per step (PyTorch's elementwise_kernel<128, 4>):
-// each element's offset worked out from a 2-D index (one division: TensorIterator collapses a
-// broadcast operand's dims to two), then `in_words` words read and `out_words` words written at
-// that offset. Elements wrap around `cap_elements`, the
-// buffer's room for one element's widest footprint, a multiple of the step's chunk.
-template <typename Word>
-__global__ void generic_kernel(const Word* src, Word* dst, std::uint64_t cap_elements,
+// each element's offset worked out in 32-bit arithmetic from a 2-D index (one division:
+// TensorIterator collapses a broadcast operand's dims to two), then `in_words` words of In read
+// and `out_words` words of Out written at that offset (a bf16 -> fp32 conversion reads one
+// 2-byte word and writes one 4-byte word, as PyTorch's cast does). Elements wrap around
+// `cap_elements`, the buffer's room for one element's widest footprint, below 2^31.
+template <typename In, typename Out>
+__global__ void generic_kernel(const In* src, Out* dst, unsigned cap_elements,
                                std::uint64_t elements, unsigned in_words, unsigned out_words,
                                FastDivider inner) {
-  const std::uint64_t chunk = static_cast<std::uint64_t>(kUnroll) * blockDim.x;
-  const std::uint64_t step = chunk * gridDim.x;
-  Word acc = static_cast<Word>(threadIdx.x);
-  std::uint64_t base = blockIdx.x * chunk;
-  std::uint64_t wrapped = base % cap_elements;
+  const unsigned chunk = kUnroll * blockDim.x;
+  const std::uint64_t step = static_cast<std::uint64_t>(chunk) * gridDim.x;
+  const auto step_wrapped = static_cast<unsigned>(step % cap_elements);
+  In acc = static_cast<In>(threadIdx.x);
+  std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * chunk;
+  auto wrapped = static_cast<unsigned>(base % cap_elements);
   for (; base < elements; base += step) {
-    std::uint64_t offset[kUnroll];
+    unsigned offset[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const auto lo = static_cast<unsigned>(wrapped + u * blockDim.x + threadIdx.x);
+      const unsigned lo = wrapped + u * blockDim.x + threadIdx.x;
       const unsigned q = inner.div(lo), r = lo - q * inner.divisor;
-      offset[u] = static_cast<std::uint64_t>(q) * inner.divisor + r;
+      offset[u] = q * inner.divisor + r;
     }
-    Word v[kUnroll];
+    In v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       v[u] = 0;
@@ -98,13 +100,13 @@ __global__ void generic_kernel(const Word* src, Word* dst, std::uint64_t cap_ele
     for (int u = 0; u < kUnroll; ++u) {
       if (base + u * blockDim.x + threadIdx.x < elements)
         for (unsigned w = 0; w < out_words; ++w)
-          dst[offset[u] * out_words + w] = static_cast<Word>(v[u] + acc + w);
+          dst[offset[u] * out_words + w] = static_cast<Out>(v[u] + acc + w);
       acc ^= v[u];
     }
-    wrapped += step;
-    while (wrapped >= cap_elements) wrapped -= cap_elements;
+    wrapped += step_wrapped;
+    if (wrapped >= cap_elements) wrapped -= cap_elements;
   }
-  if (out_words == 0 && acc == static_cast<Word>(0x5bd1)) dst[0] = acc;
+  if (out_words == 0 && acc == static_cast<In>(0x5b)) dst[0] = static_cast<Out>(acc);
 }
 
 // A block per row (grid-stride over rows): the row's input words read by the block's threads,
@@ -153,30 +155,47 @@ unsigned blocks_for(std::uint64_t items) {
 
 std::uint64_t words16(std::uint64_t bytes) { return (bytes + 15) / 16; }
 
+// The widest word (4, 2 or 1 bytes) that divides an element's bytes on one side.
+unsigned word_bytes(std::uint64_t per_element_bytes) {
+  if (per_element_bytes % 4 == 0) return 4;
+  return per_element_bytes % 2 == 0 ? 2 : 1;
+}
+
+template <typename In, typename Out>
+void launch_generic_words(const KernelBuffers& b, cudaStream_t stream, std::uint64_t elements,
+                          std::uint64_t in_per, std::uint64_t out_per) {
+  const auto in_words = static_cast<unsigned>(in_per / sizeof(In));
+  const auto out_words = static_cast<unsigned>(out_per / sizeof(Out));
+  // Room for whole elements, a whole number of the kernel's chunks, below 2^31 so that the
+  // index arithmetic stays 32-bit as PyTorch's.
+  const std::uint64_t chunk = static_cast<std::uint64_t>(kUnroll) * kStreamThreads;
+  const std::uint64_t widest = std::max<std::uint64_t>(std::max(in_per, out_per), 1);
+  const std::uint64_t cap_elements =
+      std::min<std::uint64_t>(b.capacity_bytes / widest / chunk * chunk, 1ull << 30);
+  generic_kernel<In, Out><<<blocks_for(elements), kStreamThreads, 0, stream>>>(
+      static_cast<const In*>(b.src), static_cast<Out*>(b.dst), static_cast<unsigned>(cap_elements),
+      elements, in_words, out_words, make_divider(128));
+}
+
+template <typename In>
+void launch_generic_out(const KernelBuffers& b, cudaStream_t stream, std::uint64_t elements,
+                        std::uint64_t in_per, std::uint64_t out_per) {
+  switch (word_bytes(out_per)) {
+    case 4: return launch_generic_words<In, unsigned>(b, stream, elements, in_per, out_per);
+    case 2: return launch_generic_words<In, unsigned short>(b, stream, elements, in_per, out_per);
+    default: return launch_generic_words<In, unsigned char>(b, stream, elements, in_per, out_per);
+  }
+}
+
 void launch_generic(const KernelSlice& k, const KernelBuffers& b, cudaStream_t stream) {
   const std::uint64_t elements = std::max<std::uint64_t>(k.elements, 1);
+  // Per element: a broadcast operand's few bytes (a norm's weight) fall out of the division.
   const std::uint64_t in_per = k.read_bytes / elements, out_per = k.write_bytes / elements;
-  // The widest word that divides what each element reads and writes (fp32 operands: 4 bytes).
-  const bool wide = in_per % 4 == 0 && out_per % 4 == 0;
-  const unsigned word = wide ? 4 : 2;
-  const auto in_words = static_cast<unsigned>((in_per + word - 1) / word);
-  const auto out_words = static_cast<unsigned>((out_per + word - 1) / word);
-  const FastDivider inner = make_divider(128);
-  const unsigned blocks = blocks_for(elements);
-  // Room for whole elements, a whole number of the kernel's chunks (kUnroll x kStreamThreads), kept
-  // below 2^31 so the index arithmetic stays 32-bit as PyTorch's.
-  const std::uint64_t chunk = static_cast<std::uint64_t>(kUnroll) * kStreamThreads;
-  const std::uint64_t cap_elements = std::min<std::uint64_t>(
-      b.capacity_bytes / word / std::max(std::max(in_words, out_words), 1u) / chunk * chunk,
-      1ull << 31);
-  if (wide)
-    generic_kernel<unsigned><<<blocks, kStreamThreads, 0, stream>>>(
-        static_cast<const unsigned*>(b.src), static_cast<unsigned*>(b.dst), cap_elements,
-        elements, in_words, out_words, inner);
-  else
-    generic_kernel<unsigned short><<<blocks, kStreamThreads, 0, stream>>>(
-        static_cast<const unsigned short*>(b.src), static_cast<unsigned short*>(b.dst),
-        cap_elements, elements, in_words, out_words, inner);
+  switch (word_bytes(in_per)) {
+    case 4: return launch_generic_out<unsigned>(b, stream, elements, in_per, out_per);
+    case 2: return launch_generic_out<unsigned short>(b, stream, elements, in_per, out_per);
+    default: return launch_generic_out<unsigned char>(b, stream, elements, in_per, out_per);
+  }
 }
 
 void launch_reduce(const KernelSlice& k, const KernelBuffers& b, cudaStream_t stream) {
