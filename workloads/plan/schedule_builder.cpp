@@ -40,6 +40,12 @@ class Builder {
  private:
   int n_segments() const { return static_cast<int>(s_.segments.size()); }
 
+  // FSDP2 calls no collective on a shard group of one rank (a one-GPU torch 2.11 trace holds
+  // none): its copy-out and copy-in kernels are all that remain of the gather and reduction.
+  bool skips_collective(const Unit& u) const {
+    return r_.plan == PlanKind::fsdp2 && u.group_size == 1;
+  }
+
   ComputeItem compute_item(int seg, Phase phase) const {
     const Segment& g = s_.segments[seg];
     const char* tag = phase_tag(phase);
@@ -82,7 +88,7 @@ class Builder {
       if (r_.plan == PlanKind::fsdp2 && c.needed_by >= 0)
         ops.compute[c.needed_by].work.prepend(fsdp2_copy_out_kernels(
             c.name, c.op.bytes, events[j].first->param_tensors, events[j].first->group_size == 1));
-      ops.comm.push_back(c);
+      if (!skips_collective(*events[j].first)) ops.comm.push_back(c);
     }
   }
 
@@ -237,7 +243,7 @@ class Builder {
       if (r_.plan == PlanKind::fsdp2)
         ops.compute[c.after].work.append(fsdp2_copy_in_kernels(
             c.name, times(u.gathered_numel, dtype_size_bytes(r_.param_dtype)), c.op.bytes));
-      ops.comm.push_back(c);
+      if (!skips_collective(u)) ops.comm.push_back(c);
       add_hsdp_allreduce(r_, u, c, ops);
     }
     return ops;
@@ -278,8 +284,8 @@ class Builder {
         for (std::size_t k = 0; k < ops.comm.size(); ++k)
           if (ops.comm[k].needed_by == idx) op.deps.push_back(comm_index[k]);
         std::sort(op.deps.begin(), op.deps.end());
-        const double per_launch_us = c.phase == Phase::backward ? r_.host_time.backward_us
-                                                                : r_.host_time.forward_us;
+        const double per_launch_us = c.phase == Phase::forward ? r_.host_time.forward_us
+                                                               : r_.host_time.backward_us;
         op.body = ComputeOp{r_.param_dtype, c.work.gemms, c.work.kernels,
                             static_cast<double>(c.work.launches()) * per_launch_us};
       } else {
