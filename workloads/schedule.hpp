@@ -139,6 +139,7 @@ struct MoeLayerSummary {
 // Names used in schedule JSON, tables and results ("data_parallel"); collective kinds are named
 // by their op specs (collective_kind_name in collectives/ops/collective_kind.hpp).
 std::string_view group_kind_name(GroupKind group);
+std::string_view stream_kind_name(StreamKind stream);
 std::string_view phase_name(Phase phase);
 std::string_view kernel_kind_name(KernelKind kind);
 

@@ -2,6 +2,10 @@
 
 namespace collreplay {
 
+std::string_view stream_kind_name(StreamKind stream) {
+  return stream == StreamKind::comm ? "comm" : "compute";
+}
+
 std::string_view phase_name(Phase phase) {
   switch (phase) {
     case Phase::forward: return "forward";

@@ -1,7 +1,7 @@
 // A compute engine runs a schedule's compute slices on its own stream: the GEMMs and the
 // non-GEMM kernels between them, in launch order (launch_order.hpp), each after the host time
 // the framework would spend issuing it. cuBLAS and real memory-bound kernels on a CUDA stream
-// (cuda/compute_cublas.cpp), a BLAS on a host worker thread (compute_blas.cpp), or a modeled GPU
+// (cuda/compute_cublas.cpp), a BLAS on a host worker thread (cpu/compute_blas.cpp), or a modeled GPU
 // (compute_model.cpp).
 #pragma once
 #include <cstdint>

@@ -12,7 +12,7 @@
 #include "bench/app/run/run_metadata.hpp"
 #include "bench/monitor/host_monitor.hpp"
 #include "bench/perf/perf_cli.hpp"
-#include "bench/perf/perf_samples.hpp"
+#include "bench/perf/timing/perf_samples.hpp"
 #include "collectives/communicator.hpp"
 #include "collectives/ops/op_spec.hpp"
 

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "bench/app/guarded_main.hpp"
-#include "bench/compute/compute_blas.hpp"
+#include "bench/compute/cpu/compute_blas.hpp"
 #include "bench/compute/compute_cublas.hpp"
 #include "bench/preflight/preflight.hpp"
 #include "collectives/backend.hpp"

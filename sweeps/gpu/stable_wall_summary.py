@@ -6,7 +6,7 @@ confidence interval, and both sweeps' wall times.
                                                        widest p50 interval half-width (% of p50)
   stable_wall_summary.py --summary OUT_DIR --stable PCT  prints the table, writes summary.json
 
-The interval is the one collreplay's --stable stops on (bench/perf/perf_samples.cpp): the
+The interval is the one collreplay's --stable stops on (bench/perf/timing/perf_samples.cpp): the
 median lies between the j-th and k-th smallest of n samples, j = floor(n/2 - 1.96 sqrt(n)/2),
 k = ceil(1 + n/2 + 1.96 sqrt(n)/2), 1-based. nccl-tests' samples are its -I 1 per-iteration
 times, averaged over the processes per iteration (collreplay runs with --report avg);

@@ -42,9 +42,9 @@ struct WorkloadRequest {
   bool pad_to_capacity = false;  // pad every expert to its capacity: fixed all_to_all sizes
   int replicate_hot = 0;         // the K hottest experts live on every rank: their rows stay local
   bool activation_checkpointing = true;  // per decoder layer (HF gradient checkpointing)
-  // auto | adamw-loop | adamw-foreach | adamw-fused | none (workloads/plan/optimizer_step.hpp)
+  // auto | adamw-loop | adamw-foreach | adamw-fused | none (workloads/plan/step/optimizer_step.hpp)
   std::string optimizer = "auto";
-  std::string host_time = "eager";  // eager | none (workloads/plan/host_time.hpp)
+  std::string host_time = "eager";  // eager | none (workloads/plan/step/host_time.hpp)
 };
 
 }  // namespace collreplay

@@ -5,9 +5,9 @@
 
 #include "common/dtype.hpp"
 #include "workloads/model/model.hpp"
-#include "workloads/plan/host_time.hpp"
+#include "workloads/plan/step/host_time.hpp"
 #include "workloads/plan/moe_routing.hpp"
-#include "workloads/plan/optimizer_step.hpp"
+#include "workloads/plan/step/optimizer_step.hpp"
 #include "workloads/plan/request.hpp"
 #include "workloads/plan/wrap.hpp"
 #include "workloads/schedule.hpp"

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "bench/perf/perf_samples.hpp"
+#include "bench/perf/timing/perf_samples.hpp"
 
 namespace collreplay {
 namespace {

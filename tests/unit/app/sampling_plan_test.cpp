@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "bench/perf/perf_samples.hpp"
-#include "bench/perf/sampling_plan.hpp"
+#include "bench/perf/timing/perf_samples.hpp"
+#include "bench/perf/timing/sampling_plan.hpp"
 
 namespace collreplay {
 namespace {

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "bench/app/stats.hpp"
-#include "bench/compute/compute_blas.hpp"
+#include "bench/compute/cpu/compute_blas.hpp"
 #include "bench/replay/headroom.hpp"
 #include "common/errors.hpp"
 #include "tests/unit/replay/fake_communicator.hpp"

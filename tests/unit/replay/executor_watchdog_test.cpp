@@ -6,7 +6,7 @@
 #include <chrono>
 #include <future>
 
-#include "bench/compute/compute_blas.hpp"
+#include "bench/compute/cpu/compute_blas.hpp"
 #include "bench/executor/executor.hpp"
 #include "bench/replay/replay_check.hpp"
 #include "common/errors.hpp"

@@ -2,7 +2,7 @@
 // buffers and the engine's operands must not exceed it, and the refusal is one line.
 #include <gtest/gtest.h>
 
-#include "bench/compute/compute_blas.hpp"
+#include "bench/compute/cpu/compute_blas.hpp"
 #include "bench/executor/executor.hpp"
 #include "bench/replay/footprint.hpp"
 #include "tests/unit/replay/fake_communicator.hpp"

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include "bench/compute/host_threads.hpp"
+#include "bench/compute/cpu/host_threads.hpp"
 #include "collectives/mpi/mpi_check.hpp"
 #include "common/errors.hpp"
 #include "common/poll_backoff.hpp"

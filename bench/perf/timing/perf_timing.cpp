@@ -1,9 +1,9 @@
-#include "bench/perf/perf_timing.hpp"
+#include "bench/perf/timing/perf_timing.hpp"
 
 #include <chrono>
 
 #include "bench/app/cross_rank.hpp"
-#include "bench/perf/perf_samples.hpp"
+#include "bench/perf/timing/perf_samples.hpp"
 #include "collectives/mpi/mpi_watched.hpp"
 
 namespace collreplay {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "bench/perf/perf_context.hpp"
-#include "bench/perf/sampling_plan.hpp"
+#include "bench/perf/timing/sampling_plan.hpp"
 #include "collectives/ops/op_spec.hpp"
 
 namespace collreplay {

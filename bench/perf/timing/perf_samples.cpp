@@ -1,4 +1,4 @@
-#include "bench/perf/perf_samples.hpp"
+#include "bench/perf/timing/perf_samples.hpp"
 
 #include "collectives/mpi/mpi_watched.hpp"
 

@@ -1,4 +1,4 @@
-#include "bench/compute/compute_blas.hpp"
+#include "bench/compute/cpu/compute_blas.hpp"
 
 #include <cblas.h>
 
@@ -15,7 +15,7 @@
 #include "bench/compute/compute_scale.hpp"
 #include "bench/compute/launch_order.hpp"
 #include "bench/compute/operand_bytes.hpp"
-#include "bench/compute/worker_event.hpp"
+#include "bench/compute/cpu/worker_event.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "workloads/model/work.hpp"
-#include "workloads/plan/host_time.hpp"
+#include "workloads/plan/step/host_time.hpp"
 
 namespace collreplay {
 

@@ -1,9 +1,9 @@
-#include "bench/perf/sampling_plan.hpp"
+#include "bench/perf/timing/sampling_plan.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "bench/perf/perf_samples.hpp"
+#include "bench/perf/timing/perf_samples.hpp"
 
 namespace collreplay {
 

@@ -1,4 +1,4 @@
-#include "bench/compute/host_threads.hpp"
+#include "bench/compute/cpu/host_threads.hpp"
 
 #include <sched.h>
 

@@ -1,4 +1,4 @@
-#include "bench/compute/worker_event.hpp"
+#include "bench/compute/cpu/worker_event.hpp"
 
 #include "common/errors.hpp"
 

@@ -1,4 +1,4 @@
-#include "workloads/plan/optimizer_step.hpp"
+#include "workloads/plan/step/optimizer_step.hpp"
 
 #include <algorithm>
 #include <string>
