@@ -28,12 +28,9 @@ class BadRunFlags : public ScratchDirTest, public ::testing::WithParamInterface<
 TEST_P(BadRunFlags, EveryProgramExitsTwoWithOneLineAndNoFile) {
   const BadFlag& bad = GetParam();
   const std::vector<std::string> programs = {
-      "replay --dry-run --world 2 " + kTinyModel,
-      "replay --backend mpi " + kTinyModel,
-      "all_gather_perf --backend mpi -b 1K -e 1K",
-      "reduce_scatter_perf --backend mpi -b 1K -e 1K",
-      "alltoall_perf --backend mpi -b 1K -e 1K",
-      "alltoallv_perf --backend mpi -b 1K -e 1K",
+      "replay --dry-run --world 2 " + kTinyModel,  "replay --backend mpi " + kTinyModel,
+      "all_gather_perf --backend mpi -b 1K -e 1K", "reduce_scatter_perf --backend mpi -b 1K -e 1K",
+      "alltoall_perf --backend mpi -b 1K -e 1K",   "alltoallv_perf --backend mpi -b 1K -e 1K",
       "all_reduce_perf --backend mpi -b 1K -e 1K"};
   for (const std::string& program : programs) {
     const std::string command =
@@ -46,21 +43,23 @@ TEST_P(BadRunFlags, EveryProgramExitsTwoWithOneLineAndNoFile) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Values, BadRunFlags,
-    ::testing::Values(BadFlag{"--monitor-interval -1", "--monitor-interval"},
-                      BadFlag{"--monitor-interval 0.01", "--monitor-interval"},
-                      BadFlag{"--metrics-port 70000", "--metrics-port"},
-                      BadFlag{"--dilate 0", "--dilate"}, BadFlag{"--dilate -3", "--dilate"},
-                      BadFlag{"--compute model:z80", "'z80'"},
-                      BadFlag{"--compute abacus", "--compute 'abacus'"},
-                      BadFlag{"--transport pigeon", "'pigeon'"},
-                      BadFlag{"--fabric eth-7g", "eth-7g"}));
+INSTANTIATE_TEST_SUITE_P(Values, BadRunFlags,
+                         ::testing::Values(BadFlag{"--monitor-interval -1", "--monitor-interval"},
+                                           BadFlag{"--monitor-interval 0.01", "--monitor-interval"},
+                                           BadFlag{"--metrics-port 70000", "--metrics-port"},
+                                           BadFlag{"--dilate 0", "--dilate"},
+                                           BadFlag{"--dilate -3", "--dilate"},
+                                           BadFlag{"--compute model:z80", "'z80'"},
+                                           BadFlag{"--compute abacus", "--compute 'abacus'"},
+                                           BadFlag{"--transport pigeon", "'pigeon'"},
+                                           BadFlag{"--fabric eth-7g", "eth-7g"}));
 
 // --nccl-algo and --nccl-proto are replay's: the same refusal with --dry-run as in a run.
 TEST_F(ScratchDirTest, ReplayRefusesAnUnknownNcclChoiceInADryRunAsInARun) {
-  for (const std::string& bad : {std::string("--nccl-algo fastest"), std::string("--nccl-proto fast")})
-    for (const std::string& mode : {std::string("--dry-run --world 2"), std::string("--backend mpi")}) {
+  for (const std::string& bad :
+       {std::string("--nccl-algo fastest"), std::string("--nccl-proto fast")})
+    for (const std::string& mode :
+         {std::string("--dry-run --world 2"), std::string("--backend mpi")}) {
       const std::string command = (bin_dir() / "replay").string() + " " + mode + " " + kTinyModel +
                                   " --out " + (dir_ / "r.jsonl").string() + " " + bad;
       const Outcome o = run(command);
