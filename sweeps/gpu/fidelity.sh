@@ -32,10 +32,10 @@ for c in "${cases[@]}"; do
   extra=()
   [ "$c" = mix ] && extra=(--experts-layout stacked)
   timeout 300 torchrun --nproc-per-node 1 sweeps/gpu/reference/reference_step.py "${w[@]}" \
-    --steps 5 --warmup 2 --out "$out/reference_$c.jsonl" >"$out/reference_$c.log" 2>&1 ||
+    --steps 10 --warmup 3 --out "$out/reference_$c.jsonl" >"$out/reference_$c.log" 2>&1 ||
     { echo "reference $c failed:"; tail -5 "$out/reference_$c.log"; status=1; }
   timeout 300 mpirun --allow-run-as-root -np 1 -x NCCL_NVLS_ENABLE build/bin/replay "${w[@]}" \
-    "${extra[@]}" --plan fsdp2 --world 1 --gpus-per-node 1 --steps 5 \
+    "${extra[@]}" --plan fsdp2 --world 1 --gpus-per-node 1 --steps 10 \
     --out "$out/replay_$c.jsonl" >"$out/replay_$c.log" 2>&1 ||
     { echo "replay $c failed:"; tail -5 "$out/replay_$c.log"; status=1; }
 done

@@ -18,7 +18,7 @@ struct HostTimePerLaunch {
 
 // --host-time eager (the default) and none (a host that never holds the GPU back: CUDA graphs,
 // a compiled step).
-inline constexpr HostTimePerLaunch kEagerHostTime{65.0, 50.0, 86.0, 10.0};
+inline constexpr HostTimePerLaunch kEagerHostTime{65.0, 50.0, 82.0, 10.0};
 inline constexpr HostTimePerLaunch kNoHostTime{};
 
 }  // namespace collreplay

@@ -4,9 +4,11 @@
 // with random values, and every launch reuses them (the replay needs the work's time, power and
 // memory traffic, not its results).
 //
-// Host time: before each launch the engine's thread spins for the launch's share of the op's
-// host time, as eager PyTorch's thread is busy in Python and the dispatcher; a GPU that runs
-// ahead then waits, as it does in training. A sync kernel waits for the stream to drain.
+// Host time: each launch starts no sooner than its share of the op's host time after the
+// previous launch started, as eager PyTorch's thread is busy in Python and the dispatcher
+// between launches; a GPU that runs ahead then waits, as it does in training. The engine's own
+// launch cost counts towards that share (PyTorch's per-launch time includes its own). A sync
+// kernel waits for the stream to drain.
 //
 // Calibration (`scale`) stretches an op's GEMMs as compute_scale.hpp says; shapes made by the
 // fraction are planned on first use (heuristic, untuned).
@@ -39,13 +41,18 @@ std::uint64_t elements(std::int64_t rows, std::int64_t cols, std::int64_t batch)
 
 GemmDims dims_of(const GemmShape& s) { return {s.m, s.n, s.k, s.batch}; }
 
-void spin_for_us(double us) {
-  if (us <= 0) return;
-  const auto until = std::chrono::steady_clock::now() +
-                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double, std::micro>(us));
-  while (std::chrono::steady_clock::now() < until) {
+using Clock = std::chrono::steady_clock;
+
+// Spins until `us` after `since` (no wait when that is past); returns when the launch starts.
+Clock::time_point pace_after(Clock::time_point since, double us) {
+  const Clock::time_point now = Clock::now();
+  if (us <= 0) return now;
+  const auto until =
+      since + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::micro>(us));
+  if (until <= now) return now;
+  while (Clock::now() < until) {
   }
+  return until;
 }
 
 class CublasEngine final : public ComputeEngine {
@@ -124,6 +131,8 @@ class CublasEngine final : public ComputeEngine {
 
   void set_sync_timeout(double seconds) override { sync_timeout_s_ = seconds; }
 
+  void begin_step() override { last_launch_ = Clock::now(); }
+
   void issue(const ComputeOp& op, double scale,
              std::span<const std::shared_ptr<StreamEvent>> after) override {
     if (!op.gemms.empty() && (dtype_size_bytes(op.dtype) > dtype_size_bytes(dtype_) || a_ == nullptr))
@@ -131,7 +140,7 @@ class CublasEngine final : public ComputeEngine {
     for (const std::shared_ptr<StreamEvent>& event : after)
       CUDA_CHECK(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(event->native_handle()), 0));
     for (const Launch& l : launch_order(op, scale)) {
-      spin_for_us(l.host_us);
+      last_launch_ = pace_after(last_launch_, l.host_us);
       if (l.is_gemm)
         run(dims_of(l.gemm), op.dtype, l.gemm.label);
       else if (l.kernel.kind == KernelKind::sync)
@@ -151,6 +160,7 @@ class CublasEngine final : public ComputeEngine {
   }
 
  private:
+  Clock::time_point last_launch_ = Clock::now();
   // The host reads a few bytes back (nonzero, item()): it waits for everything queued.
   void wait_for_stream(const std::string& label) {
     EventWaitPolicy policy;
