@@ -1,6 +1,6 @@
 // Values no run can use are refused alike by every program that takes them: replay with and
-// without --dry-run and each *_perf program exit 2 with one line naming the flag and leave no
-// file. (A dry run that accepted `--dilate 0` would print a schedule for a run that never starts.)
+// without --dry-run, each *_perf program and preflight exit 2 with one line naming the flag and
+// leave no file (project's --compute is in project_cli_test). (A dry run that accepted `--dilate 0` would print a schedule for a run that never starts.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -68,6 +68,21 @@ TEST_F(ScratchDirTest, ReplayRefusesAnUnknownNcclChoiceInADryRunAsInARun) {
       EXPECT_NE(o.err.find(bad.substr(0, bad.find(' '))), std::string::npos) << o.err;
       EXPECT_TRUE(fs::is_empty(dir_)) << command << " left a file behind";
     }
+}
+
+// preflight's own flags: refused before MPI starts, one line, no --json report left behind.
+TEST_F(ScratchDirTest, PreflightRefusesBadValuesWithOneLineAndNoReport) {
+  for (const std::string& bad :
+       {std::string("--slow-threshold -1"), std::string("--slow-threshold nan"),
+        std::string("--compute-threads 0"), std::string("--backend pigeon")}) {
+    const std::string command = (bin_dir() / "preflight").string() + " --backend mpi --json " +
+                                (dir_ / "p.json").string() + " " + bad;
+    const Outcome o = run(command);
+    EXPECT_EQ(o.exit_code, 2) << command << "\n" << o.out << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << command << "\n" << o.err;
+    EXPECT_NE(o.err.find(bad.substr(0, bad.find(' '))), std::string::npos) << o.err;
+    EXPECT_TRUE(fs::is_empty(dir_)) << command << " left a file behind";
+  }
 }
 
 }  // namespace
