@@ -36,20 +36,29 @@ void RunSetup::fill(BackendOptions& options) const {
   options.emulate_nodes = emulate_nodes;
 }
 
-RunSetup prepare_run(const RunFlags& f, BackendKind backend) {
-  RunSetup setup;
-  setup.transport = parse_transport_request(f.transport, f.ifname);
+void check_run_flags(const RunFlags& f) {
+  parse_transport_request(f.transport, f.ifname);
   if (!(f.dilation > 0) || !std::isfinite(f.dilation))
     throw UsageError("--dilate must be a number > 0 (1: no dilation)");
   if (f.emulate_nodes < 0) throw UsageError("--emulate-nodes must be >= 1");
+  if (f.compute == "model" || is_compute_model(f.compute))
+    parse_compute_model(f.compute);
+  else if (f.compute != "auto" && f.compute != "blas")
+    throw UsageError("--compute '" + f.compute + "' is not auto, blas or model:GPU[@MFU]");
+  check_fabric(f.fabric, f.fabrics_file);
+  check_monitor_options(f.monitor);
+}
+
+RunSetup prepare_run(const RunFlags& f, BackendKind backend) {
+  check_run_flags(f);
+  RunSetup setup;
+  setup.transport = parse_transport_request(f.transport, f.ifname);
   if (f.emulate_nodes > 0 && backend != BackendKind::nccl)
     throw UsageError(
         "--emulate-nodes needs --backend nccl (for MPI, emulate nodes with "
         "sweeps/emulate/cluster)");
   if (f.compute == "model" || is_compute_model(f.compute))
     setup.compute_model = parse_compute_model(f.compute);
-  else if (f.compute != "auto" && f.compute != "blas")
-    throw UsageError("--compute '" + f.compute + "' is not auto, blas or model:GPU[@MFU]");
   if (f.compute == "blas" && backend == BackendKind::nccl)
     throw UsageError("--compute blas runs on host buffers; use --backend mpi or --compute auto");
   setup.compute = setup.compute_model ? setup.compute_model->name() : f.compute;

@@ -53,7 +53,12 @@ struct RunSetup {
   void fill(BackendOptions& options) const;
 };
 
-// UsageError (one line, nothing run) for bad values; then applies the MPI backend's transport
+// UsageError (one line) for values no run can use: --dilate, --emulate-nodes, --compute,
+// --transport, --fabric, the monitor's. Pure (no MPI, no backend), so that --dry-run refuses what
+// a run refuses.
+void check_run_flags(const RunFlags& flags);
+
+// check_run_flags, the checks that need the backend and the host, then applies the MPI backend's transport
 // settings to this process's environment. Call before MPI_Init.
 RunSetup prepare_run(const RunFlags& flags, BackendKind backend);
 

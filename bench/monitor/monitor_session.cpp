@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "bench/monitor/metrics_server.hpp"
 #include "bench/monitor/prometheus_text.hpp"
@@ -39,12 +40,19 @@ void add_monitor_options(CLI::App& app, MonitorOptions& options) {
                  "write the Prometheus text to this file after every sample (%r = rank)");
 }
 
+void check_monitor_options(const MonitorOptions& options) {
+  if (options.interval_s != 0 && !(options.interval_s >= 0.1))
+    throw UsageError("--monitor-interval must be 0 (off) or at least 0.1 seconds, not " +
+                     (std::ostringstream{} << options.interval_s).str());
+  if (options.metrics_port < 0 || options.metrics_port > 65535)
+    throw UsageError("--metrics-port must be 0 (off) or a port up to 65535, not " +
+                     std::to_string(options.metrics_port));
+}
+
 MonitorSession::MonitorSession(const MonitorOptions& options, const std::string& host, int rank,
                                int local_rank, bool sample_gpus)
     : options_(options), host_(host), rank_(rank) {
-  if (options.interval_s != 0 && !(options.interval_s >= 0.1))
-    throw UsageError("--monitor-interval must be 0 (off) or at least 0.1 seconds, not " +
-                     std::to_string(options.interval_s));
+  check_monitor_options(options);
   if (options.interval_s > 0 && !fs::is_directory(fs::path(options.sysfs_root) / "class/net"))
     throw UsageError("--sysfs-root " + options.sysfs_root +
                      " has no readable class/net folder (is it a sysfs tree?)");

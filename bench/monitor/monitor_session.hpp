@@ -33,6 +33,10 @@ struct MonitorOptions {
 
 void add_monitor_options(CLI::App& app, MonitorOptions& options);
 
+// UsageError for values no run can use (a negative or too short interval, a port outside
+// 0..65535); pure, so that --dry-run refuses them as a run does, and every rank alike.
+void check_monitor_options(const MonitorOptions& options);
+
 class MonitorSession {
  public:
   // Checks the options (UsageError: interval below 0.1 s, a sysfs root without class/net, a busy

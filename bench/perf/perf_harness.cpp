@@ -52,6 +52,7 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
                                 ? stable_plan(warmed.op_us, o.iterations, o.stable_pct, sample_each_op)
                                 : fixed_plan(o.iterations, sample_each_op);
   SampleSummary summary;
+  std::vector<double> samples_us;
   std::size_t ops_timed = 0;
   int ops_per_sample = 1;
   std::optional<FabricBytes> fabric;
@@ -75,6 +76,7 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
     if (sampled) fabric = fabric_bytes_between(before, ctx.monitor->fabric_now());
     for (double& us : timed.samples_us) us /= ctx.options.run.dilation;
     summary = summarize_samples(timed.samples_us);
+    samples_us = timed.samples_us;
     ops_timed = timed.ops;
     ops_per_sample = timed.ops_per_sample;
     state.SetIterationTime(summary.mean * 1e-6);
@@ -87,8 +89,8 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
   state.counters["bus_factor"] = bytes > 0 ? bus_bytes / static_cast<double>(bytes) : 0;
   state.counters["wrong"] = static_cast<double>(wrong);
   const int repetition = ctx.repetitions_seen[label]++;
-  ctx.measurements.push_back({bytes, layout.count, p, summary, ops_timed, ops_per_sample,
-                              warmed.ops, bus_bytes, wrong, repetition, fabric});
+  ctx.measurements.push_back({bytes, layout.count, p, summary, samples_us, ops_timed,
+                              ops_per_sample, warmed.ops, bus_bytes, wrong, repetition, fabric});
   // Written now (into the results' .partial file), so a run that fails at a later size keeps it.
   if (ctx.results) {
     ctx.meta->nccl_algo = ctx.comm.algorithms();  // what NCCL reported for the sizes so far

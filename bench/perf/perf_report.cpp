@@ -29,6 +29,7 @@ nlohmann::json record_for(const PerfContext& ctx, const Measurement& m, const Ru
                            {"time_p50_ci_lo_us", m.times_us.p50_ci_lo},
                            {"time_p50_ci_hi_us", m.times_us.p50_ci_hi},
                            {"samples", m.times_us.samples},
+                           {"time_samples_us", m.samples_us},
                            {"ops_per_sample", m.ops_per_sample},
                            {"per_iteration_timing", m.ops_per_sample == 1},
                            {"warmup_ops", m.warmup_ops},

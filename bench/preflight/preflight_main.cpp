@@ -1,6 +1,5 @@
 #include "bench/preflight/preflight_main.hpp"
 
-#include <fstream>
 #include <memory>
 
 #include "bench/app/guarded_main.hpp"
@@ -8,6 +7,7 @@
 #include "bench/compute/compute_cublas.hpp"
 #include "bench/preflight/preflight.hpp"
 #include "collectives/backend.hpp"
+#include "common/atomic_file.hpp"
 #include "common/errors.hpp"
 #include "common/host_identity.hpp"
 
@@ -25,7 +25,9 @@ void add_preflight_options(CLI::App& app, PreflightCommand& c) {
 }
 
 int run_preflight_command(const PreflightCommand& c) {
+  // Checked before MPI starts, so every rank refuses alike with one line, as the run flags are.
   if (!(c.slow_threshold >= 0)) throw UsageError("--slow-threshold must be >= 0");
+  if (c.compute_threads < 1) throw UsageError("--compute-threads must be >= 1");
   const BackendKind backend = c.backend.empty() ? default_backend() : parse_backend(c.backend);
   require_backend_available(backend);
   MpiSession mpi(nullptr, nullptr);
@@ -41,11 +43,8 @@ int run_preflight_command(const PreflightCommand& c) {
           : make_blas_engine(c.compute_threads);
   const PreflightReport report = run_preflight(MPI_COMM_WORLD, *engine, comm->device_description(),
                                                {c.slow_threshold, c.strict});
-  if (rank == 0 && !c.json_path.empty()) {
-    std::ofstream out(c.json_path);
-    out << report.json.dump(2) << '\n';
-    if (!out) throw RuntimeError("cannot write " + c.json_path);
-  }
+  if (rank == 0 && !c.json_path.empty())
+    write_file_atomically(c.json_path, report.json.dump(2) + '\n');
   return kExitOk;
 }
 

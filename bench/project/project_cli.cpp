@@ -103,6 +103,10 @@ int run_project(const ProjectOptions& o) {
 
   ProjectionInputs in;
   in.request = o.request;
+  in.compute = parse_compute(o.compute, o.request);
+  // The fits go out with the projection: input refused on the way (expert groups that do not
+  // tile nodes) leaves its one line and nothing else.
+  std::ostringstream fits;
   ProjectionLabels labels;
   labels.model = o.request.model;
   labels.gpus_per_node = o.request.gpus_per_node;
@@ -119,7 +123,7 @@ int run_project(const ProjectOptions& o) {
       single_node |= p.span.nodes == 1 && p.span.ranks > 1;
     if (!single_node && o.request.gpus_per_node > 1) intra = intra_fit(o, FabricModel{}).model;
     const FitReport fit = fit_fabric(results.points, intra, 1);
-    print_fit(fit, o.fabric, std::cout);
+    print_fit(fit, o.fabric, fits);
     records.push_back(fit_json(fit, o.fabric));
     in.model = fit.model;
     in.ratio_lo = fit.ratio_lo;
@@ -138,7 +142,7 @@ int run_project(const ProjectOptions& o) {
     labels.intra = "none (1 GPU per node)";
     if (o.request.gpus_per_node > 1) {
       const FitReport fit = intra_fit(o, in.model);
-      print_fit(fit, intra_results(o) + " (" + o.intra_transport + ")", std::cout);
+      print_fit(fit, intra_results(o) + " (" + o.intra_transport + ")", fits);
       records.push_back(fit_json(fit, intra_results(o)));
       in.model.intra = fit.model.intra;
       in.model.base_us = fit.model.base_us;
@@ -147,11 +151,11 @@ int run_project(const ProjectOptions& o) {
       labels.intra = "fit:" + intra_results(o) + " (" + o.intra_transport + ")";
     }
   }
-  in.compute = parse_compute(o.compute, o.request);
 
   std::vector<ProjectionRow> rows;
   for (int nodes : counts) rows.push_back(project_nodes(in, nodes));
   const std::optional<int> tip = tipping_point(rows);
+  std::cout << fits.str();
   print_projection(rows, labels, tip, std::cout);
   for (const ProjectionRow& row : rows) records.push_back(projection_json(row, labels, tip));
   write(o.out, records, file);

@@ -107,6 +107,7 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
   nlohmann::json passes = nlohmann::json::object();
   for (const PassSummary& p : m.passes)
     passes[std::string(pass_name(p.pass))] = {{"step_ms", p.step_ms},
+                                              {"step_samples_ms", p.step_samples_ms},
                                               {"steps", p.steps},
                                               {"spread", p.spread},
                                               {"stable", p.stable},

@@ -19,6 +19,7 @@ namespace collreplay {
 struct PassSummary {
   PassKind pass = PassKind::overlapped;
   double step_ms = 0;  // median over steps of the slowest rank's step time
+  std::vector<double> step_samples_ms;  // each timed step's slowest-rank time, in order
   int steps = 0;
   double spread = 0;
   bool stable = false;

@@ -98,6 +98,7 @@ PassSummary summarize(const PassResult& result, double timeout_s) {
   PassSummary s;
   s.pass = result.pass;
   s.step_ms = median(result.agreed_step_ms);
+  s.step_samples_ms = result.agreed_step_ms;
   s.steps = static_cast<int>(result.step_ms.size());
   s.spread = result.spread;
   s.stable = result.stable;

@@ -129,6 +129,8 @@ TEST_F(ProjectCli, BadInputExitsTwoWithOneLine) {
       base + " --fabric eth-10g --world 16",
       project() + kSmall + " --fabric eth-10g --compute model:h100@",
       project() + kSmall + " --fabric eth-10g --compute model:tpu@0.5",
+      project() + kSmall + " --fabric eth-10g --compute model:z80",
+      project() + kSmall + " --fabric eth-10g --compute abacus",
       project() + kSmall + " --fabric eth-10g",
       // Expert groups of 8 ranks do not tile nodes of 3 GPUs.
       project() +
@@ -144,6 +146,7 @@ TEST_F(ProjectCli, BadInputExitsTwoWithOneLine) {
     EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
     EXPECT_EQ(lines(r.err), 1) << command << ": " << r.err;
     EXPECT_NE(r.err.find("error"), std::string::npos) << command;
+    EXPECT_EQ(r.out, "") << command << ": refused after printing a fit";
   }
   EXPECT_FALSE(fs::exists("/nonexistent/dir/p.jsonl"));
 }

@@ -101,6 +101,7 @@ void add_replay_options(CLI::App& app, ReplayOptions& o) {
 
 void validate_replay_options(const ReplayOptions& o) {
   o.stable_fraction();
+  check_run_flags(o.run);
   if (o.steps < 0) throw UsageError("--steps must be >= 0");
   if (o.max_steps < 1) throw UsageError("--max-steps must be >= 1");
   if (o.warmup < 0) throw UsageError("--warmup must be >= 0");
