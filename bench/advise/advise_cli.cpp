@@ -76,9 +76,9 @@ int run_advise(const AdviseOptions& o) {
                       p.request.micro_batch,
                       p.request.seq,
                       in.gpu_memory_bytes};
-  // The fit's own lines go to stderr: stdout is the advice table.
+  // The fit's own '#' lines come first, as `project` prints them.
   if (!p.observed.empty()) {
-    const project::ObservedFabric observed = project::fit_observed_fabric(p, std::cerr);
+    const project::ObservedFabric observed = project::fit_observed_fabric(p, std::cout);
     in.projection.model = observed.fit.model;
     in.projection.terms = observed.fit.best.terms;
     in.projection.compute = observed.compute;
@@ -86,7 +86,7 @@ int run_advise(const AdviseOptions& o) {
     labels.compute = observed.compute_spec + " x " +
                      project::format_value("%.3f", observed.fit.best.terms.compute_scale);
   } else {
-    const project::FabricSource fabric = project::fabric_source(p, std::cerr);
+    const project::FabricSource fabric = project::fabric_source(p, std::cout);
     in.projection.model = fabric.model;
     in.projection.ratio_lo = fabric.ratio_lo;
     in.projection.ratio_hi = fabric.ratio_hi;
