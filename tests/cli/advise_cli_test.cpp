@@ -14,20 +14,6 @@ namespace {
 
 std::string advise() { return (bin_dir() / "advise").string(); }
 
-int lines(const std::string& text) {
-  int n = 0;
-  for (char c : text) n += c == '\n';
-  return n;
-}
-
-std::vector<nlohmann::json> read_jsonl(const fs::path& path) {
-  std::vector<nlohmann::json> records;
-  std::istringstream in(slurp(path));
-  std::string line;
-  while (std::getline(in, line)) records.push_back(nlohmann::json::parse(line));
-  return records;
-}
-
 // The parallelism_compare.sh setup, as replay ran it there.
 constexpr const char* kEth1g =
     " --model qwen2.5-0.5b --layers 4 --micro-batch 1 --seq 4096 --gpus-per-node 2 --nodes 2"
@@ -119,7 +105,7 @@ TEST_F(AdviseCli, BadInputIsOneLineAndExitTwo) {
         " --model qwen2.5-0.5b --nodes 2 --tp 2" + small, " --model qwen2.5-0.5b" + small}) {
     const Outcome r = run(advise() + args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
-    EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << args << ": " << r.err;
     EXPECT_FALSE(fs::exists(out)) << args;
   }
 }
