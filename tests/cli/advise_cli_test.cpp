@@ -94,6 +94,26 @@ TEST_F(AdviseCli, RefusesWhatDoesNotFitWithTheReason) {
   EXPECT_TRUE(ddp_refused);
 }
 
+TEST_F(AdviseCli, ObservedTableGivesThePublishedFullShardThroughput) {
+  // FACTS.md: Qwen2.5-7B FSDP FULL_SHARD with recompute on 8 nodes of 8 H100s over InfiniBand,
+  // 414,339 tokens/s; the fit of that table (tests/fixtures/observed) must give it back.
+  const fs::path out = dir_ / "a.jsonl";
+  const Outcome r =
+      run(advise() + " --observed " + (bin_dir() / "../../tests/fixtures/observed").string() +
+          "/ndv5_qwen7b.csv --fabric ib --model qwen2.5-7b --micro-batch 2 --seq 2048"
+          " --gpus-per-node 8 --nodes 8 --out " +
+          out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  bool found = false;
+  for (const nlohmann::json& rec : read_jsonl(out))
+    if (rec["layout"] == "fsdp" && rec["recompute"] == true) {
+      found = true;
+      EXPECT_EQ(rec["fabric"], "observed:ib");
+      EXPECT_NEAR(rec["tokens_per_s"].get<double>(), 414339, 0.05 * 414339);
+    }
+  EXPECT_TRUE(found);
+}
+
 TEST_F(AdviseCli, BadInputIsOneLineAndExitTwo) {
   const std::string out = (dir_ / "bad.jsonl").string();
   const std::string small = " --gpus-per-node 2 --fabric eth-1g --out " + out;
