@@ -1,14 +1,12 @@
 #include "bench/project/project_cli.hpp"
 
-#include <filesystem>
 #include <iostream>
 #include <sstream>
 
 #include "bench/app/results.hpp"
 #include "bench/flags/workload_flags.hpp"
 #include "bench/project/compute_source.hpp"
-#include "bench/project/fabric_profiles.hpp"
-#include "bench/project/intra_tier.hpp"
+#include "bench/project/fabric_source.hpp"
 #include "bench/project/model/fit.hpp"
 #include "bench/project/model/measured_points.hpp"
 #include "bench/project/observed/observed_cli.hpp"
@@ -40,16 +38,11 @@ int run_validate(const ProjectOptions& o, ResultsFile& file) {
 
 }  // namespace
 
-void add_project_options(CLI::App& app, ProjectOptions& o) {
-  add_workload_options(app, o.request);
-  app.remove_option(app.get_option("--world"));  // the world is --nodes x --gpus-per-node
+void add_fabric_options(CLI::App& app, ProjectOptions& o) {
   app.add_option("--fabric", o.fabric,
                  "fabric profile (sweeps/fabrics.tsv) or a results folder to fit");
   app.add_option("--compute", o.compute,
                  "model:GPU@MFU (a100 h100 h200 b200) or a results folder with a replay");
-  app.add_option("--nodes", o.nodes, "node counts to project, comma-separated")
-      ->capture_default_str();
-  app.add_option("--out", o.out, "write JSON Lines records here");
   app.add_option("--fabrics-file", o.fabrics_file,
                  "fabric profiles (default: sweeps/fabrics.tsv of this checkout)");
   app.add_option(
@@ -59,11 +52,20 @@ void add_project_options(CLI::App& app, ProjectOptions& o) {
       ->capture_default_str();
   app.add_option("--transport", o.transport, "use only results whose verified transport is this");
   app.add_option("--results-fabric", o.results_fabric, "use only results whose run.fabric is this");
-  app.add_option("--validate", o.validate,
-                 "fit all node counts of this results folder but the largest; predict the largest");
   app.add_option("--observed", o.observed,
                  "CSV of real throughput (model,micro_batch,seq,nodes,gpus_per_node,fabric,"
                  "tokens_per_s_per_gpu): fit the --fabric label's rows, then project");
+}
+
+void add_project_options(CLI::App& app, ProjectOptions& o) {
+  add_workload_options(app, o.request);
+  app.remove_option(app.get_option("--world"));  // the world is --nodes x --gpus-per-node
+  add_fabric_options(app, o);
+  app.add_option("--nodes", o.nodes, "node counts to project, comma-separated")
+      ->capture_default_str();
+  app.add_option("--out", o.out, "write JSON Lines records here");
+  app.add_option("--validate", o.validate,
+                 "fit all node counts of this results folder but the largest; predict the largest");
   app.add_option("--held-out", o.held_out,
                  "with --observed: CSV of rows kept out of the fit, predicted and compared");
 }
@@ -96,7 +98,6 @@ int run_project(const ProjectOptions& o) {
     return 0;
   }
   if (!o.held_out.empty()) throw UsageError("--held-out needs --observed");
-  if (o.fabric.empty()) throw UsageError("--fabric PROFILE|RESULTS_DIR is required");
   if (o.compute.empty()) throw UsageError("--compute model:GPU@MFU|RESULTS_DIR is required");
   if (o.request.gpus_per_node < 1) throw UsageError("--gpus-per-node must be at least 1");
   const std::vector<int> counts = parse_node_counts(o.nodes);
@@ -107,50 +108,17 @@ int run_project(const ProjectOptions& o) {
   // The fits go out with the projection: input refused on the way (expert groups that do not
   // tile nodes) leaves its one line and nothing else.
   std::ostringstream fits;
+  const FabricSource fabric = fabric_source(o, fits);
+  in.model = fabric.model;
+  in.ratio_lo = fabric.ratio_lo;
+  in.ratio_hi = fabric.ratio_hi;
   ProjectionLabels labels;
   labels.model = o.request.model;
   labels.gpus_per_node = o.request.gpus_per_node;
   labels.compute = o.compute;
-  std::vector<nlohmann::json> records;
-  std::error_code ec;
-  if (std::filesystem::exists(o.fabric, ec)) {
-    const ResultsSet results = load_results(o.fabric, o.transport, o.results_fabric);
-    require_one_fabric(results.points, o.fabric);
-    require_one_transport_per_tier(results.points, o.fabric);
-    std::optional<FabricModel> intra;
-    bool single_node = false;
-    for (const MeasuredPoint& p : results.points)
-      single_node |= p.span.nodes == 1 && p.span.ranks > 1;
-    if (!single_node && o.request.gpus_per_node > 1) intra = intra_fit(o, FabricModel{}).model;
-    const FitReport fit = fit_fabric(results.points, intra, 1);
-    print_fit(fit, o.fabric, fits);
-    records.push_back(fit_json(fit, o.fabric));
-    in.model = fit.model;
-    in.ratio_lo = fit.ratio_lo;
-    in.ratio_hi = fit.ratio_hi;
-    labels.fabric = "fit:" + o.fabric;
-    labels.intra = fit.intra_fitted ? "fit:" + o.fabric : "fit:" + intra_results(o);
-  } else {
-    const std::string table =
-        !o.fabrics_file.empty() ? o.fabrics_file : beside_checkout("sweeps/fabrics.tsv");
-    if (table.empty())
-      throw UsageError("no sweeps/fabrics.tsv beside the executable: give --fabrics-file");
-    const FabricProfile profile = find_fabric_profile(read_fabric_profiles(table), o.fabric);
-    in.model.inter = inter_tier_of(profile);
-    in.model.links = profile.links;
-    labels.fabric = profile.name;
-    labels.intra = "none (1 GPU per node)";
-    if (o.request.gpus_per_node > 1) {
-      const FitReport fit = intra_fit(o, in.model);
-      print_fit(fit, intra_results(o) + " (" + o.intra_transport + ")", fits);
-      records.push_back(fit_json(fit, intra_results(o)));
-      in.model.intra = fit.model.intra;
-      in.model.base_us = fit.model.base_us;
-      in.ratio_lo = fit.ratio_lo;
-      in.ratio_hi = fit.ratio_hi;
-      labels.intra = "fit:" + intra_results(o) + " (" + o.intra_transport + ")";
-    }
-  }
+  labels.fabric = fabric.fabric_label;
+  labels.intra = fabric.intra_label;
+  std::vector<nlohmann::json> records = fabric.fit_records;
 
   std::vector<ProjectionRow> rows;
   for (int nodes : counts) rows.push_back(project_nodes(in, nodes));

@@ -27,6 +27,9 @@ struct ProjectOptions {
 };
 
 void add_project_options(CLI::App& app, ProjectOptions& options);
+// Where the fabric and the compute come from (--fabric, --compute, --observed and the flags that
+// qualify them): shared with `advise`, which projects over the same fabrics.
+void add_fabric_options(CLI::App& app, ProjectOptions& options);
 
 // "1,2,4" -> {1, 2, 4}; UsageError on anything but positive integers.
 std::vector<int> parse_node_counts(const std::string& text);

@@ -17,20 +17,6 @@ namespace synthetic = collreplay::project::synthetic;
 
 std::string project() { return (bin_dir() / "project").string(); }
 
-int lines(const std::string& text) {
-  int n = 0;
-  for (char c : text) n += c == '\n';
-  return n;
-}
-
-std::vector<nlohmann::json> read_jsonl(const fs::path& path) {
-  std::vector<nlohmann::json> records;
-  std::istringstream in(slurp(path));
-  std::string line;
-  while (std::getline(in, line)) records.push_back(nlohmann::json::parse(line));
-  return records;
-}
-
 class ProjectCli : public ScratchDirTest {};
 
 constexpr const char* kSmall = " --model qwen2.5-0.5b --micro-batch 1 --seq 1024 --gpus-per-node 2";
@@ -104,7 +90,7 @@ TEST_F(ProjectCli, ASweepOverTwoFabricsNeedsOnePicked) {
   Outcome r = run(base);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("--results-fabric"), std::string::npos) << r.err;
-  EXPECT_EQ(lines(r.err), 1);
+  EXPECT_EQ(count_lines(r.err), 1);
   r = run(base + " --results-fabric other");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   r = run(project() + " --validate " + (dir_ / "sweep").string() + " --results-fabric synthetic");
@@ -144,7 +130,7 @@ TEST_F(ProjectCli, BadInputExitsTwoWithOneLine) {
   for (const std::string& command : bad) {
     const Outcome r = run(command);
     EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
-    EXPECT_EQ(lines(r.err), 1) << command << ": " << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << command << ": " << r.err;
     EXPECT_NE(r.err.find("error"), std::string::npos) << command;
     EXPECT_EQ(r.out, "") << command << ": refused after printing a fit";
   }

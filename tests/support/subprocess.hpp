@@ -9,8 +9,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace collreplay::cli_test {
 
@@ -26,6 +28,22 @@ inline std::string slurp(const fs::path& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// Lines in a program's output (one-line errors are a rule the CLI tests hold).
+inline int count_lines(const std::string& text) {
+  int n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+// The records of a JSON Lines results file, in order.
+inline std::vector<nlohmann::json> read_jsonl(const fs::path& path) {
+  std::vector<nlohmann::json> records;
+  std::istringstream in(slurp(path));
+  std::string line;
+  while (std::getline(in, line)) records.push_back(nlohmann::json::parse(line));
+  return records;
 }
 
 // The executables are this test binary's siblings in build/bin.

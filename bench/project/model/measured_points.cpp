@@ -151,10 +151,15 @@ struct Reader {
 
 }  // namespace
 
-GroupSpan replay_group_span(const std::string& group, int size, int nodes, int rpn) {
-  if (size < 1 || nodes < 1 || rpn < 1)
+GroupSpan replay_group_span(const std::string& group, int size, int nodes, int rpn, int tp) {
+  if (size < 1 || nodes < 1 || rpn < 1 || tp < 1)
     throw UsageError("group of " + std::to_string(size) + " ranks");
-  if (group == "node") return {size, 1};
+  if (group == "node" || group == "tp" || group == "expert_node") return {size, 1};
+  if (group == "shard") {
+    const int consecutive = size * tp;  // the ranks its members are spread over
+    if (consecutive <= rpn) return {size, 1};
+    return {size, std::min(nodes, consecutive / rpn)};
+  }
   if (group == "expert") {
     // Consecutive ranks: inside one node, or whole nodes.
     if (size <= rpn) return {size, 1};

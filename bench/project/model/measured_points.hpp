@@ -72,8 +72,11 @@ void require_one_transport_per_tier(const std::vector<MeasuredPoint>& points,
 // The distinct node counts of the runs the points come from, ascending.
 std::vector<int> node_counts(const std::vector<MeasuredPoint>& points);
 
-// Group placement of a replay op: its group kind and size in a run of `nodes` x `ranks_per_node`.
+// Group placement of a replay op: its group kind and size in a run of `nodes` x `ranks_per_node`
+// with tensor parallelism of degree `tp` (workloads/plan/parallel/mesh.hpp: a tp group is
+// consecutive ranks of one node; a shard group takes every tp-th rank of size x tp consecutive
+// ones, so HSDP's stays inside a node; replica groups span the nodes).
 GroupSpan replay_group_span(const std::string& group, int group_size, int nodes,
-                            int ranks_per_node);
+                            int ranks_per_node, int tp = 1);
 
 }  // namespace collreplay::project

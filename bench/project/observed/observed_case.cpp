@@ -33,9 +33,9 @@ ObservedCase prepare_case(const ObservedRow& row, const WorkloadRequest& plan,
     }
     const CollectiveOp& coll = op.collective();
     const CollKind kind = coll_kind_from_name(collective_kind_name(coll.kind));
-    const GroupSpan span =
-        replay_group_span(std::string(group_kind_name(coll.group)),
-                          group_size(c.schedule, coll.group), row.nodes, row.gpus_per_node);
+    const GroupSpan span = replay_group_span(std::string(group_kind_name(coll.group)),
+                                             group_size(c.schedule, coll.group), row.nodes,
+                                             row.gpus_per_node, c.schedule.tp);
     const double bytes = static_cast<double>(coll.bytes);
     auto same = [&](const ObservedCase::Collectives& g) {
       return std::tie(g.kind, g.bytes, g.span.ranks, g.span.nodes) ==
@@ -46,8 +46,8 @@ ObservedCase prepare_case(const ObservedRow& row, const WorkloadRequest& plan,
       group = c.collectives.insert(c.collectives.end(), {kind, bytes, span, {}});
     group->ops.push_back(i);
   }
-  c.observed_step_ms = static_cast<double>(c.schedule.tokens_per_step) /
-                       row.tokens_per_s_per_gpu * 1e3;
+  c.observed_step_ms =
+      static_cast<double>(c.schedule.tokens_per_step) / row.tokens_per_s_per_gpu * 1e3;
   return c;
 }
 

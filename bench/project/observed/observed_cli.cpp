@@ -4,7 +4,7 @@
 #include <ostream>
 
 #include "bench/project/compute_source.hpp"
-#include "bench/project/intra_tier.hpp"
+#include "bench/project/fabric_source.hpp"
 #include "bench/project/observed/gpu_memory_bandwidth.hpp"
 #include "bench/project/observed/observed_fit.hpp"
 #include "bench/project/observed/observed_report.hpp"
@@ -81,29 +81,38 @@ ProjectionRow project_with_band(const ObservedFit& fit, ProjectionInputs in, int
 
 }  // namespace
 
-std::vector<nlohmann::json> run_observed(const ProjectOptions& o, std::ostream& out) {
+ObservedFabric fit_observed_fabric(const ProjectOptions& o, std::ostream& out) {
   if (o.fabric.empty())
     throw UsageError("--observed needs --fabric LABEL: one value of the table's fabric column");
   if (o.request.gpus_per_node < 1) throw UsageError("--gpus-per-node must be at least 1");
-  const std::vector<int> counts = parse_node_counts(o.nodes);
-  const std::string spec = o.compute.empty() ? "model:h100" : o.compute;
-  ObservedLabels labels{o.observed, gpu_of(spec), std::nullopt};
-  const ComputeSource compute = parse_compute(spec, o.request);
-  labels.peak_tflops = compute.peak_tflops;
+  ObservedFabric f;
+  f.compute_spec = o.compute.empty() ? "model:h100" : o.compute;
+  ObservedLabels labels{o.observed, gpu_of(f.compute_spec), std::nullopt};
+  f.compute = parse_compute(f.compute_spec, o.request);
+  labels.peak_tflops = f.compute.peak_tflops;
   const std::vector<ObservedRow> rows =
       rows_of_fabric(read_observed_table(o.observed, o.request.catalog_dir), o.fabric, o.observed);
+  StepTerms fixed;
+  fixed.optimizer_hbm_gbyte_s = *hbm_gbyte_s(labels.gpu);
+  const FabricModel base = intra_fit(o, FabricModel{}).model;
+  f.fit = fit_observed(prepare(rows, o, f.compute), base, fixed, o.fabric);
+  print_observed_fit(f.fit, labels, out);
+  f.records.push_back(observed_fit_json(f.fit, labels));
+  f.intra_label = "fit:" + intra_results(o) + " (" + o.intra_transport + ")";
+  return f;
+}
+
+std::vector<nlohmann::json> run_observed(const ProjectOptions& o, std::ostream& out) {
+  const std::vector<int> counts = parse_node_counts(o.nodes);
+  ObservedFabric observed = fit_observed_fabric(o, out);
   std::vector<ObservedRow> held;
   if (!o.held_out.empty())
     held = rows_of_fabric(read_observed_table(o.held_out, o.request.catalog_dir), o.fabric,
                           o.held_out);
+  const ObservedFit& fit = observed.fit;
+  const ComputeSource& compute = observed.compute;
   const std::vector<ObservedCase> held_cases = prepare(held, o, compute);
-
-  StepTerms fixed;
-  fixed.optimizer_hbm_gbyte_s = *hbm_gbyte_s(labels.gpu);
-  const FabricModel base = intra_fit(o, FabricModel{}).model;
-  const ObservedFit fit = fit_observed(prepare(rows, o, compute), base, fixed, o.fabric);
-  print_observed_fit(fit, labels, out);
-  std::vector<nlohmann::json> records{observed_fit_json(fit, labels)};
+  std::vector<nlohmann::json> records = std::move(observed.records);
   if (!held_cases.empty()) {
     const std::vector<HeldOutPrediction> checked = check_held_out(fit, held_cases);
     print_held_out(checked, o.held_out, out);
@@ -119,9 +128,10 @@ std::vector<nlohmann::json> run_observed(const ProjectOptions& o, std::ostream& 
   ProjectionLabels plabels;
   plabels.model = o.request.model;
   plabels.gpus_per_node = o.request.gpus_per_node;
-  plabels.compute = spec + " x " + format_value("%.3f", fit.best.terms.compute_scale);
+  plabels.compute =
+      observed.compute_spec + " x " + format_value("%.3f", fit.best.terms.compute_scale);
   plabels.fabric = "observed:" + o.fabric;
-  plabels.intra = "fit:" + intra_results(o) + " (" + o.intra_transport + ")";
+  plabels.intra = observed.intra_label;
   std::vector<ProjectionRow> projected;
   std::vector<TokensBand> bands(counts.size());
   NormalMaxima maxima;

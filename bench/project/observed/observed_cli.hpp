@@ -7,9 +7,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/project/compute_source.hpp"
+#include "bench/project/observed/observed_fit.hpp"
 #include "bench/project/project_cli.hpp"
 
 namespace collreplay::project {
+
+// The --fabric label's rows of the --observed table fitted (printed to `out`): the fabric model,
+// the terms of the best fit and the modelled compute they scale. UsageError (one line) on a bad
+// table, a label the table lacks, or a compute that is not model:GPU.
+struct ObservedFabric {
+  ObservedFit fit;
+  ComputeSource compute;
+  std::string compute_spec;  // --compute, or its default model:h100
+  std::string intra_label;
+  std::vector<nlohmann::json> records;  // the observed_fit record
+};
+ObservedFabric fit_observed_fabric(const ProjectOptions& options, std::ostream& out);
 
 // Prints to `out` and returns the records to write. UsageError (one line) on a bad table, a label
 // the table lacks, or a compute that is not model:GPU.

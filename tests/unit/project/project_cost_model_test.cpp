@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "bench/project/model/cost_model.hpp"
+#include "bench/project/model/measured_points.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay::project {
@@ -107,6 +108,21 @@ TEST(ProjectCostModel, NamesOfNcclAlgorithms) {
   EXPECT_FALSE(algo_from_name("CollNetDirect", a));
   EXPECT_EQ(coll_kind_from_name("all_to_allv"), CollKind::all_to_all);
   EXPECT_THROW(coll_kind_from_name("broadcast"), UsageError);
+}
+
+// Where a schedule's groups sit (workloads/plan/parallel/mesh.hpp): HSDP's shard group and TP
+// groups inside a node, replica groups across the nodes, FSDP with TP over every node.
+TEST(ProjectCostModel, GroupsArePlacedAsTheMeshLaysThemOut) {
+  const auto span = [](const char* group, int size, int tp) {
+    const GroupSpan s = replay_group_span(group, size, 2, 8, tp);
+    return std::make_pair(s.ranks, s.nodes);
+  };
+  EXPECT_EQ(span("shard", 8, 1), std::make_pair(8, 1));  // hsdp: the node's 8 ranks
+  EXPECT_EQ(span("shard", 2, 4), std::make_pair(2, 1));  // tp4+hsdp: every 4th of 8
+  EXPECT_EQ(span("shard", 4, 4), std::make_pair(4, 2));  // tp4+fsdp over 16: 2 per node
+  EXPECT_EQ(span("tp", 4, 4), std::make_pair(4, 1));
+  EXPECT_EQ(span("replicate", 2, 1), std::make_pair(2, 2));
+  EXPECT_EQ(span("world", 16, 1), std::make_pair(16, 2));
 }
 
 }  // namespace

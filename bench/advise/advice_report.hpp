@@ -1,0 +1,25 @@
+// What `advise` prints and writes: a table of the layouts, best first, and one JSON record per
+// layout and recompute choice (record "advice").
+#pragma once
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/advise/advice.hpp"
+
+namespace collreplay::advise {
+
+struct AdviceLabels {
+  std::string model, fabric, compute, optimizer_states;
+  int nodes = 1, gpus_per_node = 1;
+  std::int64_t micro_batch = 1, seq = 1;
+  std::uint64_t gpu_memory_bytes = 0;
+};
+
+void print_advice(const std::vector<Advice>& advice, const AdviceLabels& labels, std::ostream& out);
+
+nlohmann::json advice_json(const Advice& advice, const AdviceLabels& labels);
+
+}  // namespace collreplay::advise

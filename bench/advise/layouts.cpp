@@ -1,0 +1,97 @@
+#include "bench/advise/layouts.hpp"
+
+namespace collreplay::advise {
+namespace {
+
+constexpr int kDegrees[] = {2, 4, 8};
+
+enum class DataParallel { fsdp, hsdp, ddp };
+
+const char* dp_name(DataParallel dp) {
+  switch (dp) {
+    case DataParallel::fsdp: return "fsdp";
+    case DataParallel::hsdp: return "hsdp";
+    case DataParallel::ddp: return "ddp";
+  }
+  return "?";
+}
+
+Layout make(const WorkloadRequest& base, int world, DataParallel dp, int tp, int ep) {
+  Layout l;
+  l.request = base;
+  l.request.world = world;
+  l.request.tp = tp;
+  l.request.ep = ep;
+  l.request.shard_group = 0;  // hybrid: the node's ranks of one TP index
+  if (dp == DataParallel::ddp) l.request.plan = "ddp";
+  l.request.sharding = dp == DataParallel::hsdp ? "hybrid" : "full";
+  const std::string prefix = tp > 1   ? "tp" + std::to_string(tp) + "+"
+                             : ep > 1 ? "ep" + std::to_string(ep) + "+"
+                                      : "";
+  l.name = tp == world ? "tp" + std::to_string(tp) : prefix + dp_name(dp);
+  return l;
+}
+
+// Why tensor parallelism of degree tp does not fit this model and node, or "".
+std::string tp_refusal(const ModelConfig& m, int tp, int gpus_per_node) {
+  const std::string what = "tp " + std::to_string(tp);
+  if (tp > gpus_per_node)
+    return what + " exceeds " + std::to_string(gpus_per_node) + " GPUs per node";
+  if (m.heads % tp != 0) return what + " does not divide " + std::to_string(m.heads) + " heads";
+  if (m.kv_heads % tp != 0)
+    return what + " does not divide " + std::to_string(m.kv_heads) + " KV heads";
+  if (m.intermediate % tp != 0 || m.vocab % tp != 0)
+    return what + " does not divide the intermediate size and the vocabulary";
+  return "";
+}
+
+// Why expert parallelism of degree ep does not fit this model and world, or "".
+std::string ep_refusal(const ModelConfig& m, int ep, int world, int gpus_per_node) {
+  const std::string what = "ep " + std::to_string(ep);
+  if (!m.is_moe()) return what + ": a dense model has no experts to spread";
+  if (m.experts % ep != 0)
+    return what + " does not divide " + std::to_string(m.experts) + " experts";
+  if (ep > world) return what + " exceeds the world of " + std::to_string(world);
+  if (world % ep != 0 || (ep > gpus_per_node ? ep % gpus_per_node : gpus_per_node % ep) != 0)
+    return what + ": expert groups would not tile the nodes";
+  return "";
+}
+
+// Why HSDP over shard groups of `shard` ranks (a node's ranks of one TP index) adds nothing, or "".
+std::string hsdp_refusal(int nodes, int shard) {
+  if (nodes == 1) return "one node: HSDP has a single replica, it is FSDP";
+  if (shard == 1)
+    return "one rank per node and TP index: HSDP's shard group is one rank, it is DDP";
+  return "";
+}
+
+}  // namespace
+
+std::vector<Layout> candidate_layouts(const WorkloadRequest& base, const ModelConfig& model,
+                                      int nodes) {
+  const int g = base.gpus_per_node;
+  const int world = nodes * g;
+  std::vector<Layout> out;
+  for (DataParallel dp : {DataParallel::fsdp, DataParallel::hsdp, DataParallel::ddp}) {
+    out.push_back(make(base, world, dp, 1, 1));
+    if (dp == DataParallel::hsdp) out.back().refused = hsdp_refusal(nodes, g);
+  }
+  for (int tp : kDegrees) {
+    const std::string refused = tp_refusal(model, tp, g);
+    for (DataParallel dp : {DataParallel::fsdp, DataParallel::hsdp, DataParallel::ddp}) {
+      // Alone, tensor parallelism is one layout whatever the data-parallel plan would be.
+      if (tp == world && dp != DataParallel::fsdp) continue;
+      out.push_back(make(base, world, dp, tp, 1));
+      out.back().refused = refused;
+      if (refused.empty() && dp == DataParallel::hsdp)
+        out.back().refused = hsdp_refusal(nodes, g / tp);
+    }
+  }
+  for (int ep : kDegrees) {
+    out.push_back(make(base, world, DataParallel::fsdp, 1, ep));
+    out.back().refused = ep_refusal(model, ep, world, g);
+  }
+  return out;
+}
+
+}  // namespace collreplay::advise

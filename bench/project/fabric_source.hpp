@@ -1,0 +1,37 @@
+// Where the projection's fabric comes from: a named profile (its nominal inter-node tier, the
+// intra-node tier fitted from --intra or the measured 2x H200 NVLink sweep found beside the
+// executable) or a results folder fitted as a whole. `project` and `advise` both start here, so
+// a fabric means the same to both.
+#pragma once
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/project/model/fit.hpp"
+#include "bench/project/project_cli.hpp"
+
+namespace collreplay::project {
+
+// The repository's file `relative`, as seen from build/bin (or an installed bin/); "" when absent.
+std::string beside_checkout(const std::string& relative);
+
+// --intra, or the measured NVLink sweep; UsageError when neither exists.
+std::string intra_results(const ProjectOptions& options);
+
+// The intra-node tier and base latency fitted from intra_results(); `model` supplies the rest.
+FitReport intra_fit(const ProjectOptions& options, const FabricModel& model);
+
+struct FabricSource {
+  FabricModel model;
+  double ratio_lo = 1, ratio_hi = 1;  // comm-time band (fit residuals)
+  std::string fabric_label, intra_label;
+  std::vector<nlohmann::json> fit_records;  // the fits it took, as `project` writes them
+};
+
+// --fabric PROFILE|RESULTS_DIR of `options` (not --observed); prints each fit to `out`.
+// UsageError (one line) on an unknown profile or a folder that cannot be fitted.
+FabricSource fabric_source(const ProjectOptions& options, std::ostream& out);
+
+}  // namespace collreplay::project

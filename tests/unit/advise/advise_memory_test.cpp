@@ -1,0 +1,88 @@
+// The memory model by hand: Qwen2.5-7B under FSDP1 FULL_SHARD on one node of 8 GPUs, micro-batch
+// 1 x 4096 tokens, bf16 parameters, gradients and (plan) moments.
+#include <gtest/gtest.h>
+
+#include "bench/advise/memory_model.hpp"
+#include "common/errors.hpp"
+#include "workloads/plan/schedule_builder.hpp"
+
+namespace collreplay::advise {
+namespace {
+
+// Parameters: a decoder layer 233,057,792 (workloads/README.md), 28 of them, and the root
+// (embed_tokens and lm_head 152,064 x 3,584 each, the final norm 3,584) 1,089,998,336:
+// 7,615,616,512. Both divide by 8, so FSDP1 pads nothing and each GPU holds 951,952,064 elements.
+constexpr std::uint64_t kShardNumel = 7'615'616'512ULL / 8;
+constexpr std::uint64_t kRootGathered = 1'089'998'336ULL * 2;
+constexpr std::uint64_t kLayerGathered = 233'057'792ULL * 2;
+
+struct Case {
+  WorkloadRequest request;
+  ModelConfig model;
+  Schedule schedule;
+};
+
+Case qwen7b(bool recompute) {
+  Case c;
+  c.request.model = "qwen2.5-7b";
+  c.request.world = 8;
+  c.request.gpus_per_node = 8;
+  c.request.micro_batch = 1;
+  c.request.seq = 4096;
+  c.request.activation_checkpointing = recompute;
+  c.model = load_model(c.request.model, "");
+  c.schedule = build_schedule(c.request);
+  return c;
+}
+
+TEST(AdviseMemory, ShardedStatesOfQwen7bFullShardOnEightGpus) {
+  const Case c = qwen7b(true);
+  const MemoryPerGpu plan = memory_per_gpu(c.schedule, c.model, c.request, OptimizerStates::plan);
+  EXPECT_EQ(plan.params_bytes, kShardNumel * 2);     // 1,903,904,128 B
+  EXPECT_EQ(plan.grads_bytes, kShardNumel * 2);      // bf16 reduce dtype
+  EXPECT_EQ(plan.optimizer_bytes, kShardNumel * 4);  // exp_avg and exp_avg_sq in bf16
+  EXPECT_EQ(plan.params_bytes + plan.grads_bytes + plan.optimizer_bytes, 7'615'616'512ULL);
+  // Mixed precision's fp32 master weights and moments: 12 bytes per element of the shard.
+  const MemoryPerGpu fp32 = memory_per_gpu(c.schedule, c.model, c.request, OptimizerStates::fp32);
+  EXPECT_EQ(fp32.optimizer_bytes, kShardNumel * 12);
+  // The root stays gathered; the running layer and its prefetched successor are gathered; the
+  // largest unit's full bf16 gradient (the root's) waits for its reduce-scatter.
+  EXPECT_EQ(plan.gathered_bytes, kRootGathered + 2 * kLayerGathered + kRootGathered);
+}
+
+TEST(AdviseMemory, ActivationsWithAndWithoutRecompute) {
+  // Per token a layer saves 2h norm outputs, 2h norm inputs, q + k + v + attention output
+  // (3,584 + 512 + 512 + 3,584) and 4 x 18,944 of the MLP: 98,304 elements, bf16.
+  const std::uint64_t full_layer = 4096ULL * 98'304 * 2;     // 805,306,368 B
+  const std::uint64_t logits = 4096ULL * 152'064 * (2 + 4);  // bf16 logits and their fp32 copy
+  const std::uint64_t layer_input = 4096ULL * 3'584 * 2;
+  const Case with = qwen7b(true);
+  EXPECT_EQ(activation_bytes(with.model, with.request), 28 * layer_input + full_layer + logits);
+  const Case without = qwen7b(false);
+  EXPECT_EQ(activation_bytes(without.model, without.request), 28 * full_layer + logits);
+  EXPECT_EQ(memory_per_gpu(without.schedule, without.model, without.request, OptimizerStates::plan)
+                .activations_bytes,
+            26'285'703'168ULL);
+}
+
+TEST(AdviseMemory, TensorParallelSplitsWhatItShards) {
+  Case c = qwen7b(true);
+  c.request.tp = 4;
+  c.schedule = build_schedule(c.request);
+  const MemoryPerGpu tp4 = memory_per_gpu(c.schedule, c.model, c.request, OptimizerStates::plan);
+  const Case one = qwen7b(true);
+  const MemoryPerGpu tp1 =
+      memory_per_gpu(one.schedule, one.model, one.request, OptimizerStates::plan);
+  // The same parameters over the same 8 GPUs: only the norms (kept whole on every TP rank) add.
+  EXPECT_GE(tp4.params_bytes, tp1.params_bytes);
+  EXPECT_LT(tp4.params_bytes, tp1.params_bytes * 101 / 100);
+  EXPECT_LT(tp4.activations_bytes, tp1.activations_bytes / 2);
+}
+
+TEST(AdviseMemory, OptimizerStatesChoiceIsChecked) {
+  EXPECT_EQ(parse_optimizer_states("fp32"), OptimizerStates::fp32);
+  EXPECT_THROW(parse_optimizer_states("fp16"), UsageError);
+}
+
+}  // namespace
+}  // namespace collreplay::advise
