@@ -43,6 +43,7 @@ int run_validate(const ProjectOptions& o, ResultsFile& file) {
 void add_project_options(CLI::App& app, ProjectOptions& o) {
   add_workload_options(app, o.request);
   app.remove_option(app.get_option("--world"));  // the world is --nodes x --gpus-per-node
+  add_trace_option(app, o.request);
   app.add_option("--fabric", o.fabric,
                  "fabric profile (sweeps/fabrics.tsv) or a results folder to fit");
   app.add_option("--compute", o.compute,
