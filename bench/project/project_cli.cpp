@@ -105,7 +105,7 @@ int run_project(const ProjectOptions& o) {
   ProjectionInputs in;
   in.request = o.request;
   ProjectionLabels labels;
-  labels.model = o.request.model;
+  labels.model = o.request.trace.empty() ? o.request.model : "trace:" + o.request.trace;
   labels.gpus_per_node = o.request.gpus_per_node;
   labels.compute = o.compute;
   std::vector<nlohmann::json> records;
