@@ -1,14 +1,13 @@
 #include "workloads/trace/trace_events.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
+#include "common/read_file.hpp"
 
 namespace collreplay::trace {
 namespace {
@@ -205,11 +204,7 @@ TraceEvents parse_trace(const std::string& text, const std::string& path) {
 }
 
 TraceEvents read_trace(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read trace file '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_trace(text.str(), path);
+  return parse_trace(read_whole_file(path, "trace file"), path);
 }
 
 }  // namespace collreplay::trace
