@@ -1,20 +1,14 @@
 #include "workloads/schedule_file.hpp"
 
-#include <fstream>
-#include <sstream>
-
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "common/read_file.hpp"
 #include "workloads/schedule_json.hpp"
 
 namespace collreplay {
 
 Schedule load_schedule_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read schedule file '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return schedule_from_json(text.str(), path);
+  return schedule_from_json(read_whole_file(path, "schedule file"), path);
 }
 
 bool is_per_rank_pattern(const std::string& path) { return path.find("%d") != std::string::npos; }

@@ -19,12 +19,15 @@ int main(int argc, char** argv) {
     app.add_flag("--dry-run", dry_run, "print the schedule; no MPI, no GPU");
     app.add_option("--format", dry.format, "dry-run output: table | json | slices (every GEMM and kernel of every compute op)")->capture_default_str();
     app.add_option("--schedule", dry.schedule_file,
-                   "load this schedule JSON instead of building one");
+                   "load this schedule JSON instead of building one")
+        ->excludes(collreplay::add_trace_option(app, request));
     app.add_option("--save-schedule", dry.save_schedule, "write the schedule JSON here");
     collreplay::add_replay_options(app, replay);
     if (auto exit_code = collreplay::parse_flags(app, n, args)) return *exit_code;
     // Bad values are refused alike with --dry-run and without.
     collreplay::validate_replay_options(replay);
+    // A trace brings its own world unless --world asks for another (trace_import.hpp).
+    if (!request.trace.empty() && app.count("--world") == 0) request.world = 0;
     if (dry_run) return collreplay::run_dry_run(request, dry);
     replay.schedule_file = dry.schedule_file;
     replay.command_line.assign(args, args + n);

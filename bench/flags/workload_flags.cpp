@@ -76,4 +76,10 @@ void add_workload_options(CLI::App& app, WorkloadRequest& q) {
       ->capture_default_str();
 }
 
+CLI::Option* add_trace_option(CLI::App& app, WorkloadRequest& q) {
+  return app.add_option("--trace", q.trace,
+                        "import the step of a torch.profiler Chrome trace (rank 0's for every "
+                        "rank of a symmetric job; 'dir/rank%d.trace.json': one per rank)");
+}
+
 }  // namespace collreplay

@@ -13,4 +13,8 @@ namespace collreplay {
 // so every bad value gets the same one-line UsageError.
 void add_workload_options(CLI::App& app, WorkloadRequest& request);
 
+// --trace FILE: the step of a real job's torch.profiler trace instead of the catalog's
+// (workloads/trace/trace_import.hpp). Returns the option, for the program's exclusions.
+CLI::Option* add_trace_option(CLI::App& app, WorkloadRequest& request);
+
 }  // namespace collreplay

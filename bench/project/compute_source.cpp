@@ -47,8 +47,13 @@ ComputeSource modelled(const std::string& spec) {
 }  // namespace
 
 double ComputeSource::op_ms(const ScheduleOp& op) const {
-  if (measured_ms.empty())
-    return gemm_flops(op.compute().gemms) / (*peak_tflops * 1e12 * mfu) * 1e3;
+  if (measured_ms.empty()) {
+    // An imported trace's kernels carry their measured time; the peak does not set it.
+    double traced_ms = 0;
+    for (const KernelSlice& k : op.compute().kernels)
+      if (k.kind == KernelKind::timed) traced_ms += k.duration_us / 1e3;
+    return gemm_flops(op.compute().gemms) / (*peak_tflops * 1e12 * mfu) * 1e3 + traced_ms;
+  }
   auto it = measured_ms.find(op.name);
   if (it == measured_ms.end())
     throw UsageError("--compute " + label + ": the measured replay has no compute op '" + op.name +

@@ -1,5 +1,6 @@
 // Where projected compute times come from: a GPU's bf16 peak at a given MFU
-// (`model:h100@0.45`), or a measured replay's compute-only pass (a results folder), matched to the
+// (`model:h100@0.45`; an imported trace's timed kernels keep their traced time), or a measured
+// replay's compute-only pass (a results folder), matched to the
 // schedule's compute ops by name. Per-rank compute does not change with node count (FSDP keeps
 // each rank's tokens), so one measurement serves every projected world size.
 #pragma once

@@ -60,6 +60,7 @@ void add_fabric_options(CLI::App& app, ProjectOptions& o) {
 void add_project_options(CLI::App& app, ProjectOptions& o) {
   add_workload_options(app, o.request);
   app.remove_option(app.get_option("--world"));  // the world is --nodes x --gpus-per-node
+  add_trace_option(app, o.request);
   add_fabric_options(app, o);
   app.add_option("--nodes", o.nodes, "node counts to project, comma-separated")
       ->capture_default_str();
@@ -113,7 +114,7 @@ int run_project(const ProjectOptions& o) {
   in.ratio_lo = fabric.ratio_lo;
   in.ratio_hi = fabric.ratio_hi;
   ProjectionLabels labels;
-  labels.model = o.request.model;
+  labels.model = o.request.trace.empty() ? o.request.model : "trace:" + o.request.trace;
   labels.gpus_per_node = o.request.gpus_per_node;
   labels.compute = o.compute;
   labels.fabric = fabric.fabric_label;

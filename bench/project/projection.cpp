@@ -7,7 +7,7 @@
 #include "bench/replay/headroom.hpp"
 #include "common/dtype.hpp"
 #include "common/errors.hpp"
-#include "workloads/plan/schedule_builder.hpp"
+#include "workloads/trace/trace_import.hpp"
 #include "workloads/schedule_summary.hpp"
 
 namespace collreplay::project {
@@ -27,7 +27,7 @@ ProjectionRow project_nodes(const ProjectionInputs& in, int nodes) {
   WorkloadRequest request = in.request;
   request.world = nodes * g;
   NormalMaxima maxima;
-  return project_schedule(in, build_schedule(request), nodes, maxima);
+  return project_schedule(in, schedule_for_request(request), nodes, maxima);
 }
 
 ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, int nodes,

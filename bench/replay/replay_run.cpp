@@ -35,7 +35,7 @@
 #include "collectives/transport/transport_select.hpp"
 #include "common/errors.hpp"
 #include "common/host_identity.hpp"
-#include "workloads/plan/schedule_builder.hpp"
+#include "workloads/trace/trace_import.hpp"
 #include "workloads/schedule_file.hpp"
 #include "workloads/schedule_json.hpp"
 #include "workloads/schedule_summary.hpp"
@@ -53,7 +53,7 @@ Schedule schedule_for_rank(const ReplayOptions& options, WorkloadRequest request
   request.rank = rank;
   // Measured unless given: --gpus-per-node N lays out emulated nodes on fewer hosts.
   if (!options.gpus_per_node_given) request.gpus_per_node = ranks_per_node;
-  return build_schedule(request);
+  return schedule_for_request(request);
 }
 
 struct Peak {

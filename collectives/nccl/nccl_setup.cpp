@@ -94,25 +94,36 @@ std::string async_error_of(const NcclCommState& state) {
          (detail && *detail ? std::string(" (") + detail + ")" : std::string());
 }
 
+// NCCL's idea of a host: NCCL_HOSTID when set (emulated nodes), else the host name.
+std::string nccl_host_identity() {
+  const char* id = std::getenv("NCCL_HOSTID");
+  return id && *id ? id : host_name();
+}
+
 // Why this rank cannot have a GPU of its own, or "". Collective over the node's ranks: every
 // rank publishes the bus id of the GPU it would take, so launchers that give each rank a
 // different CUDA_VISIBLE_DEVICES (one GPU visible per rank) pass, and oversubscription fails.
+// Ranks of different NCCL hosts (NCCL_HOSTID, --emulate-nodes) may share a GPU: NCCL treats
+// them as nodes apart, as the reference's --same-gpu traces do.
 std::string device_problem(MPI_Comm node, int device, int gpus) {
+  constexpr int kKeyBytes = kNcclBusIdBytes + kNcclHostNameBytes;
   int local_rank = 0, local_size = 1;
   MPI_Comm_rank(node, &local_rank);
   MPI_Comm_size(node, &local_size);
-  std::vector<char> mine(kNcclBusIdBytes, '\0');
+  std::vector<char> mine(kKeyBytes, '\0');
   const std::string bus = bus_id_of(device);
   std::strncpy(mine.data(), bus.c_str(), kNcclBusIdBytes - 1);
-  std::vector<char> all(static_cast<std::size_t>(kNcclBusIdBytes) * local_size);
-  MPI_Allgather(mine.data(), kNcclBusIdBytes, MPI_CHAR, all.data(), kNcclBusIdBytes, MPI_CHAR,
-                node);
+  std::strncpy(mine.data() + kNcclBusIdBytes, nccl_host_identity().c_str(),
+               kNcclHostNameBytes - 1);
+  std::vector<char> all(static_cast<std::size_t>(kKeyBytes) * local_size);
+  MPI_Allgather(mine.data(), kKeyBytes, MPI_CHAR, all.data(), kKeyBytes, MPI_CHAR, node);
   std::set<std::string> distinct;
   bool any_missing = false;
   for (int r = 0; r < local_size; ++r) {
-    const std::string id(all.data() + static_cast<std::size_t>(r) * kNcclBusIdBytes);
+    const char* key = all.data() + static_cast<std::size_t>(r) * kKeyBytes;
+    const std::string id(key);
     any_missing |= id.empty();
-    distinct.insert(id);
+    distinct.insert(id + "|" + std::string(key + kNcclBusIdBytes));
   }
   if (!any_missing && static_cast<int>(distinct.size()) == local_size) return {};
   return std::to_string(local_size) + " ranks on host " + host_name() + " but only " +
@@ -131,12 +142,6 @@ void throw_if_any_rank_has(MPI_Comm world, const std::string& problem) {
   if (rank == first) std::strncpy(message.data(), problem.c_str(), kMessageBytes - 1);
   MPI_Bcast(message.data(), kMessageBytes, MPI_CHAR, first, world);
   throw UsageError(message.data());
-}
-
-// NCCL's idea of a host: NCCL_HOSTID when set (emulated nodes), else the host name.
-std::string nccl_host_identity() {
-  const char* id = std::getenv("NCCL_HOSTID");
-  return id && *id ? id : host_name();
 }
 
 int count_hosts(MPI_Comm comm) {

@@ -40,16 +40,10 @@ for c in "${cases[@]}"; do
     { echo "replay $c failed:"; tail -5 "$out/replay_$c.log"; status=1; }
 done
 
-python3 - "$out" "${cases[@]}" <<'EOF'
-import json, os, sys
+PYTHONPATH=sweeps/gpu python3 - "$out" "${cases[@]}" <<'EOF'
+import sys
+from step_record import step
 out, cases = sys.argv[1], sys.argv[2:]
-def step(path):
-    if not os.path.exists(path):
-        return None
-    for line in open(path):
-        r = json.loads(line)
-        if r.get("record") == "step":
-            return r
 print("| case | reference fwd+bwd ms | replay fwd+bwd ms | ratio | reference step ms | replay step ms | ratio | replay MFU / HFU |")
 print("|---|---|---|---|---|---|---|---|")
 for c in cases:

@@ -1,4 +1,4 @@
-// Where tests find the fixture results: tests/fixtures/results from the repository root (the
+// Where tests find their fixtures: tests/fixtures/<folder> from the repository root (the
 // working directory of `make test`), else two levels above the test binary.
 #pragma once
 #include <filesystem>
@@ -8,12 +8,17 @@
 
 namespace collreplay::test_support {
 
-inline std::string results_fixtures(const std::string& sub = "") {
+// A folder of tests/fixtures ("results", "traces"), found either way.
+inline std::string fixtures(const std::string& folder, const std::string& sub = "") {
   namespace fs = std::filesystem;
-  fs::path root = "tests/fixtures/results";
+  fs::path root = "tests/fixtures/" + folder;
   if (!fs::exists(root))
-    root = cli_test::bin_dir().parent_path().parent_path() / "tests/fixtures/results";
+    root = cli_test::bin_dir().parent_path().parent_path() / "tests/fixtures" / folder;
   return (sub.empty() ? root : root / sub).string();
+}
+
+inline std::string results_fixtures(const std::string& sub = "") {
+  return fixtures("results", sub);
 }
 
 }  // namespace collreplay::test_support

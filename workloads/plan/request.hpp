@@ -45,6 +45,9 @@ struct WorkloadRequest {
   // auto | adamw-loop | adamw-foreach | adamw-fused | none (workloads/plan/step/optimizer_step.hpp)
   std::string optimizer = "auto";
   std::string host_time = "eager";  // eager | none (workloads/plan/step/host_time.hpp)
+  // A torch.profiler trace (or "dir/rank%d.trace.json") to import instead of building from the
+  // catalog (workloads/trace/trace_import.hpp); world 0 then means the traced world.
+  std::string trace;
 };
 
 }  // namespace collreplay

@@ -6,10 +6,11 @@
 
 #include "bench/replay/footprint.hpp"
 #include "common/errors.hpp"
-#include "workloads/plan/schedule_builder.hpp"
+#include "workloads/trace/trace_import.hpp"
 #include "workloads/schedule_file.hpp"
 #include "workloads/schedule_json.hpp"
 #include "workloads/schedule_summary.hpp"
+#include "workloads/trace/trace_listing.hpp"
 
 namespace collreplay {
 
@@ -17,7 +18,7 @@ int run_dry_run(const WorkloadRequest& request, const DryRunOptions& options) {
   if (options.format != "table" && options.format != "json" && options.format != "slices")
     throw UsageError("unknown --format '" + options.format + "' (expected table, json or slices)");
   const Schedule schedule = options.schedule_file.empty()
-                                ? build_schedule(request)
+                                ? schedule_for_request(request)
                                 : load_schedule_for_rank(options.schedule_file, request.rank);
   if (is_per_rank_pattern(options.save_schedule)) {
     // Every rank's schedule, one file each: what replay --schedule 'dir/rank%d.json' reads.
@@ -26,7 +27,7 @@ int run_dry_run(const WorkloadRequest& request, const DryRunOptions& options) {
       if (options.schedule_file.empty()) {
         WorkloadRequest other = request;
         other.rank = rank;
-        mine = build_schedule(other);
+        mine = schedule_for_request(other);
       } else if (rank != schedule.rank) {
         mine = load_schedule_for_rank(options.schedule_file, rank);
       }
@@ -53,6 +54,7 @@ int run_dry_run(const WorkloadRequest& request, const DryRunOptions& options) {
     print_schedule_slices(schedule, std::cout);
   } else {
     print_schedule_table(schedule, std::cout);
+    if (!request.trace.empty()) trace::print_trace_listing(trace::import_trace(request), std::cout);
     std::cout << "# memory, host run (--backend mpi): " << describe_footprint(host) << "\n"
               << "# memory, GPU run (nccl): " << describe_footprint(gpu) << "\n";
   }

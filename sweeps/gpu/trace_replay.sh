@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Trace import on one GPU, end to end: the real-training reference (sweeps/gpu/reference/) writes
+# a torch.profiler trace of one step (--trace-dir), replay imports it (--trace) and replays it on
+# the same GPU, and the closing table sets the traced step beside the replayed one.
+#   sweeps/gpu/trace_replay.sh OUT_DIR [case...]     cases: 1r 2r (default: both)
+# 1r: Qwen2.5-0.5B, 2 layers, micro-batch 1 x seq 512, one rank (compute only: FSDP2 calls no
+#     collective at one rank). 2r: the same on two ranks sharing GPU 0, each its own NCCL host
+#     (the reference's --same-gpu; replay's --emulate-nodes 2), so NCCL talks over loopback
+#     sockets, as tests/fixtures/traces/q05_small was taken. Each rank replays its own trace.
+# Columns: the traced step (the profiled step in the trace: first host event to the last GPU
+# work), the reference's unprofiled step (its step record; the profiler slows the host), the
+# replayed overlapped step, and replayed / traced.
+# Needs a GPU, python3 with torch (torchrun) and `make` having built build/bin/replay.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${1:?usage: trace_replay.sh OUT_DIR [case...]}
+shift
+cases=("$@")
+[ ${#cases[@]} -gt 0 ] || cases=(1r 2r)
+mkdir -p "$out"
+export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
+workload=(--model qwen2.5-0.5b --layers 2 --micro-batch 1 --seq 512)
+
+status=0
+for c in "${cases[@]}"; do
+  case $c in
+    1r) ranks=1 same=() emulate=() ;;
+    2r) ranks=2 same=(--same-gpu) emulate=(--emulate-nodes 2 --transport socket --ifname lo) ;;
+    *) echo "trace_replay.sh: unknown case '$c' (1r 2r)" >&2; exit 2 ;;
+  esac
+  rm -rf "$out/trace_$c"
+  timeout 300 torchrun --nproc-per-node "$ranks" sweeps/gpu/reference/reference_step.py \
+    "${workload[@]}" "${same[@]}" --steps 5 --warmup 2 --trace-dir "$out/trace_$c" \
+    --out "$out/reference_$c.jsonl" >"$out/reference_$c.log" 2>&1 ||
+    { echo "reference $c failed:"; tail -5 "$out/reference_$c.log"; status=1; continue; }
+  # The traced step, as the importer reads it (rank 0's trace).
+  build/bin/replay --dry-run --trace "$out/trace_$c/rank0.trace.json" --seq 512 \
+    >"$out/import_$c.txt" 2>&1 || { echo "import $c failed:"; cat "$out/import_$c.txt"; status=1; continue; }
+  # Two ranks on one GPU as two NCCL hosts over the loopback socket, like the reference.
+  timeout 300 mpirun --allow-run-as-root -np "$ranks" -x NCCL_NVLS_ENABLE -x NCCL_IB_DISABLE=1 \
+    -x NCCL_SOCKET_IFNAME=lo build/bin/replay --trace "$out/trace_$c/rank%d.trace.json" \
+    --seq 512 --micro-batch 1 --gpus-per-node 1 "${emulate[@]}" --steps 10 \
+    --out "$out/replay_$c.jsonl" >"$out/replay_$c.log" 2>&1 ||
+    { echo "replay $c failed:"; tail -5 "$out/replay_$c.log"; status=1; }
+done
+
+PYTHONPATH=sweeps/gpu python3 - "$out" "${cases[@]}" <<'PY'
+import os, re, sys
+from step_record import step
+out, cases = sys.argv[1], sys.argv[2:]
+def traced(path):
+    if not os.path.exists(path):
+        return None
+    m = re.search(r"traced step ([0-9.]+) ms", open(path).read())
+    return float(m.group(1)) if m else None
+print("| case | traced step ms | reference step ms (unprofiled) | replayed step ms | replayed / traced | replayed compute-only ms |")
+print("|---|---|---|---|---|---|")
+for c in cases:
+    t, ref, rep = traced(f"{out}/import_{c}.txt"), step(f"{out}/reference_{c}.jsonl"), step(f"{out}/replay_{c}.jsonl")
+    if t is None or not ref or not rep:
+        print(f"| {c} | missing | | | | |")
+        continue
+    r = rep["overlapped_ms"]
+    print(f"| {c} qwen2.5-0.5b 2 layers mb1 x 512 | {t:.1f} | {ref['overlapped_ms']:.1f} | {r:.1f} | "
+          f"{r / t:.2f} | {rep['compute_ms']:.1f} |")
+PY
+exit $status

@@ -1,0 +1,76 @@
+#include "workloads/trace/trace_import.hpp"
+
+#include <algorithm>
+
+#include "common/errors.hpp"
+#include "workloads/plan/schedule_builder.hpp"
+#include "workloads/schedule_file.hpp"
+#include "workloads/schedule_json.hpp"
+
+namespace collreplay::trace {
+namespace {
+
+// FSDP at another world: the same gathered unit, padded to whole elements on every rank.
+void spread_over(Schedule& s, int world, const std::string& path) {
+  for (ScheduleOp& op : s.ops) {
+    if (!op.is_collective()) continue;
+    CollectiveOp& c = std::get<CollectiveOp>(op.body);
+    if (c.group != GroupKind::world)
+      throw UsageError("trace '" + path + "' holds collectives over " +
+                       std::string(group_kind_name(c.group)) + " groups of a world of " +
+                       std::to_string(s.world) + ": replay it at that world, not " +
+                       std::to_string(world));
+    if (c.kind == CollectiveKind::all_reduce) continue;
+    const std::uint64_t unit = dtype_size_bytes(c.dtype) * static_cast<std::uint64_t>(world);
+    c.bytes = (c.bytes + unit - 1) / unit * unit;
+  }
+  s.world = world;
+}
+
+}  // namespace
+
+TraceImport import_trace(const WorkloadRequest& request) {
+  if (request.host_time != "eager" && request.host_time != "none")
+    throw UsageError("unknown --host-time '" + request.host_time + "' (expected eager or none)");
+  if (request.micro_batch < 1 || request.seq < 1 || request.micro_batches < 1)
+    throw UsageError("--micro-batch, --seq and --micro-batches must be positive");
+  const bool per_rank = is_per_rank_pattern(request.trace);
+  const std::string path = per_rank ? path_for_rank(request.trace, request.rank) : request.trace;
+  TraceImport in = trace_to_schedule(read_trace(path), request.host_time == "eager");
+  Schedule& s = in.schedule;
+  const int world = request.world > 0 ? request.world : s.world;
+  if (request.rank < 0 || request.rank >= world)
+    throw UsageError("rank " + std::to_string(request.rank) + " is outside a world of " +
+                     std::to_string(world));
+  if (per_rank && s.rank != request.rank)
+    throw UsageError("trace '" + path + "' is rank " + std::to_string(s.rank) + "'s, not rank " +
+                     std::to_string(request.rank) + "'s");
+  if (world != s.world) {
+    if (per_rank)
+      throw UsageError("the traces are of a world of " + std::to_string(s.world) +
+                       " ranks, not " + std::to_string(world));
+    spread_over(s, world, path);
+  }
+  s.rank = request.rank;
+  s.model = "trace:" + request.trace;
+  s.gpus_per_node = std::clamp(request.gpus_per_node, 1, world);
+  s.micro_batch = request.micro_batch;
+  s.seq = request.seq;
+  s.micro_batches = request.micro_batches;
+  s.tokens_per_step = static_cast<std::uint64_t>(request.micro_batch * request.seq) *
+                      static_cast<std::uint64_t>(request.micro_batches);
+  // Through the schedule file's checks: an import is held to what a loaded schedule is.
+  s = schedule_from_json(schedule_to_json(s), "trace '" + path + "'");
+  return in;
+}
+
+}  // namespace collreplay::trace
+
+namespace collreplay {
+
+Schedule schedule_for_request(const WorkloadRequest& request) {
+  if (request.trace.empty()) return build_schedule(request);
+  return trace::import_trace(request).schedule;
+}
+
+}  // namespace collreplay

@@ -1,0 +1,186 @@
+#include "workloads/trace/trace_schedule.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "workloads/trace/trace_collective.hpp"
+
+namespace collreplay::trace {
+namespace {
+
+const char* short_phase(Phase p) {
+  return p == Phase::forward ? "fwd" : p == Phase::backward ? "bwd" : "opt";
+}
+const char* short_kind(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::all_gather: return "ag";
+    case CollectiveKind::reduce_scatter: return "rs";
+    case CollectiveKind::all_reduce: return "ar";
+    case CollectiveKind::all_to_all:
+    case CollectiveKind::all_to_allv: return "a2a";
+  }
+  return "c";
+}
+
+// Builds the ops in launch order; one compute op is open at a time.
+class Converter {
+ public:
+  Converter(const TraceEvents& trace, bool host_time)
+      : trace_(trace), host_time_(host_time), host_from_us_(trace.step_start_us) {
+    main_tid_ = trace.gpu.front().launch_tid;
+  }
+
+  TraceImport run() {
+    for (const GpuWork& w : trace_.gpu) {
+      if (w.collective) {
+        close(w.launch_us);
+        add_collective(w);
+      } else {
+        add_compute(w);
+      }
+      gpu_end_us_ = std::max(gpu_end_us_, w.start_us + w.dur_us);
+    }
+    close(trace_.gpu.back().launch_end_us);
+    link_hiding();
+    out_.device = trace_.device;
+    out_.step_us = gpu_end_us_ - trace_.step_start_us;
+    return std::move(out_);
+  }
+
+ private:
+  Phase phase_of(const GpuWork& w) const {
+    for (const HostSpan& s : trace_.optimizer)
+      if (w.launch_us >= s.start_us && w.launch_us <= s.end_us) return Phase::optimizer;
+    // The autograd engine runs backward (and checkpointed recompute) on a thread of its own.
+    return w.launch_tid == main_tid_ ? Phase::forward : Phase::backward;
+  }
+
+  // The host's own time in [from, to): the wall time less its waits for the GPU.
+  double host_between(double from, double to) const {
+    double busy = std::max(0.0, to - from);
+    for (const HostSpan& s : trace_.host_waits)
+      busy -= std::max(0.0, std::min(to, s.end_us) - std::max(from, s.start_us));
+    return std::max(0.0, busy);
+  }
+
+  // The collective this kernel's stream stood waiting for, or -1.
+  int waited_for(const GpuWork& w) const {
+    auto last = stream_end_us_.find(w.stream);
+    if (last != stream_end_us_.end() && w.start_us - last->second <= kWaitSlackUs) return -1;
+    int best = -1;
+    double best_end = 0;
+    for (const auto& [op, end_us] : collective_end_us_)
+      if (end_us <= w.start_us && w.start_us - end_us <= kWaitSlackUs && end_us >= best_end) {
+        best = op;
+        best_end = end_us;
+      }
+    return best;
+  }
+
+  void add_compute(const GpuWork& w) {
+    const Phase phase = phase_of(w);
+    const int waited = waited_for(w);
+    if (open_ && (waited >= 0 || phase != open_phase_)) close(w.launch_us);
+    if (!open_) {
+      open_ = true;
+      open_phase_ = phase;
+      open_op_ = ComputeOp{};
+      open_deps_.clear();
+      open_us_ = 0;
+    }
+    if (waited >= 0) open_deps_.push_back(waited);
+    std::vector<KernelSlice>& slices = open_op_.kernels;
+    if (slices.empty() || slices.back().label != w.label) {
+      KernelSlice k;
+      k.kind = KernelKind::timed;
+      k.label = w.label;
+      k.launches = 0;
+      slices.push_back(k);
+    }
+    slices.back().launches += 1;
+    slices.back().duration_us += w.dur_us;
+    open_us_ += w.dur_us;
+    out_.compute_us += w.dur_us;
+    stream_end_us_[w.stream] = std::max(stream_end_us_[w.stream], w.start_us + w.dur_us);
+  }
+
+  // Ends the open compute op at host time `until`; without one, the host time stays for the next.
+  void close(double until) {
+    if (!open_) return;
+    open_ = false;
+    ScheduleOp op;
+    op.name = "compute." + std::string(short_phase(open_phase_)) + ".s" + std::to_string(segment_++);
+    op.stream = StreamKind::compute;
+    op.phase = open_phase_;
+    op.unit = "trace";
+    op.deps = open_deps_;
+    if (host_time_) open_op_.host_us = host_between(host_from_us_, until);
+    out_.host_us += open_op_.host_us;
+    op.body = open_op_;
+    host_from_us_ = until;
+    last_compute_ = static_cast<int>(ops().size());
+    ops().push_back(std::move(op));
+    out_.traced_us.push_back(open_us_);
+  }
+
+  void add_collective(const GpuWork& w) {
+    ScheduleOp op;
+    op.body = traced_collective(w, trace_.world, trace_.path, shard_group_);
+    const Phase phase = phase_of(w);
+    op.name = std::string(short_kind(op.collective().kind)) + "." + short_phase(phase) + ".c" +
+              std::to_string(collectives_++);
+    op.stream = StreamKind::comm;
+    op.phase = phase;
+    op.unit = "trace";
+    if (last_compute_ >= 0) op.deps = {last_compute_};
+    collective_end_us_.emplace_back(static_cast<int>(ops().size()), w.start_us + w.dur_us);
+    ops().push_back(std::move(op));
+    out_.traced_us.push_back(w.dur_us);
+    out_.collective_us += w.dur_us;
+  }
+
+  // A collective hides behind the compute issued right after it, unless that compute waits for it.
+  void link_hiding() {
+    std::vector<ScheduleOp>& all = ops();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (!all[i].is_collective()) continue;
+      for (std::size_t j = i + 1; j < all.size(); ++j) {
+        if (all[j].is_collective()) continue;
+        const std::vector<int>& deps = all[j].deps;
+        if (std::find(deps.begin(), deps.end(), static_cast<int>(i)) == deps.end())
+          all[i].hides_behind = static_cast<int>(j);
+        break;
+      }
+    }
+    out_.schedule.shard_group = shard_group_;
+  }
+
+  std::vector<ScheduleOp>& ops() { return out_.schedule.ops; }
+
+  const TraceEvents& trace_;
+  const bool host_time_;
+  std::int64_t main_tid_ = 0;
+  TraceImport out_;
+  double host_from_us_ = 0, gpu_end_us_ = 0;
+  bool open_ = false;
+  Phase open_phase_ = Phase::forward;
+  ComputeOp open_op_;
+  std::vector<int> open_deps_;
+  double open_us_ = 0;
+  int segment_ = 0, collectives_ = 0, last_compute_ = -1, shard_group_ = 0;
+  std::map<std::int64_t, double> stream_end_us_;
+  std::vector<std::pair<int, double>> collective_end_us_;
+};
+
+}  // namespace
+
+TraceImport trace_to_schedule(const TraceEvents& trace, bool host_time) {
+  TraceImport out = Converter(trace, host_time).run();
+  Schedule& s = out.schedule;
+  s.plan = "trace";
+  s.world = trace.world;
+  s.rank = trace.rank;
+  return out;
+}
+
+}  // namespace collreplay::trace

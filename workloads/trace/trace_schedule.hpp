@@ -1,0 +1,36 @@
+// A traced step as a Schedule (the one seam): every collective with its kind, size, dtype and
+// group in the order the host issued them; the GPU work between them as compute ops whose kernels
+// are timed slices of the traced GPU duration (KernelKind::timed), with the host time the job
+// spent issuing them; and the waits between the two, as the trace shows them:
+//   - a collective waits for the compute issued before it (FSDP records its copy-in and
+//     reduce-scatter input on the compute stream before the collective's stream takes them);
+//   - compute waits for a collective when its kernel started on the GPU within kWaitSlackUs of
+//     the collective's end after its stream had stood idle: the stream was held by that event.
+//     A new compute op starts there, depending on the collective.
+// Host time of a compute op: the host's wall time from the previous op's launch to its own last
+// launch, less the time the host spent blocked on the GPU (synchronize, cudaMemcpy).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "workloads/schedule.hpp"
+#include "workloads/trace/trace_events.hpp"
+
+namespace collreplay::trace {
+
+inline constexpr double kWaitSlackUs = 50;
+
+struct TraceImport {
+  Schedule schedule;
+  std::vector<double> traced_us;  // per op: the GPU time the trace shows (collective: its kernel)
+  std::string device;             // the GPU the trace was taken on
+  double step_us = 0;             // first host event (or ProfilerStep) to the last GPU work's end
+  double compute_us = 0;          // GPU time of all compute
+  double collective_us = 0;       // GPU time of all collective kernels
+  double host_us = 0;             // the compute ops' host time
+};
+
+// `host_time` false: compute ops carry no host time (a host that never holds the GPU back).
+TraceImport trace_to_schedule(const TraceEvents& trace, bool host_time);
+
+}  // namespace collreplay::trace
