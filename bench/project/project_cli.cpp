@@ -38,6 +38,14 @@ int run_validate(const ProjectOptions& o, ResultsFile& file) {
   return 0;
 }
 
+// The fabric the fitted runs recorded (an emulated profile's name), else the fit's source.
+std::string fitted_fabric_name(const std::vector<MeasuredPoint>& points,
+                               const std::string& source) {
+  for (const MeasuredPoint& p : points)
+    if (!p.fabric.empty() && p.fabric != "real") return p.fabric;
+  return source;
+}
+
 }  // namespace
 
 void add_project_options(CLI::App& app, ProjectOptions& o) {
@@ -107,6 +115,9 @@ int run_project(const ProjectOptions& o) {
   labels.model = o.request.model;
   labels.gpus_per_node = o.request.gpus_per_node;
   labels.compute = o.compute;
+  labels.micro_batch = o.request.micro_batch;
+  labels.seq = o.request.seq;
+  labels.ep = o.request.ep;
   std::vector<nlohmann::json> records;
   std::error_code ec;
   if (std::filesystem::exists(o.fabric, ec)) {
@@ -124,7 +135,8 @@ int run_project(const ProjectOptions& o) {
     in.model = fit.model;
     in.ratio_lo = fit.ratio_lo;
     in.ratio_hi = fit.ratio_hi;
-    labels.fabric = "fit:" + o.fabric;
+    labels.fabric_source = "fit:" + o.fabric;
+    labels.fabric = fitted_fabric_name(results.points, labels.fabric_source);
     labels.intra = fit.intra_fitted ? "fit:" + o.fabric : "fit:" + intra_results(o);
   } else {
     const std::string table =
