@@ -69,19 +69,21 @@ elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
   done
   say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes from both fits"
   # Each fabric as measured above (project fits its inter-node tier to the replays' collectives),
-  # 8 GPUs a node (intra-node: the measured H200 NVLink sweep), the same modeled H100 compute.
-  # Qwen2.5-0.5B as it ran (1 rank a node, 4 layers) puts the fit beside its measured points.
-  mission=("qwen2.5-7b --micro-batch 2 --seq 2048 --gpus-per-node 8"
-    "qwen2.5-72b --micro-batch 1 --seq 2048 --gpus-per-node 8"
-    "mixtral-8x7b --micro-batch 1 --seq 2048 --ep 8 --gpus-per-node 8"
-    "qwen2.5-0.5b --layers 4 --gpus-per-node 1")
+  # 8 GPUs a node (intra-node: the measured H200 NVLink sweep), H100 compute as project models
+  # it (GEMMs at replay's default MFU). Qwen2.5-0.5B as it ran (1 rank a node, 4 layers, the
+  # replay's own compute times: @measured) puts the fit beside its measured points.
+  mission=("qwen2.5-7b --micro-batch 2 --seq 2048 --gpus-per-node 8 --compute model:h100"
+    "qwen2.5-72b --micro-batch 1 --seq 2048 --gpus-per-node 8 --compute model:h100"
+    "mixtral-8x7b --micro-batch 1 --seq 2048 --ep 8 --gpus-per-node 8 --compute model:h100"
+    "qwen2.5-0.5b --layers 4 --gpus-per-node 1 --compute @measured")
   mkdir -p "$out/projection"
   for spec in "${fabric_dilations[@]}"; do
     read -r fabric _ <<<"$spec"
     for workload in "${mission[@]}"; do
       read -r model rest <<<"$workload"
+      rest=${rest//@measured/$out/replay/$fabric}
       # shellcheck disable=SC2086 # the workload's flags are words
-      "$bin/project" --model "$model" $rest --fabric "$out/replay/$fabric" --compute model:h100 \
+      "$bin/project" --model "$model" $rest --fabric "$out/replay/$fabric" \
         --nodes 1,2,4,8,16,32,64,128,256,512,1024 --out "$out/projection/$model-$fabric.jsonl" \
         >"$out/projection/$model-$fabric.txt"
       sed -n "s/^# tipping point.*: /   $model on $fabric tips at: /p" "$out/projection/$model-$fabric.txt"

@@ -53,6 +53,7 @@ Panel panel_of(const std::string& model, const ModelLines& lines,
   // three times the largest surplus, so that the crossing stays readable, and says what it cut.
   const double floor_ms = hi_ms > 0 ? std::max(lo_ms, -3 * hi_ms) : lo_ms;
   int slot = 0, tipping_count = 0;
+  std::string off_scale;  // the lines that leave the axis, and where they end
   for (const auto& [fabric, line] : lines.by_fabric) {
     const int index = fabric_colour.at(fabric);
     const std::string lc = " lc " + colour(index);
@@ -63,9 +64,9 @@ Panel panel_of(const std::string& model, const ModelLines& lines,
         band.push_back({p.nodes, p.lo_ms, p.hi_ms});
         mid.push_back({p.nodes, p.headroom_ms});
       }
-      out.series.push_back({"using 1:2:3 with filledcurves fs transparent solid 0.15 noborder" +
-                                lc + " title " + quoted(name + ", projected band"),
-                            band});
+      out.series.push_back(
+          {"using 1:2:3 with filledcurves fs transparent solid 0.15 noborder" + lc + " notitle",
+           band});
       out.series.push_back(
           {"using 1:2 with lines lw 2.5 dt (10,6)" + lc + " title " + quoted(name + ", projected"),
            mid});
@@ -79,31 +80,34 @@ Panel panel_of(const std::string& model, const ModelLines& lines,
     }
     const std::vector<HeadroomPoint>& last =
         line.projected.empty() ? line.measured : line.projected;
-    if (const std::optional<double> tip = tipping_nodes(line)) {
+    // The marker and its words from the measurements where they cross zero, else the projection.
+    const bool by_measured = crossing_nodes(line.measured) || line.projected.empty();
+    const std::vector<HeadroomPoint>& basis = by_measured ? line.measured : line.projected;
+    if (const std::optional<double> tip = crossing_nodes(basis))
       out.series.push_back(
           {"using 1:2 with points pt 9 ps 3" + lc +
                (tipping_count++ ? " notitle" : " title 'tipping point (headroom = 0)'"),
            {{*tip, 0.0}}});
+    const bool both = !line.measured.empty() && !line.projected.empty();
+    if (!basis.empty())
       out.setup +=
-          corner_label(slot++, "▲ " + name + ": tips at ≈" + nodes_text(*tip) + " nodes", index);
-    } else if (!last.empty() && last.front().headroom_ms >= 0) {
-      out.setup += corner_label(
-          slot++, name + ": no tipping point up to " + nodes_text(last.back().nodes) + " nodes",
-          index);
-    }
+          corner_label(slot++,
+                       (tipping_interval(basis) ? "▲ " : "") + name + ": " + tipping_words(basis) +
+                           (both ? (by_measured ? " (measured)" : " (projected)") : ""),
+                       index);
     if (!last.empty() && last.back().headroom_ms < floor_ms)
-      out.setup += "set label " + std::to_string(200 + index) + " " +
-                   quoted("▼ " + fabric + " below the axis: " + ms_text(last.back().headroom_ms) +
-                          " at " + nodes_text(last.back().nodes) + " nodes") +
-                   " at graph 0.06, graph " + std::to_string(0.05 + 0.07 * index) + " left tc " +
-                   colour(index) + " front\n";
+      off_scale +=
+          (off_scale.empty() ? "off the axis at " + nodes_text(last.back().nodes) + " nodes: "
+                             : ", ") +
+          fabric + " " + ms_text(last.back().headroom_ms);
   }
   const double span_ms = std::max(hi_ms - floor_ms, 1e-3);
   char range[96];
   std::snprintf(range, sizeof range, "set yrange [%g:%g]\n", floor_ms - 0.08 * span_ms,
                 hi_ms + 0.12 * span_ms);
   out.setup += range;
-  out.title = model + (lines.workload.empty() ? "" : ": " + lines.workload);
+  out.title = model + (lines.workload.empty() ? "" : ": " + lines.workload) +
+              (off_scale.empty() ? "" : "\n" + off_scale);
   return out;
 }
 
@@ -154,7 +158,7 @@ FigureFiles plot_headroom(const std::vector<Record>& records, const FigureReques
     for (const Panel& panel : panels) {
       gp << "unset label\n"
          << "set title " << quoted(one_model ? title : panel.title) << " font ',"
-         << (one_model ? 15 : 14) << "'\n"
+         << (one_model ? 15 : 13) << "'\n"
          << (one_model ? key_below(static_cast<int>(panel.series.size()), 5)
                        : "set key outside below vertical maxrows 3 font ',11'\n")
          << panel.setup;

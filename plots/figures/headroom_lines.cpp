@@ -8,14 +8,15 @@
 namespace collreplay::plots {
 namespace {
 
-// "micro-batch 2 × 2048, 8 GPUs/node[, EP 8]" from a projection record, "" where it lacks them.
+// "micro-batch 2 × 2048, 8 GPUs/node[, EP 8]" from a projection record, ""
+// where it lacks them.
 std::string workload_of(const nlohmann::json& r) {
   const auto micro_batch = number_at(r, "micro_batch"), seq = number_at(r, "seq");
   const auto gpus = number_at(r, "gpus_per_node"), ep = number_at(r, "ep");
   if (!micro_batch || !seq || !gpus) return "";
   char text[128];
-  std::snprintf(text, sizeof text, "micro-batch %.0f × %.0f, %.0f GPUs/node", *micro_batch, *seq,
-                *gpus);
+  std::snprintf(text, sizeof text, "micro-batch %.0f × %.0f, %.0f GPU%s/node", *micro_batch, *seq,
+                *gpus, *gpus == 1 ? "" : "s");
   return text + (ep && *ep > 1 ? ", EP " + std::to_string(static_cast<int>(*ep)) : "");
 }
 
@@ -83,6 +84,8 @@ std::map<std::string, ModelLines> headroom_lines(const std::vector<Record>& reco
                               number_at(r->data, "headroom_hi_ms").value_or(*h)});
     if (auto source = text_at(r->data, "fabric_source")) line.fabric_source = *source;
     if (std::string workload = workload_of(r->data); !workload.empty()) model.workload = workload;
+    if (auto compute = text_at(r->data, "compute"); compute && compute->starts_with("model:"))
+      model.compute = *compute;
   }
   const auto by_nodes = [](const HeadroomPoint& a, const HeadroomPoint& b) {
     return a.nodes < b.nodes;
@@ -106,9 +109,24 @@ std::optional<double> crossing_nodes(const std::vector<HeadroomPoint>& points) {
   return std::nullopt;
 }
 
-std::optional<double> tipping_nodes(const HeadroomLine& line) {
-  if (auto tip = crossing_nodes(line.measured)) return tip;
-  return crossing_nodes(line.projected);
+std::optional<TippingInterval> tipping_interval(const std::vector<HeadroomPoint>& points) {
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (points[i].headroom_ms < 0)
+      return TippingInterval{i ? points[i - 1].nodes : 0, points[i].nodes};
+  return std::nullopt;
+}
+
+std::string tipping_words(const std::vector<HeadroomPoint>& points) {
+  const auto count = [](double nodes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", nodes);
+    return std::string(text);
+  };
+  if (points.empty()) return "no points";
+  const std::optional<TippingInterval> tip = tipping_interval(points);
+  if (!tip) return "stays positive up to " + count(points.back().nodes) + " nodes";
+  if (tip->before_nodes == 0) return "negative from " + count(tip->after_nodes) + " node(s) on";
+  return "tips between " + count(tip->before_nodes) + " and " + count(tip->after_nodes) + " nodes";
 }
 
 std::vector<std::string> model_order(const std::map<std::string, ModelLines>& lines) {

@@ -23,6 +23,7 @@ struct HeadroomLine {
 struct ModelLines {
   std::map<std::string, HeadroomLine> by_fabric;
   std::string workload;  // "micro-batch 2 × 2048, 8 GPUs/node", from the projections
+  std::string compute;   // a projection's modelled compute ("model:h100"), if any
 };
 
 // model -> its lines. Measured: the median decoder layer of each run, then the median of runs
@@ -32,10 +33,14 @@ std::map<std::string, ModelLines> headroom_lines(const std::vector<Record>& reco
 // Where headroom first goes from >= 0 to < 0, interpolated on the log2 node axis.
 std::optional<double> crossing_nodes(const std::vector<HeadroomPoint>& points);
 
-// The tipping point a line shows: where the measurements cross zero, else where the projection
-// does (interpolated alike, so a marker sits on its line: a projection's own tipping_point_nodes
-// is the first node count past it).
-std::optional<double> tipping_nodes(const HeadroomLine& line);
+// The two node counts a line's points go from >= 0 to < 0 between: {0, first} when negative from
+// the first point, nullopt when never negative.
+struct TippingInterval {
+  double before_nodes = 0, after_nodes = 0;
+};
+std::optional<TippingInterval> tipping_interval(const std::vector<HeadroomPoint>& points);
+// "tips between 2 and 4 nodes", "negative from 2 nodes on", "stays positive up to 1024 nodes".
+std::string tipping_words(const std::vector<HeadroomPoint>& points);
 
 // Measured models first, then by name with digits compared as numbers (7b before 72b).
 std::vector<std::string> model_order(const std::map<std::string, ModelLines>& lines);

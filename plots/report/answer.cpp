@@ -11,32 +11,21 @@
 namespace collreplay::plots {
 namespace {
 
-std::string count_text(double nodes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", nodes);
-  return text;
-}
-
 std::string ms_text(double ms) {
   char text[32];
   std::snprintf(text, sizeof text, std::fabs(ms) < 10 ? "%+.2f ms" : "%+.0f ms", ms);
   return text;
 }
 
-// Where one series of points goes from >= 0 to < 0, in node counts that were run or projected
-// (not interpolated: between two counts is what the points say).
+// The words of tipping_words with the headroom either side of the crossing (or at the far end).
 std::string verdict(const std::vector<HeadroomPoint>& points) {
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    if (points[i].headroom_ms >= 0) continue;
-    if (i == 0)
-      return "negative from " + count_text(points[0].nodes) + " node(s) on (" +
-             ms_text(points[0].headroom_ms) + " per layer there)";
-    return "tips between " + count_text(points[i - 1].nodes) + " and " +
-           count_text(points[i].nodes) + " nodes (" + ms_text(points[i - 1].headroom_ms) + " → " +
-           ms_text(points[i].headroom_ms) + " per layer)";
-  }
-  return "stays positive up to " + count_text(points.back().nodes) + " nodes (" +
-         ms_text(points.back().headroom_ms) + " per layer there)";
+  const std::optional<TippingInterval> tip = tipping_interval(points);
+  std::string values;
+  for (const HeadroomPoint& p : points)
+    if (tip ? p.nodes == tip->before_nodes || p.nodes == tip->after_nodes
+            : p.nodes == points.back().nodes)
+      values += (values.empty() ? "" : " → ") + ms_text(p.headroom_ms);
+  return tipping_words(points) + " (" + values + " per layer)";
 }
 
 }  // namespace
@@ -49,10 +38,22 @@ std::string answer_markdown(const std::vector<Record>& records) {
   md << "## The answer: where communication stops hiding behind compute\n\n"
      << "The tipping point is where the median decoder layer's overlap headroom (its compute "
         "minus the communication that must hide behind it) turns negative.\n\n";
-  for (const std::string& model : model_order(lines)) {
+  // The models only projected (the mission's, in the demo) first; then those measured here.
+  std::vector<std::string> order;
+  for (bool measured : {false, true})
+    for (const std::string& model : model_order(lines)) {
+      bool any = false;
+      for (const auto& [fabric, line] : lines.at(model).by_fabric) any |= !line.measured.empty();
+      if (any == measured) order.push_back(model);
+    }
+  for (const std::string& model : order) {
     const ModelLines& model_lines = lines.at(model);
     md << "- **" << model << "**"
-       << (model_lines.workload.empty() ? "" : " (" + model_lines.workload + ")") << ":";
+       << (model_lines.workload.empty()
+               ? ""
+               : " (" + model_lines.workload +
+                     (model_lines.compute.empty() ? "" : ", compute " + model_lines.compute) + ")")
+       << ":";
     const char* separator = " ";
     for (const auto& [fabric, line] : model_lines.by_fabric) {
       md << separator << "on " << fabric << " ";
