@@ -16,7 +16,7 @@ namespace {
 
 std::string nodes_text(double nodes) {
   char text[32];
-  std::snprintf(text, sizeof text, nodes < 10 ? "%.1f" : "%.0f", nodes);
+  std::snprintf(text, sizeof text, "%g", nodes);
   return text;
 }
 
