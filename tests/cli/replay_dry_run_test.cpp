@@ -77,6 +77,11 @@ TEST(ReplayDryRun, BadInputExitsTwoWithOneLine) {
       "--dry-run -G x",
       "--dry-run --backend mpi -G 2",
       "--dry-run --steps -1",
+      "--dry-run --optimizer sgd",
+      "--dry-run --host-time lazy",
+      // And without --dry-run, before anything runs.
+      "--optimizer sgd --layers 1 --seq 64",
+      "--host-time lazy --layers 1 --seq 64",
   };
   for (const char* args : bad) {
     const Result r = run(args);
