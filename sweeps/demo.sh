@@ -4,8 +4,10 @@
 #   over NCCL's socket transport, on 1 node and as 2 emulated nodes, plus a bus-bandwidth sweep.
 #   Without: an emulated cluster on this host (network namespaces, shaped links, modeled H100
 #   compute, time dilation) at 1, 2 and 4 nodes on a fast (ib-ndr-8x400) and a slow (eth-10g)
-#   fabric, replaying Qwen2.5-0.5B (needs root; without it, the same on 4 host ranks of one node).
-#   Then every figure and report.md.
+#   fabric, replaying Qwen2.5-0.5B (needs root; without it, the same on 4 host ranks of one node);
+#   then the mission's models (Qwen2.5-7B, Qwen2.5-72B, Mixtral-8x7B with EP 8) projected to
+#   1-1024 nodes of 8 GPUs from the two fabrics as this run measured them (project fits them).
+#   Then every figure and report.md, which opens with where each model tips on each fabric.
 #   sweeps/demo.sh BIN_DIR MPIRUN NP
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -53,11 +55,39 @@ elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
       --out "$out/replay/$fabric" -- --monitor-interval 1
   done
   say "all_gather bus bandwidth on the same fabrics"
+  # Up to the largest decoder-layer collective the replays ran (the busbw figure marks it), in
+  # factors of 4 from 512 KiB.
+  layer_bytes=$(find "$out/replay" -name '*.jsonl' -exec cat {} + |
+    jq -s '[.[] | select(.record == "op" and (.layer // -1) >= 0) | .bytes] | max // 0 | ceil')
+  end_bytes=$((512 * 1024))
+  while [ "$end_bytes" -lt "$layer_bytes" ]; do end_bytes=$((end_bytes * 4)); done
   for spec in "${fabric_dilations[@]}"; do
     read -r fabric dilation <<<"$spec"
     "$here/sweep" --emulate --name "demo-busbw-$fabric" --exe all_gather_perf --nodes 2,4 \
       --fabric "$fabric" --dilate "$dilation" --backend mpi --out "$out/busbw/$fabric" \
-      -- -b 256K -e 16M -f 4 -n 5
+      -- -b 512K -e "$end_bytes" -f 4 -n 5
+  done
+  say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes from both fits"
+  # Each fabric as measured above (project fits its inter-node tier to the replays' collectives),
+  # 8 GPUs a node (intra-node: the measured H200 NVLink sweep), H100 compute as project models
+  # it (GEMMs at replay's default MFU). Qwen2.5-0.5B as it ran (1 rank a node, 4 layers, the
+  # replay's own compute times: @measured) puts the fit beside its measured points.
+  mission=("qwen2.5-7b --micro-batch 2 --seq 2048 --gpus-per-node 8 --compute model:h100"
+    "qwen2.5-72b --micro-batch 1 --seq 2048 --gpus-per-node 8 --compute model:h100"
+    "mixtral-8x7b --micro-batch 1 --seq 2048 --ep 8 --gpus-per-node 8 --compute model:h100"
+    "qwen2.5-0.5b --layers 4 --gpus-per-node 1 --compute @measured")
+  mkdir -p "$out/projection"
+  for spec in "${fabric_dilations[@]}"; do
+    read -r fabric _ <<<"$spec"
+    for workload in "${mission[@]}"; do
+      read -r model rest <<<"$workload"
+      rest=${rest//@measured/$out/replay/$fabric}
+      # shellcheck disable=SC2086 # the workload's flags are words
+      "$bin/project" --model "$model" $rest --fabric "$out/replay/$fabric" \
+        --nodes 1,2,4,8,16,32,64,128,256,512,1024 --out "$out/projection/$model-$fabric.jsonl" \
+        >"$out/projection/$model-$fabric.txt"
+      sed -n "s/^# tipping point.*: /   $model on $fabric tips at: /p" "$out/projection/$model-$fabric.txt"
+    done
   done
 else
   echo "== collreplay demo: no GPU and no root for an emulated cluster: $np host ranks of one node"
@@ -102,3 +132,7 @@ find "$out" -name '*.jsonl' -exec cat {} + 2>/dev/null |
           elif $i == 0 then "\($s[0].fabric): headroom is negative from \($s[0].nodes) node(s) on (tipped before the first count)"
           else "\($s[0].fabric): tipping point between \($s[$i - 1].nodes) and \($s[$i].nodes) nodes" end))
     | .[]' 2>/dev/null || true
+# The mission's answer, as report.md opens with it (projected from the fabrics measured above).
+if [ -f "$out/report.md" ]; then
+  awk '/^## The answer/ { on = 1; next } on && /^## / { exit } on && NF' "$out/report.md"
+fi

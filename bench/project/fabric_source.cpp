@@ -12,6 +12,14 @@
 namespace collreplay::project {
 namespace {
 
+// The fabric the fitted runs recorded (an emulated profile's name), else the fit's source.
+std::string fitted_fabric_name(const std::vector<MeasuredPoint>& points,
+                               const std::string& source) {
+  for (const MeasuredPoint& p : points)
+    if (!p.fabric.empty() && p.fabric != "real") return p.fabric;
+  return source;
+}
+
 FabricSource fitted_folder(const ProjectOptions& o, std::ostream& out) {
   const ResultsSet results = load_results(o.fabric, o.transport, o.results_fabric);
   require_one_fabric(results.points, o.fabric);
@@ -29,7 +37,8 @@ FabricSource fitted_folder(const ProjectOptions& o, std::ostream& out) {
   s.model = fit.model;
   s.ratio_lo = fit.ratio_lo;
   s.ratio_hi = fit.ratio_hi;
-  s.fabric_label = "fit:" + o.fabric;
+  s.source_label = "fit:" + o.fabric;
+  s.fabric_label = fitted_fabric_name(results.points, s.source_label);
   s.intra_label = fit.intra_fitted ? "fit:" + o.fabric : "fit:" + intra_results(o);
   return s;
 }

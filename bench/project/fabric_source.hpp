@@ -26,7 +26,9 @@ FitReport intra_fit(const ProjectOptions& options, const FabricModel& model);
 struct FabricSource {
   FabricModel model;
   double ratio_lo = 1, ratio_hi = 1;  // comm-time band (fit residuals)
-  std::string fabric_label, intra_label;
+  // fabric_label: the fabric the fitted runs recorded (an emulated profile's name), so a fit
+  // continues the measured line; source_label: "profile" or "fit:DIR".
+  std::string fabric_label, intra_label, source_label = "profile";
   std::vector<nlohmann::json> fit_records;  // the fits it took, as `project` writes them
 };
 

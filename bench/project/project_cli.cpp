@@ -117,6 +117,10 @@ int run_project(const ProjectOptions& o) {
   labels.model = o.request.trace.empty() ? o.request.model : "trace:" + o.request.trace;
   labels.gpus_per_node = o.request.gpus_per_node;
   labels.compute = o.compute;
+  labels.micro_batch = o.request.micro_batch;
+  labels.seq = o.request.seq;
+  labels.ep = o.request.ep;
+  labels.fabric_source = fabric.source_label;
   labels.fabric = fabric.fabric_label;
   labels.intra = fabric.intra_label;
   std::vector<nlohmann::json> records = fabric.fit_records;

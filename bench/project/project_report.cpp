@@ -125,6 +125,10 @@ json projection_json(const ProjectionRow& row, const ProjectionLabels& l,
           {"source", "projected"},
           {"model", l.model},
           {"fabric", l.fabric},
+          {"fabric_source", l.fabric_source},
+          {"micro_batch", l.micro_batch},
+          {"seq", l.seq},
+          {"ep", l.ep},
           {"intra", l.intra},
           {"gpus_per_node", l.gpus_per_node},
           {"nodes", row.nodes},
@@ -154,6 +158,9 @@ json projection_json(const ProjectionRow& row, const ProjectionLabels& l,
 void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLabels& l,
                       const std::optional<int>& tip, std::ostream& out) {
   out << "# projection: " << l.model << ", " << l.gpus_per_node << " GPUs/node, fabric " << l.fabric
+      << (l.fabric_source == "profile" || l.fabric_source == l.fabric
+              ? ""
+              : " (" + l.fabric_source + ")")
       << ", intra " << l.intra << ", compute " << l.compute << "\n";
   out << "# median decoder layer: comm and compute in ms, headroom = compute - comm [band]; step "
          "and "

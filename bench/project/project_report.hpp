@@ -2,6 +2,7 @@
 // Tables go to a stream; records are JSON objects for the results file (record "fit",
 // "projection", "validation", "validation_summary").
 #pragma once
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -17,6 +18,12 @@ namespace collreplay::project {
 
 struct ProjectionLabels {
   std::string model, fabric, compute, intra;  // what the user asked for, in words
+  // Where the inter-node tier came from: "profile" (fabrics.tsv) or "fit:RESULTS_DIR". A fit of
+  // runs that name their fabric is labelled by that name, so its projection continues the same
+  // fabric's measured points in a figure.
+  std::string fabric_source = "profile";
+  int ep = 1;
+  std::int64_t micro_batch = 1, seq = 0;  // the projected workload, for readers of the record
   int gpus_per_node = 8;
 };
 

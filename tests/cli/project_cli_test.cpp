@@ -74,6 +74,10 @@ TEST_F(ProjectCli, FittedSweepProjectsAndValidates) {
   ASSERT_EQ(fitted.size(), 4u);  // the fit, then one projection per node count
   EXPECT_EQ(fitted[0]["record"], "fit");
   EXPECT_EQ(fitted[3]["nodes"], 64);
+  // A fit is named by the fabric its runs recorded (so a figure continues their measured line),
+  // and says where it came from.
+  EXPECT_EQ(fitted[3]["fabric"], "synthetic");
+  EXPECT_EQ(fitted[3]["fabric_source"], "fit:" + (dir_ / "sweep").string());
 }
 
 TEST_F(ProjectCli, ASweepOverTwoFabricsNeedsOnePicked) {

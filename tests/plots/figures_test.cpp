@@ -63,14 +63,39 @@ TEST_F(Figures, HeadroomMarksTheTippingPointAndTheProjection) {
   const FigureFiles files = plot_headroom(records, {dir_.string(), "headroom"});
   const std::string svg = cli_test::slurp(files.svg);
   // eth-10g measured: +0.85 ms at 2 nodes, -3.4 ms at 4 nodes -> tips between 2 and 4.
-  EXPECT_NE(svg.find("eth-10g: tips at ≈2."), std::string::npos);
-  EXPECT_NE(svg.find("projected band"), std::string::npos);
-  EXPECT_NE(svg.find("qwen2.5-0.5b on ib-ndr-8x400, measured"), std::string::npos);
+  EXPECT_NE(svg.find("eth-10g: tips between 2 and 4 nodes"), std::string::npos);
+  EXPECT_NE(svg.find("ib-ndr-8x400, projected"), std::string::npos);
+  EXPECT_NE(svg.find("ib-ndr-8x400, measured"), std::string::npos);
 }
 
-// Two runs on the same hosts (a sweep's node counts): each run's counters are a series of its own,
-// named by run, not one line that jumps back to t = 0 between runs.
-TEST_F(Figures, CountersOfSeveralRunsAreSeriesOfTheirOwn) {
+// Several models (the demo's measured one and the mission's projected ones): a panel each, titled
+// by the model and its workload, so that a 72B layer's seconds never flatten a 0.5B's milliseconds.
+TEST_F(Figures, HeadroomDrawsAPanelPerModelWithItsOwnAnswer) {
+  std::vector<Record> records = read("emulated");
+  for (const auto& [fabric, h_ms] : {std::pair{"ib-ndr-8x400", 5.0}, {"eth-10g", -900.0}})
+    for (int nodes : {1, 2, 4})
+      records.push_back({{{"record", "projection"},
+                          {"model", "qwen2.5-72b"},
+                          {"fabric", fabric},
+                          {"nodes", nodes},
+                          {"micro_batch", 1},
+                          {"seq", 2048},
+                          {"gpus_per_node", 8},
+                          {"headroom_ms", nodes == 1 ? 12.0 : h_ms}},
+                         "p.jsonl",
+                         0});
+  const std::string svg = cli_test::slurp(plot_headroom(records, {dir_.string(), "panels"}).svg);
+  EXPECT_NE(svg.find("qwen2.5-72b: micro-batch 1 × 2048, 8 GPUs/node"), std::string::npos);
+  EXPECT_NE(svg.find("qwen2.5-0.5b"), std::string::npos);
+  EXPECT_NE(svg.find("eth-10g: tips between 1 and 2 nodes"), std::string::npos);
+  EXPECT_NE(svg.find("ib-ndr-8x400: stays positive up to 4 nodes"), std::string::npos);
+  // -900 ms is far below 3 x the +12 ms surplus: the axis stops short and the title says so.
+  EXPECT_NE(svg.find("off the axis at 4 nodes: eth-10g -900 ms"), std::string::npos);
+}
+
+// Two runs on the same hosts (a sweep's node counts): a panel each, titled by its run, each on its
+// own clock, never one line that jumps back to t = 0 between runs.
+TEST_F(Figures, CountersOfSeveralRunsArePanelsOfTheirOwn) {
   std::vector<Record> records;
   for (int nodes : {2, 4})
     for (double t : {0.0, 1.0, 2.0})
@@ -85,9 +110,10 @@ TEST_F(Figures, CountersOfSeveralRunsAreSeriesOfTheirOwn) {
                          "x.jsonl",
                          0});
   const std::string svg = cli_test::slurp(plot_counters(records, {dir_.string(), "counters"}).svg);
-  EXPECT_NE(svg.find("eth-10g, 2 nodes: n0:eth0 tx"), std::string::npos);
-  EXPECT_NE(svg.find("eth-10g, 4 nodes: n0:eth0 tx"), std::string::npos);
-  // One run alone keeps the short names.
+  EXPECT_NE(svg.find("eth-10g, 2 nodes: NIC (Ethernet)"), std::string::npos);
+  EXPECT_NE(svg.find("eth-10g, 4 nodes: NIC (Ethernet)"), std::string::npos);
+  EXPECT_NE(svg.find("n0:eth0 tx"), std::string::npos);
+  // One run alone: its panel needs no run name.
   records.resize(3);
   const std::string one = cli_test::slurp(plot_counters(records, {dir_.string(), "one"}).svg);
   EXPECT_NE(one.find("n0:eth0 tx"), std::string::npos);

@@ -86,6 +86,11 @@ TEST_F(Programs, ReportEmbedsTheFiguresAndTheCommands) {
   EXPECT_NE(md.find("| transport verified | "), std::string::npos);
   EXPECT_NE(md.find("eth-10g"), std::string::npos);
   EXPECT_NE(md.find("Step summary"), std::string::npos);
+  // It opens with the answer: where each model tips on each fabric, before any table.
+  const std::size_t answer = md.find("## The answer: where communication stops hiding");
+  ASSERT_NE(answer, std::string::npos);
+  EXPECT_LT(answer, md.find("## Environment"));
+  EXPECT_NE(md.find("on eth-10g tips between 2 and 4 nodes", answer), std::string::npos);
   EXPECT_FALSE(fs::exists(dir_ / "report.md.partial"));
 }
 

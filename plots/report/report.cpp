@@ -10,6 +10,7 @@
 
 #include "common/errors.hpp"
 #include "plots/figures.hpp"
+#include "plots/report/answer.hpp"
 
 namespace collreplay::plots {
 namespace {
@@ -256,7 +257,8 @@ std::string report_markdown(const std::vector<Record>& records, const ReportRequ
   for (const Record& r : records) files.insert(r.file);
   md << "# collreplay results\n\n"
      << records.size() << " records from " << files.size() << " file(s) under "
-     << joined(std::set<std::string>(request.inputs.begin(), request.inputs.end())) << ".\n\n";
+     << joined(std::set<std::string>(request.inputs.begin(), request.inputs.end())) << ".\n\n"
+     << answer_markdown(records);
   environment(md, records);
   md << "## Figures\n\n";
   for (const FigureNote& f : figures) {

@@ -1,0 +1,171 @@
+// Overlap headroom vs node count: the mission's headline figure. With several models, a panel
+// each: a 72B layer's deficit on a slow fabric is seconds where a 0.5B layer's is milliseconds,
+// and one shared axis would flatten every model but one.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include <gnuplot-iostream.h>
+
+#include "common/errors.hpp"
+#include "plots/figures.hpp"
+#include "plots/figures/headroom_lines.hpp"
+
+namespace collreplay::plots {
+namespace {
+
+std::string nodes_text(double nodes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", nodes);
+  return text;
+}
+
+std::string ms_text(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, std::fabs(ms) < 10 ? "%.2f ms" : "%.0f ms", ms);
+  return text;
+}
+
+// One panel: its title, the gnuplot settings before its plot command, and its series.
+struct Panel {
+  std::string title, setup;
+  std::vector<Series> series;
+};
+
+// A label stacked in the panel's top-right corner, where falling headroom leaves room: `slot`
+// keeps two from printing over each other.
+std::string corner_label(int slot, const std::string& text, int colour_index) {
+  return "set label " + std::to_string(100 + slot) + " " + quoted(text) + " at graph 0.98, graph " +
+         std::to_string(0.95 - 0.08 * slot) + " right tc " + colour(colour_index) + " front\n";
+}
+
+Panel panel_of(const std::string& model, const ModelLines& lines,
+               const std::map<std::string, int>& fabric_colour, bool one_model) {
+  Panel out;
+  double lo_ms = 0, hi_ms = 0;  // zero always in view
+  for (const auto& [fabric, line] : lines.by_fabric)
+    for (const auto* points : {&line.measured, &line.projected})
+      for (const HeadroomPoint& p : *points) {
+        lo_ms = std::min(lo_ms, p.lo_ms);
+        hi_ms = std::max(hi_ms, p.hi_ms);
+      }
+  // A slow fabric's deficit can be a thousand times the fast one's surplus: the axis stops at
+  // three times the largest surplus, so that the crossing stays readable, and says what it cut.
+  const double floor_ms = hi_ms > 0 ? std::max(lo_ms, -3 * hi_ms) : lo_ms;
+  int slot = 0, tipping_count = 0;
+  std::string off_scale;  // the lines that leave the axis, and where they end
+  for (const auto& [fabric, line] : lines.by_fabric) {
+    const int index = fabric_colour.at(fabric);
+    const std::string lc = " lc " + colour(index);
+    const std::string name = one_model ? model + " on " + fabric : fabric;
+    if (!line.projected.empty()) {
+      std::vector<std::vector<double>> band, mid;
+      for (const HeadroomPoint& p : line.projected) {
+        band.push_back({p.nodes, p.lo_ms, p.hi_ms});
+        mid.push_back({p.nodes, p.headroom_ms});
+      }
+      out.series.push_back(
+          {"using 1:2:3 with filledcurves fs transparent solid 0.15 noborder" + lc + " notitle",
+           band});
+      out.series.push_back(
+          {"using 1:2 with lines lw 2.5 dt (10,6)" + lc + " title " + quoted(name + ", projected"),
+           mid});
+    }
+    if (!line.measured.empty()) {
+      std::vector<std::vector<double>> rows;
+      for (const HeadroomPoint& p : line.measured) rows.push_back({p.nodes, p.headroom_ms});
+      out.series.push_back({"using 1:2 with linespoints lw 2.5 pt 7 ps 1.6" + lc + " title " +
+                                quoted(name + ", measured"),
+                            rows});
+    }
+    const std::vector<HeadroomPoint>& last =
+        line.projected.empty() ? line.measured : line.projected;
+    // The marker and its words from the measurements where they cross zero, else the projection.
+    const bool by_measured = crossing_nodes(line.measured) || line.projected.empty();
+    const std::vector<HeadroomPoint>& basis = by_measured ? line.measured : line.projected;
+    if (const std::optional<double> tip = crossing_nodes(basis))
+      out.series.push_back(
+          {"using 1:2 with points pt 9 ps 3" + lc +
+               (tipping_count++ ? " notitle" : " title 'tipping point (headroom = 0)'"),
+           {{*tip, 0.0}}});
+    const bool both = !line.measured.empty() && !line.projected.empty();
+    if (!basis.empty())
+      out.setup +=
+          corner_label(slot++,
+                       (tipping_interval(basis) ? "▲ " : "") + name + ": " + tipping_words(basis) +
+                           (both ? (by_measured ? " (measured)" : " (projected)") : ""),
+                       index);
+    if (!last.empty() && last.back().headroom_ms < floor_ms)
+      off_scale +=
+          (off_scale.empty() ? "off the axis at " + nodes_text(last.back().nodes) + " nodes: "
+                             : ", ") +
+          fabric + " " + ms_text(last.back().headroom_ms);
+  }
+  const double span_ms = std::max(hi_ms - floor_ms, 1e-3);
+  char range[96];
+  std::snprintf(range, sizeof range, "set yrange [%g:%g]\n", floor_ms - 0.08 * span_ms,
+                hi_ms + 0.12 * span_ms);
+  out.setup += range;
+  out.title = model + (lines.workload.empty() ? "" : ": " + lines.workload) +
+              (off_scale.empty() ? "" : "\n" + off_scale);
+  return out;
+}
+
+}  // namespace
+
+FigureFiles plot_headroom(const std::vector<Record>& records, const FigureRequest& request) {
+  const std::map<std::string, ModelLines> lines = headroom_lines(records);
+  if (lines.empty())
+    throw UsageError(
+        "no replay unit records (headroom_ms) and no projection records: nothing "
+        "to draw headroom from");
+  double min_nodes = 1e9, max_nodes = 0;
+  bool any_projected = false;
+  std::map<std::string, int> fabric_colour;  // one colour per fabric in every panel
+  for (const auto& [model, model_lines] : lines)
+    for (const auto& [fabric, line] : model_lines.by_fabric) {
+      fabric_colour.emplace(fabric, static_cast<int>(fabric_colour.size()));
+      any_projected |= !line.projected.empty();
+      for (const auto* points : {&line.measured, &line.projected})
+        for (const HeadroomPoint& p : *points) {
+          min_nodes = std::min(min_nodes, p.nodes);
+          max_nodes = std::max(max_nodes, p.nodes);
+        }
+    }
+  const bool one_model = lines.size() == 1;
+  std::vector<Panel> panels;
+  for (const std::string& model : model_order(lines))
+    panels.push_back(panel_of(model, lines.at(model), fabric_colour, one_model));
+
+  const int columns = one_model ? 1 : 2;
+  const int rows = (static_cast<int>(panels.size()) + columns - 1) / columns;
+  const std::string title =
+      std::string("Overlap headroom per decoder layer vs node count\n") +
+      (any_projected ? "points: measured; dashed lines and bands: projected; " : "") +
+      "above zero, communication hides behind compute";
+  const FigureSize size = one_model ? FigureSize{1280, 760} : FigureSize{1500, 130 + 540 * rows};
+  return render(request.out_dir, request.name, size, [&](Gnuplot& gp) {
+    if (!one_model)
+      gp << "set multiplot layout " << rows << "," << columns << " title " << quoted(title)
+         << " font ',16'\n";
+    gp << "set xlabel 'nodes (log_2 scale)'\n"
+       << "set ylabel 'headroom per decoder layer (ms)'\n"
+       << "set logscale x 2\n"
+       << "set xrange [" << min_nodes / 1.25 << ":" << max_nodes * 1.25 << "]\n"
+       << "set format x '%g'\n"
+       << "set xtics 2\n"
+       << "set xzeroaxis lt -1 lw 2\n";
+    for (const Panel& panel : panels) {
+      gp << "unset label\n"
+         << "set title " << quoted(one_model ? title : panel.title) << " font ',"
+         << (one_model ? 15 : 13) << "'\n"
+         << (one_model ? key_below(static_cast<int>(panel.series.size()), 5)
+                       : "set key outside below vertical maxrows 3 font ',11'\n")
+         << panel.setup;
+      plot(gp, panel.series);
+    }
+    if (!one_model) gp << "unset multiplot\n";
+  });
+}
+
+}  // namespace collreplay::plots

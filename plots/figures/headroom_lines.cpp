@@ -1,0 +1,147 @@
+#include "plots/figures/headroom_lines.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+namespace collreplay::plots {
+namespace {
+
+// "micro-batch 2 × 2048, 8 GPUs/node[, EP 8]" from a projection record, ""
+// where it lacks them.
+std::string workload_of(const nlohmann::json& r) {
+  const auto micro_batch = number_at(r, "micro_batch"), seq = number_at(r, "seq");
+  const auto gpus = number_at(r, "gpus_per_node"), ep = number_at(r, "ep");
+  if (!micro_batch || !seq || !gpus) return "";
+  char text[128];
+  std::snprintf(text, sizeof text, "micro-batch %.0f × %.0f, %.0f GPU%s/node", *micro_batch, *seq,
+                *gpus, *gpus == 1 ? "" : "s");
+  return text + (ep && *ep > 1 ? ", EP " + std::to_string(static_cast<int>(*ep)) : "");
+}
+
+// Digits compare as numbers: qwen2.5-7b before qwen2.5-72b.
+bool natural_less(const std::string& a, const std::string& b) {
+  const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t end_a = i, end_b = j;
+      while (end_a < a.size() && digit(a[end_a])) ++end_a;
+      while (end_b < b.size() && digit(b[end_b])) ++end_b;
+      const std::string na = a.substr(i, end_a - i), nb = b.substr(j, end_b - j);
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      i = end_a;
+      j = end_b;
+    } else if (a[i] != b[j]) {
+      return a[i] < b[j];
+    } else {
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+}  // namespace
+
+std::map<std::string, ModelLines> headroom_lines(const std::vector<Record>& records) {
+  const ModelIndex models = index_models(records);
+  std::map<std::string, std::vector<double>> by_run;  // run_key -> decoder-layer headrooms
+  std::map<std::string, const Record*> run_record;
+  bool any_decoder = false;
+  for (const Record* r : of_kind(records, "unit"))
+    if (auto unit = text_at(r->data, "unit"); unit && is_decoder_layer(*unit)) any_decoder = true;
+  for (const Record* r : of_kind(records, "unit")) {
+    const auto unit = text_at(r->data, "unit");
+    const auto headroom = number_at(r->data, "headroom_ms");
+    if (!unit || !headroom) continue;
+    // Models without numbered layers (hand-made schedules): every unit but the root.
+    if (any_decoder ? !is_decoder_layer(*unit) : *unit == "root") continue;
+    const std::string key = run_key(r->data);
+    by_run[key].push_back(*headroom);
+    run_record[key] = r;
+  }
+  std::map<std::pair<std::string, std::string>, std::map<int, std::vector<double>>> measured;
+  for (const auto& [key, values] : by_run) {
+    const nlohmann::json& r = run_record[key]->data;
+    measured[{model_of(r, models), fabric_of(r)}][nodes_of(r)].push_back(median_of(values));
+  }
+  std::map<std::string, ModelLines> lines;
+  for (const auto& [key, points] : measured)
+    for (const auto& [nodes, values] : points) {
+      const double h = median_of(values);
+      lines[key.first].by_fabric[key.second].measured.push_back({double(nodes), h, h, h});
+    }
+  for (const Record* r : of_kind(records, "projection")) {
+    const auto nodes = number_at(r->data, "nodes");
+    const auto h = number_at(r->data, "headroom_ms");
+    if (!nodes || !h) continue;
+    ModelLines& model = lines[text_at(r->data, "model").value_or("?")];
+    HeadroomLine& line = model.by_fabric[fabric_of(r->data)];
+    line.projected.push_back({*nodes, *h, number_at(r->data, "headroom_lo_ms").value_or(*h),
+                              number_at(r->data, "headroom_hi_ms").value_or(*h)});
+    if (auto source = text_at(r->data, "fabric_source")) line.fabric_source = *source;
+    if (std::string workload = workload_of(r->data); !workload.empty()) model.workload = workload;
+    if (auto compute = text_at(r->data, "compute"); compute && compute->starts_with("model:"))
+      model.compute = *compute;
+  }
+  const auto by_nodes = [](const HeadroomPoint& a, const HeadroomPoint& b) {
+    return a.nodes < b.nodes;
+  };
+  for (auto& [model, model_lines] : lines)
+    for (auto& [fabric, line] : model_lines.by_fabric) {
+      std::sort(line.measured.begin(), line.measured.end(), by_nodes);
+      std::sort(line.projected.begin(), line.projected.end(), by_nodes);
+    }
+  return lines;
+}
+
+std::optional<double> crossing_nodes(const std::vector<HeadroomPoint>& points) {
+  for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+    const HeadroomPoint &a = points[i], &b = points[i + 1];
+    if (a.headroom_ms >= 0 && b.headroom_ms < 0) {
+      const double f = a.headroom_ms / (a.headroom_ms - b.headroom_ms);
+      return std::exp2(std::log2(a.nodes) + f * (std::log2(b.nodes) - std::log2(a.nodes)));
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<TippingInterval> tipping_interval(const std::vector<HeadroomPoint>& points) {
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (points[i].headroom_ms < 0)
+      return TippingInterval{i ? points[i - 1].nodes : 0, points[i].nodes};
+  return std::nullopt;
+}
+
+std::string tipping_words(const std::vector<HeadroomPoint>& points) {
+  const auto count = [](double nodes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", nodes);
+    return std::string(text);
+  };
+  if (points.empty()) return "no points";
+  const std::optional<TippingInterval> tip = tipping_interval(points);
+  if (!tip) return "stays positive up to " + count(points.back().nodes) + " nodes";
+  if (tip->before_nodes == 0) return "negative from " + count(tip->after_nodes) + " node(s) on";
+  return "tips between " + count(tip->before_nodes) + " and " + count(tip->after_nodes) + " nodes";
+}
+
+std::vector<std::string> model_order(const std::map<std::string, ModelLines>& lines) {
+  const auto measured = [&](const std::string& model) {
+    for (const auto& [fabric, line] : lines.at(model).by_fabric)
+      if (!line.measured.empty()) return true;
+    return false;
+  };
+  std::vector<std::string> order;
+  for (const auto& [model, model_lines] : lines) order.push_back(model);
+  std::sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
+    if (measured(a) != measured(b)) return measured(a);
+    return natural_less(a, b);
+  });
+  return order;
+}
+
+}  // namespace collreplay::plots

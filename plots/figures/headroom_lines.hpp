@@ -1,0 +1,48 @@
+// The headroom-vs-nodes lines that the headroom figure draws and the report's answer reads:
+// per model and fabric, the measured median decoder-layer headroom per node count (replay unit
+// records) and the projected one with its band (projection records).
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plots/plot_records.hpp"
+
+namespace collreplay::plots {
+
+struct HeadroomPoint {
+  double nodes = 0, headroom_ms = 0, lo_ms = 0, hi_ms = 0;
+};
+
+struct HeadroomLine {
+  std::vector<HeadroomPoint> measured, projected;  // sorted by nodes
+  std::string fabric_source;                       // a projection's "fabric_source", if any
+};
+
+struct ModelLines {
+  std::map<std::string, HeadroomLine> by_fabric;
+  std::string workload;  // "micro-batch 2 × 2048, 8 GPUs/node", from the projections
+  std::string compute;   // a projection's modelled compute ("model:h100"), if any
+};
+
+// model -> its lines. Measured: the median decoder layer of each run, then the median of runs
+// at one node count.
+std::map<std::string, ModelLines> headroom_lines(const std::vector<Record>& records);
+
+// Where headroom first goes from >= 0 to < 0, interpolated on the log2 node axis.
+std::optional<double> crossing_nodes(const std::vector<HeadroomPoint>& points);
+
+// The two node counts a line's points go from >= 0 to < 0 between: {0, first} when negative from
+// the first point, nullopt when never negative.
+struct TippingInterval {
+  double before_nodes = 0, after_nodes = 0;
+};
+std::optional<TippingInterval> tipping_interval(const std::vector<HeadroomPoint>& points);
+// "tips between 2 and 4 nodes", "negative from 2 nodes on", "stays positive up to 1024 nodes".
+std::string tipping_words(const std::vector<HeadroomPoint>& points);
+
+// Measured models first, then by name with digits compared as numbers (7b before 72b).
+std::vector<std::string> model_order(const std::map<std::string, ModelLines>& lines);
+
+}  // namespace collreplay::plots
