@@ -228,7 +228,9 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
             placement.ranks_per_node, options.compute_threads, usable_cores());
         !warning.empty())
       std::fprintf(stderr, "replay: %s\n", warning.c_str());
-  check_memory(schedule, comm->device_buffers(), options.check, placement.local_rank,
+  // Ranks sharing a GPU (two emulated nodes on one device) ask the device they run on.
+  check_memory(schedule, comm->device_buffers(), options.check,
+               gpu_for_local_rank(placement.local_rank, visible_gpu_count()),
                placement.ranks_per_node, timeout_s);
   if (options.preflight)
     run_preflight(MPI_COMM_WORLD, *engine, comm->device_description(),
