@@ -12,6 +12,7 @@ namespace collreplay::plots {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::fixtures;
 using test_support::results_fixtures;
 
 class Programs : public cli_test::ScratchDirTest {
@@ -92,6 +93,25 @@ TEST_F(Programs, ReportEmbedsTheFiguresAndTheCommands) {
   EXPECT_LT(answer, md.find("## Environment"));
   EXPECT_NE(md.find("on eth-10g tips between 2 and 4 nodes", answer), std::string::npos);
   EXPECT_FALSE(fs::exists(dir_ / "report.md.partial"));
+}
+
+TEST_F(Programs, ReportSetsTheRealTrainingReferenceBesideTheReplay) {
+  // Real records of one H100 call: PyTorch's FSDP2 step (source "reference") and replay's.
+  const auto o = run(program("report") + " " + fixtures("fidelity") + " --out " + dir_.string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const std::string md = cli_test::slurp(dir_ / "report.md");
+  // source, model, ..., fwd+bwd, optimizer: 99.7 and 27.5 ms measured by the reference, 98.9
+  // and 28.7 by the replay.
+  const std::size_t reference = md.find("| reference | qwen2.5-7b |");
+  const std::size_t replay = md.find("| replay | qwen2.5-7b |");
+  ASSERT_NE(reference, std::string::npos) << md;
+  ASSERT_NE(replay, std::string::npos) << md;
+  const std::string reference_row = md.substr(reference, md.find('\n', reference) - reference);
+  const std::string replay_row = md.substr(replay, md.find('\n', replay) - replay);
+  EXPECT_NE(reference_row.find("| 99.7 | 27.5 |"), std::string::npos) << reference_row;
+  EXPECT_NE(reference_row.find("| 127.3 |"), std::string::npos) << reference_row;
+  EXPECT_NE(replay_row.find("| 98.9 | 28.7 |"), std::string::npos) << replay_row;
+  EXPECT_NE(replay_row.find("| 128.1 |"), std::string::npos) << replay_row;
 }
 
 }  // namespace
