@@ -36,8 +36,9 @@ for c in "${cases[@]}"; do
   # The traced step, as the importer reads it (rank 0's trace).
   build/bin/replay --dry-run --trace "$out/trace_$c/rank0.trace.json" --seq 512 \
     >"$out/import_$c.txt" 2>&1 || { echo "import $c failed:"; cat "$out/import_$c.txt"; status=1; continue; }
-  # Two ranks on one GPU as two NCCL hosts over the loopback socket, like the reference.
-  timeout 300 mpirun --allow-run-as-root -np "$ranks" -x NCCL_NVLS_ENABLE -x NCCL_IB_DISABLE=1 \
+  # Two ranks on one GPU as two NCCL hosts over the loopback socket, like the reference; not
+  # pinned to a core each (mpirun's default at 2 ranks), as torchrun does not pin either.
+  timeout 300 mpirun --allow-run-as-root -np "$ranks" --bind-to none -x NCCL_NVLS_ENABLE -x NCCL_IB_DISABLE=1 \
     -x NCCL_SOCKET_IFNAME=lo build/bin/replay --trace "$out/trace_$c/rank%d.trace.json" \
     --seq 512 --micro-batch 1 --gpus-per-node 1 "${emulate[@]}" --steps 10 \
     --out "$out/replay_$c.jsonl" >"$out/replay_$c.log" 2>&1 ||

@@ -14,6 +14,7 @@
 // fraction are planned on first use (heuristic, untuned).
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <set>
 #include <string>
 #include <vector>
@@ -43,13 +44,18 @@ GemmDims dims_of(const GemmShape& s) { return {s.m, s.n, s.k, s.batch}; }
 
 using Clock = std::chrono::steady_clock;
 
-// Spins until `us` after `since` (no wait when that is past); returns when the launch starts.
+// Waits until `us` after `since` (no wait when that is past); returns when the launch starts.
+// A long wait sleeps first and spins only its last stretch (a sleep overshoots by tens of us):
+// a rank pinned to one core must leave it to NCCL's proxy thread, which drives socket and
+// network transfers while a framework's host is busy on another core.
 Clock::time_point pace_after(Clock::time_point since, double us) {
   const Clock::time_point now = Clock::now();
   if (us <= 0) return now;
   const auto until =
       since + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::micro>(us));
   if (until <= now) return now;
+  constexpr auto kSpinTail = std::chrono::microseconds(100);
+  if (until - now > 2 * kSpinTail) std::this_thread::sleep_until(until - kSpinTail);
   while (Clock::now() < until) {
   }
   return until;
