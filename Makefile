@@ -166,10 +166,13 @@ programs: $(BENCH_BINS) $(PLOT_BINS)
 # tables only. A later `make` adds what is missing (objects already built are kept).
 demo-programs: $(addprefix $(BIN)/,replay all_gather_perf project) $(if $(HAVE_PLOT),$(BIN)/report)
 
+# Its own build tree: objects built with other flags and without CUDA in $(BUILD) would look up
+# to date to a later `make` there, and `make -q` after `make demo` would find $(BUILD) stale.
+DEMO_BUILD := $(BUILD)/demo
 demo: demo-deps
 	@cuda=$$(nvidia-smi -L 2>/dev/null | grep -q '^GPU' || echo CUDA_HOME=/nonexistent); \
-	  $(MAKE) -j$(JOBS) DEBUG=-g1 $$cuda demo-programs
-	sweeps/demo.sh $(BIN) $(MPIRUN) $(NP)
+	  $(MAKE) -j$(JOBS) BUILD=$(DEMO_BUILD) DEBUG=-g1 $$cuda demo-programs
+	sweeps/demo.sh $(DEMO_BUILD)/bin $(MPIRUN) $(NP)
 
 clean:
 	rm -rf $(BUILD)

@@ -70,7 +70,8 @@ FabricSource named_profile(const ProjectOptions& o, std::ostream& out) {
 }  // namespace
 
 std::string beside_checkout(const std::string& relative) {
-  return find_beside_executable({"../../" + relative, "../" + relative});
+  // build/bin, the demo's build/demo/bin, an installed bin/.
+  return find_beside_executable({"../../" + relative, "../../../" + relative, "../" + relative});
 }
 
 std::string intra_results(const ProjectOptions& o) {

@@ -14,7 +14,8 @@
 
 namespace collreplay::project {
 
-// The repository's file `relative`, as seen from build/bin (or an installed bin/); "" when absent.
+// The repository's file `relative`, as seen from build/bin or build/demo/bin (or an installed
+// bin/); "" when absent.
 std::string beside_checkout(const std::string& relative);
 
 // --intra, or the measured NVLink sweep; UsageError when neither exists.
