@@ -12,12 +12,6 @@ namespace {
 std::string replay() { return (bin_dir() / "replay").string(); }
 std::string fixture(const std::string& sub) { return test_support::fixtures("traces", sub); }
 
-int lines(const std::string& text) {
-  int n = 0;
-  for (char c : text) n += c == '\n';
-  return n;
-}
-
 class ReplayTraceCli : public ScratchDirTest {
  protected:
   void write(const std::string& name, const std::string& text) {
@@ -54,7 +48,7 @@ TEST_F(ReplayTraceCli, BadTracesExitTwoWithOneLine) {
     for (const char* mode : {" --dry-run", ""}) {
       const Outcome r = run(replay() + mode + " --trace " + path);
       EXPECT_EQ(r.exit_code, 2) << path << mode << ": " << r.err;
-      EXPECT_EQ(lines(r.err), 1) << r.err;
+      EXPECT_EQ(count_lines(r.err), 1) << r.err;
       EXPECT_NE(r.err.find(names), std::string::npos) << r.err;
     }
 }
@@ -73,7 +67,7 @@ TEST_F(ReplayTraceCli, ProjectTakesATrace) {
                         (bin_dir().parent_path().parent_path() / "sweeps/fabrics.tsv").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("trace:"), std::string::npos) << r.out;
-  EXPECT_EQ(lines(r.out), 7) << r.out;  // three header lines, three node counts, the tipping point
+  EXPECT_EQ(count_lines(r.out), 7) << r.out;  // three header lines, three node counts, the tipping point
 }
 
 }  // namespace
