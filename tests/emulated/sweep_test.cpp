@@ -129,7 +129,9 @@ TEST_F(SweepTest, SlowerFabricShowsLowerBusbwAndHeadroomAtEveryNodeCount) {
     EXPECT_GT(slow.busbw_GBps, 0) << nodes << " nodes: no all-gather records";
     EXPECT_LT(slow.busbw_GBps, fast.busbw_GBps) << nodes << " nodes";
     EXPECT_LT(slow.headroom_ms, fast.headroom_ms) << nodes << " nodes";
-    if (nodes > 2) EXPECT_LT(slow.headroom_ms, previous_headroom_ms) << nodes << " nodes";
+    if (nodes > 2) {
+      EXPECT_LT(slow.headroom_ms, previous_headroom_ms) << nodes << " nodes";
+    }
     previous_headroom_ms = slow.headroom_ms;
   }
   const auto start = std::chrono::steady_clock::now();

@@ -55,7 +55,7 @@ TEST(CublasEngine, TimingIsPlausibleAndScaleStretches) {
   const std::uint64_t reserved = engine->reserve(shapes, DType::bf16);
   EXPECT_GT(reserved, 0u);
   for (const GemmShape& s : shapes) {
-    const ComputeOp op{DType::bf16, {s}};
+    const ComputeOp op{DType::bf16, {s}, {}, 0};
     const double ms = time_op(*engine, op, 1.0, 20);
     const double rate = tflops(s, ms);
     std::printf("[ gemm ] %-14s %6lldx%6lldx%6lld  %8.3f ms  %6.1f TFLOP/s\n", s.label.c_str(),
@@ -64,7 +64,7 @@ TEST(CublasEngine, TimingIsPlausibleAndScaleStretches) {
     EXPECT_GT(rate, 50.0) << s.label;    // far below any tensor-core GPU of this class
     EXPECT_LT(rate, 2500.0) << s.label;  // above H200's dense bf16 peak: not really computed
   }
-  const ComputeOp big{DType::bf16, {shapes[4]}};
+  const ComputeOp big{DType::bf16, {shapes[4]}, {}, 0};
   const double one = time_op(*engine, big, 1.0, 5);
   const double two_and_half = time_op(*engine, big, 2.5, 5);
   EXPECT_NEAR(two_and_half / one, 2.5, 0.25);
