@@ -1,6 +1,6 @@
 # collreplay build. `make` builds everything this machine can; `make test` installs what is
 # missing, builds and runs every test; `make demo` runs the main job. Overridable:
-#   CUDA_HOME NCCL_HOME MPI_HOME GPU_ARCHS BUILD CXX NP JOBS
+#   CUDA_HOME NCCL_HOME MPI_HOME GPU_ARCHS BUILD CXX DEBUG NP JOBS PREFIX
 # Sources are found recursively. Optional libraries are chosen by folder, never by #if: a folder
 # holding a no_cuda.cpp needs CUDA+NCCL for its other sources (no_cuda.cpp holds their host
 # stubs and is built only without CUDA); no_nvml.cpp does the same for NVML; *.cu needs CUDA.
@@ -32,12 +32,15 @@ HAVE_CUDA := $(and $(NCCL_RECENT),$(wildcard $(CUDA_HOME)/include/cuda_runtime.h
 NCCL_FLAGS := $(if $(filter /usr $(CUDA_HOME),$(NCCL_HOME)),,-I$(NCCL_HOME)/include)
 NCCL_LIBDIR := $(if $(filter /usr $(CUDA_HOME),$(NCCL_HOME)),,-L$(NCCL_HOME)/lib -Wl,-rpath,$(NCCL_HOME)/lib)
 HAVE_NVML := $(and $(HAVE_CUDA),$(wildcard $(CUDA_HOME)/include/nvml.h))
-HAVE_PLOT := $(and $(wildcard /usr/include/gnuplot-iostream.h),$(shell command -v gnuplot))
+# The figures need gnuplot-iostream to build (plots/figures/ keeps no_gnuplot.cpp for a build
+# without it) and gnuplot to run; report is built either way and writes its text without them.
+HAVE_GNUPLOT_IOSTREAM := $(wildcard /usr/include/gnuplot-iostream.h)
+HAVE_PLOT := $(and $(HAVE_GNUPLOT_IOSTREAM),$(shell command -v gnuplot))
 
-# Debug information: full (-g) for developers; `make demo` asks for line tables only (-g1), which
-# still name the line in a backtrace or a profile and compile every translation unit about a
-# quarter faster.
-DEBUG ?= -g
+# Debug information: line tables (-g1) name the line in a backtrace or a profile and compile every
+# translation unit about a quarter faster than full debug information (`make DEBUG=-g`); `make
+# demo` and `make test` share one build tree, so they share these flags.
+DEBUG ?= -g1
 CXXFLAGS ?= -O2 $(DEBUG)
 # The MPI C++ bindings (deprecated) are skipped: their headers warn under -Wextra.
 CXXFLAGS += -std=c++20 -Wall -Wextra -MMD -MP -I. $(MPI_CFLAGS) -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1
@@ -60,8 +63,10 @@ stub_dirs = $(dir $(filter %/$(1),$(2)))
 in_dirs = $(foreach f,$(2),$(if $(filter $(dir $f),$(1)),$f))
 CUDA_ONLY = $(filter-out %/no_cuda.cpp,$(call in_dirs,$(call stub_dirs,no_cuda.cpp,$(1)),$(1))) $(filter %.cu,$(1))
 NVML_ONLY = $(filter-out %/no_nvml.cpp,$(call in_dirs,$(call stub_dirs,no_nvml.cpp,$(1)),$(1)))
+GNUPLOT_ONLY = $(filter-out %/no_gnuplot.cpp,$(call in_dirs,$(call stub_dirs,no_gnuplot.cpp,$(1)),$(1)))
 buildable = $(filter-out $(if $(HAVE_CUDA),%/no_cuda.cpp,$(call CUDA_ONLY,$(1))) \
-                         $(if $(HAVE_NVML),%/no_nvml.cpp,$(call NVML_ONLY,$(1))),$(1))
+                         $(if $(HAVE_NVML),%/no_nvml.cpp,$(call NVML_ONLY,$(1))) \
+                         $(if $(HAVE_GNUPLOT_IOSTREAM),%/no_gnuplot.cpp,$(call GNUPLOT_ONLY,$(1))),$(1))
 to_obj = $(patsubst %,$(OBJ)/%.o,$(1))
 # A test suite's sources, subfolders included (a variable, so that a pattern rule's stem does not
 # replace its %).
@@ -72,16 +77,18 @@ suite_srcs = $(call rwildcard,tests/$(1),%.cpp)
 RECORD_SRCS := $(call rwildcard,records,%.cpp)
 ALL_LIB_SRCS := $(call rwildcard,common collectives workloads bench,%.cpp %.cu) $(RECORD_SRCS)
 LIB_SRCS  := $(call buildable,$(filter-out bench/bin/%,$(ALL_LIB_SRCS)))
-PLOT_SRCS := $(filter-out plots/bin/%,$(call rwildcard,plots,%.cpp)) $(RECORD_SRCS)
+PLOT_SRCS := $(call buildable,$(filter-out plots/bin/%,$(call rwildcard,plots,%.cpp))) $(RECORD_SRCS)
 BENCH_BINS := $(patsubst bench/bin/%.cpp,$(BIN)/%,$(wildcard bench/bin/*.cpp))
-PLOT_BINS  := $(if $(HAVE_PLOT),$(patsubst plots/bin/%.cpp,$(BIN)/%,$(wildcard plots/bin/*.cpp)))
+# The figure programs where gnuplot-iostream is; report everywhere.
+PLOT_BINS  := $(if $(HAVE_GNUPLOT_IOSTREAM),$(patsubst plots/bin/%.cpp,$(BIN)/%,$(wildcard plots/bin/*.cpp)),$(BIN)/report)
+PLOT_LIBS  := $(if $(HAVE_GNUPLOT_IOSTREAM),-lboost_iostreams -lboost_filesystem -lboost_system)
 # A suite is a folder of tests/ with sources anywhere below it (tests/unit keeps its own in
 # subfolders by room).
 TEST_SUITES := $(filter-out $(if $(HAVE_PLOT),,plots),$(sort $(foreach f,$(call rwildcard,tests,%.cpp),$(word 2,$(subst /, ,$f)))))
 TEST_BINS := $(foreach s,$(TEST_SUITES),$(BIN)/$(s)_tests)
 
 .SECONDEXPANSION:
-.PHONY: all programs deps demo-deps test demo demo-programs clean
+.PHONY: all programs deps demo-deps test demo demo-programs install clean
 # `all` has no recipe of its own, so a second `make` (or `make -q`) finds nothing to do.
 all: $(BENCH_BINS) $(PLOT_BINS) $(TEST_BINS)
 ifeq ($(filter-out all,$(MAKECMDGOALS)),)
@@ -99,11 +106,22 @@ $(OBJ)/bench/app/run/run_metadata.cpp.o: CXXFLAGS += -DCOLLREPLAY_GIT_REVISION='
 REVISION_STAMP := $(BUILD)/gen/git_revision
 $(shell mkdir -p $(BUILD)/gen && { [ "$$(cat $(REVISION_STAMP) 2>/dev/null)" = '$(GIT_REVISION)' ] || echo '$(GIT_REVISION)' > $(REVISION_STAMP); })
 $(OBJ)/bench/app/run/run_metadata.cpp.o: $(REVISION_STAMP)
+# The checkout the programs were built from is where they look for their data when nothing
+# beside them holds it (common/data_files.hpp); rebuilt when the checkout moves.
+SOURCE_DIR_STAMP := $(BUILD)/gen/source_dir
+$(shell { [ "$$(cat $(SOURCE_DIR_STAMP) 2>/dev/null)" = '$(CURDIR)' ] || echo '$(CURDIR)' > $(SOURCE_DIR_STAMP); })
+$(OBJ)/common/data_files.cpp.o: CXXFLAGS += -DCOLLREPLAY_SOURCE_DIR='"$(CURDIR)"'
+$(OBJ)/common/data_files.cpp.o: $(SOURCE_DIR_STAMP)
+# Every object depends on the flags it was built with: objects built with other flags (another
+# DEBUG, with or without CUDA) are rebuilt instead of looking up to date.
+FLAGS_STAMP := $(BUILD)/gen/flags
+BUILD_FLAGS := $(CXXFLAGS) | $(NVCCFLAGS) | $(HAVE_CUDA) | $(HAVE_NVML) | $(HAVE_GNUPLOT_IOSTREAM)
+$(shell { [ "$$(cat $(FLAGS_STAMP) 2>/dev/null)" = '$(BUILD_FLAGS)' ] || echo '$(BUILD_FLAGS)' > $(FLAGS_STAMP); })
 
-$(OBJ)/%.cpp.o: %.cpp
+$(OBJ)/%.cpp.o: %.cpp $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
-$(OBJ)/%.cu.o: %.cu
+$(OBJ)/%.cu.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
@@ -114,10 +132,10 @@ $(BIN)/%: $(OBJ)/bench/bin/%.cpp.o $(BUILD)/libcollreplay.a
 	$(CXX) $^ -o $@ $(LDLIBS)
 $(BIN)/%: $(OBJ)/plots/bin/%.cpp.o $(call to_obj,$(PLOT_SRCS))
 	@mkdir -p $(@D)
-	$(CXX) $^ -o $@ -lboost_iostreams -lboost_filesystem -lboost_system
+	$(CXX) $^ -o $@ $(PLOT_LIBS)
 $(BIN)/plots_tests: $(call to_obj,$(wildcard tests/plots/*.cpp) $(PLOT_SRCS))
 	@mkdir -p $(@D)
-	$(CXX) $^ -o $@ -lgtest_main -lgtest -lboost_iostreams -lboost_filesystem -lboost_system -lpthread
+	$(CXX) $^ -o $@ -lgtest_main -lgtest $(PLOT_LIBS) -lpthread
 $(BIN)/%_tests: $$(call to_obj,$$(call suite_srcs,$$*)) $(BUILD)/libcollreplay.a
 	@mkdir -p $(@D)
 	$(CXX) $^ -o $@ $(if $(filter mpi gpu,$*),-lgtest,-lgtest_main -lgtest) $(LDLIBS)
@@ -130,7 +148,7 @@ MODEL_CATALOG_OBJ := $(OBJ)/gen/model_catalog.cpp.o
 $(MODEL_CATALOG_CPP): workloads/embed_models.sh $(MODEL_JSONS)
 	@mkdir -p $(@D)
 	sh workloads/embed_models.sh $(MODEL_JSONS) > $@.tmp && mv $@.tmp $@
-$(MODEL_CATALOG_OBJ): $(MODEL_CATALOG_CPP)
+$(MODEL_CATALOG_OBJ): $(MODEL_CATALOG_CPP) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
 $(BUILD)/libcollreplay.a: $(MODEL_CATALOG_OBJ)
@@ -143,12 +161,18 @@ DEMO_PACKAGES := g++ make openmpi-bin libopenmpi-dev libucx0 libbenchmark-dev \
 DEB_PACKAGES := $(DEMO_PACKAGES) libgtest-dev slurm-wlm slurm-wlm-basic-plugins munge prometheus
 deps: PACKAGES = $(DEB_PACKAGES)
 demo-deps: PACKAGES = $(DEMO_PACKAGES)
+# `make deps` fails when a package cannot be installed; the demo says which it could not install
+# (a machine without a package registry, or not Debian) and goes on with what is there: without
+# gnuplot it still writes its results, projections and report.md, in text.
 deps demo-deps:
 	@missing=$$(for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
-	  echo "make deps: installing" $$missing; \
+	  echo "make $@: installing" $$missing; \
 	  sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
-	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
+	  if ! { timeout 300 $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; }; then \
+	    if [ "$@" = deps ]; then exit 1; fi; \
+	    echo "make demo: could not install" $$missing "- going on without them (no figures without gnuplot)"; \
+	  fi; \
 	fi
 
 # `make test` and `make demo` are the README's one-command entry points: build in parallel.
@@ -160,19 +184,24 @@ test: deps
 
 programs: $(BENCH_BINS) $(PLOT_BINS)
 
-# The demo builds what it runs and no more (on a fresh 2-core machine the build was most of its
-# time): four programs, not the test binaries nor the other programs; the GPU build only where
-# nvidia-smi lists a GPU (without one the demo replays over MPI on an emulated cluster); line
-# tables only. A later `make` adds what is missing (objects already built are kept).
-demo-programs: $(addprefix $(BIN)/,replay all_gather_perf project) $(if $(HAVE_PLOT),$(BIN)/report)
+# The demo builds what it runs and no more (on a fresh 2-core machine the build is most of its
+# time): four programs, in the one build tree, with the same flags as `make` and `make test`, so
+# that a `make test` before it leaves nothing to build and one after it builds only the rest.
+demo-programs: $(addprefix $(BIN)/,replay all_gather_perf project report)
 
-# Its own build tree: objects built with other flags and without CUDA in $(BUILD) would look up
-# to date to a later `make` there, and `make -q` after `make demo` would find $(BUILD) stale.
-DEMO_BUILD := $(BUILD)/demo
 demo: demo-deps
-	@cuda=$$(nvidia-smi -L 2>/dev/null | grep -q '^GPU' || echo CUDA_HOME=/nonexistent); \
-	  $(MAKE) -j$(JOBS) BUILD=$(DEMO_BUILD) DEBUG=-g1 $$cuda demo-programs
-	sweeps/demo.sh $(DEMO_BUILD)/bin $(MPIRUN) $(NP)
+	$(MAKE) -j$(JOBS) demo-programs
+	sweeps/demo.sh $(BIN) $(MPIRUN) $(NP)
+
+# An install prefix: the programs in PREFIX/bin, the data they look for (common/data_files.hpp)
+# in PREFIX/share/collreplay, laid out as in the checkout.
+PREFIX ?= /usr/local
+INSTALL_DATA := sweeps/fabrics.tsv sweeps/measured/2026-11-23 workloads/models sweeps/gpu/reference
+install: programs
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/collreplay
+	cp $(BENCH_BINS) $(PLOT_BINS) $(DESTDIR)$(PREFIX)/bin/
+	for d in $(INSTALL_DATA); do mkdir -p $(DESTDIR)$(PREFIX)/share/collreplay/$$(dirname $$d) && \
+	  cp -r $$d $(DESTDIR)$(PREFIX)/share/collreplay/$$(dirname $$d)/; done
 
 clean:
 	rm -rf $(BUILD)

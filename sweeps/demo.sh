@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `make demo`: the main job on this machine, ending with pictures, a report and the headline.
-#   With GPUs: Qwen2.5-7B (micro-batch 2, seq 2048) replayed on every local GPU over NVLink and
-#   over NCCL's socket transport, on 1 node and as 2 emulated nodes, plus a bus-bandwidth sweep.
+#   With GPUs: Qwen2.5-7B (4 layers, micro-batch 2, seq 2048) replayed over NCCL's socket
+#   transport with each rank its own emulated node (every GPU a rank; on one GPU, two ranks share
+#   it), and over NVLink on one node where there are two GPUs or more, plus bus-bandwidth sweeps;
+#   then the mission's models projected from a fast and a slow fabric profile.
 #   Without: an emulated cluster on this host (network namespaces, shaped links, modeled H100
 #   compute, time dilation) at 1, 2 and 4 nodes on a fast (ib-ndr-8x400) and a slow (eth-10g)
 #   fabric, replaying Qwen2.5-0.5B (needs root; without it, the same on 4 host ranks of one node);
@@ -23,22 +25,50 @@ steps=4
 say() { step=$((step + 1)); echo "== [$step/$steps] $* ($((SECONDS - start)) s elapsed)"; }
 
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+# The mission's models as project sees them on a fabric ($1: a profile or a results folder).
+project_mission() {
+  local fabric=$1 label=$2 workload model rest
+  mkdir -p "$out/projection"
+  for workload in "${mission[@]}"; do
+    read -r model rest <<<"$workload"
+    rest=${rest//@measured/$fabric}
+    # shellcheck disable=SC2086 # the workload's flags are words
+    "$bin/project" --model "$model" $rest --fabric "$fabric" \
+      --nodes 1,2,4,8,16,32,64,128,256,512,1024 --out "$out/projection/$model-$label.jsonl" \
+      >"$out/projection/$model-$label.txt"
+    sed -n "s/^# tipping point.*: /   $model on $label tips at: /p" "$out/projection/$model-$label.txt"
+  done
+}
+# 8 GPUs a node (intra-node: the measured H200 NVLink sweep), H100 compute as project models it
+# (GEMMs at replay's default MFU).
+mission=("qwen2.5-7b --micro-batch 2 --seq 2048 --gpus-per-node 8 --compute model:h100"
+  "qwen2.5-72b --micro-batch 1 --seq 2048 --gpus-per-node 8 --compute model:h100"
+  "mixtral-8x7b --micro-batch 1 --seq 2048 --ep 8 --gpus-per-node 8 --compute model:h100")
+
 if [ "${gpus:-0}" -gt 0 ] && ldd "$bin/replay" | grep -q libnccl; then
-  echo "== collreplay demo: $gpus GPU(s), NCCL + cuBLAS, about 5 minutes"
-  launch=("$mpirun" --bind-to none -np "$gpus" -x NCCL_NVLS_ENABLE)
+  # One GPU: two ranks share it, each its own NCCL node (they talk over sockets on lo).
+  ranks=$((gpus > 1 ? gpus : 2))
+  echo "== collreplay demo: $gpus GPU(s), NCCL + cuBLAS, $ranks ranks, a few minutes"
+  launch=("$mpirun" --bind-to none -x NCCL_NVLS_ENABLE)
   [ "$(id -u)" = 0 ] && launch+=(--allow-run-as-root)
-  workload=(--model qwen2.5-7b --micro-batch 2 --seq 2048 --monitor-interval 1)
-  say "replay over NVLink and over sockets, 1 node"
-  "${launch[@]}" "$bin/replay" "${workload[@]}" --fabric nvlink --out "$out/replay/nvlink-1.jsonl"
-  "${launch[@]}" "$bin/replay" "${workload[@]}" --transport socket --ifname lo --fabric socket \
-    --out "$out/replay/socket-1.jsonl"
-  say "replay over sockets, $gpus emulated nodes"
+  workload=(--model qwen2.5-7b --layers 4 --micro-batch 2 --seq 2048 --monitor-interval 1)
+  say "replay Qwen2.5-7B (4 layers) over sockets, $ranks emulated nodes"
+  "${launch[@]}" -np "$ranks" "$bin/replay" "${workload[@]}" --emulate-nodes "$ranks" \
+    --transport socket --ifname lo --fabric socket --out "$out/replay/socket-$ranks.jsonl"
+  say "replay over NVLink on one node; bus bandwidth"
   if [ "$gpus" -gt 1 ]; then
-    "${launch[@]}" "$bin/replay" "${workload[@]}" --emulate-nodes "$gpus" --fabric socket \
-      --out "$out/replay/socket-$gpus.jsonl"
+    "${launch[@]}" -np "$gpus" "$bin/replay" "${workload[@]}" --fabric nvlink \
+      --out "$out/replay/nvlink-$gpus.jsonl"
+    "${launch[@]}" -np "$gpus" "$bin/all_gather_perf" -b 1M -e 1G -f 4 --fabric nvlink \
+      --out "$out/busbw/nvlink.jsonl"
+  else
+    echo "   one GPU: no NVLink between ranks to replay over"
   fi
-  say "bus bandwidth sweep"
-  "${launch[@]}" "$bin/all_gather_perf" -b 1M -e 1G -f 4 --fabric nvlink --out "$out/busbw/nvlink.jsonl"
+  "${launch[@]}" -np "$ranks" "$bin/all_gather_perf" -b 1M -e 256M -f 4 -n 5 --emulate-nodes "$ranks" \
+    --transport socket --ifname lo --fabric socket --out "$out/busbw/socket.jsonl"
+  say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes"
+  # Nominal profiles: this machine has no inter-node fabric to fit.
+  for fabric in ib-ndr-8x400 eth-100g; do project_mission "$fabric" "$fabric"; done
 elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
   echo "== collreplay demo: no GPU; an emulated cluster of 1, 2 and 4 nodes (several minutes)"
   say "replay Qwen2.5-0.5B (4 layers, modeled H100) on ib-ndr-8x400 and eth-10g"
@@ -50,7 +80,7 @@ elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
   fabric_dilations=("ib-ndr-8x400 400" "eth-10g 10")
   for spec in "${fabric_dilations[@]}"; do
     read -r fabric dilation <<<"$spec"
-    "$here/sweep" --emulate --name "demo-replay-$fabric" --nodes 1,2,4 --fabric "$fabric" \
+    "$here/sweep" --emulate --bin "$bin" --name "demo-replay-$fabric" --nodes 1,2,4 --fabric "$fabric" \
       --dilate "$dilation" --backend mpi --model qwen2.5-0.5b --layers 4 --compute model:h100 \
       --out "$out/replay/$fabric" -- --monitor-interval 1
   done
@@ -63,35 +93,24 @@ elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
   while [ "$end_bytes" -lt "$layer_bytes" ]; do end_bytes=$((end_bytes * 4)); done
   for spec in "${fabric_dilations[@]}"; do
     read -r fabric dilation <<<"$spec"
-    "$here/sweep" --emulate --name "demo-busbw-$fabric" --exe all_gather_perf --nodes 2,4 \
+    "$here/sweep" --emulate --bin "$bin" --name "demo-busbw-$fabric" --exe all_gather_perf --nodes 2,4 \
       --fabric "$fabric" --dilate "$dilation" --backend mpi --out "$out/busbw/$fabric" \
       -- -b 512K -e "$end_bytes" -f 4 -n 5
   done
   say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes from both fits"
-  # Each fabric as measured above (project fits its inter-node tier to the replays' collectives),
-  # 8 GPUs a node (intra-node: the measured H200 NVLink sweep), H100 compute as project models
-  # it (GEMMs at replay's default MFU). Qwen2.5-0.5B as it ran (1 rank a node, 4 layers, the
-  # replay's own compute times: @measured) puts the fit beside its measured points.
-  mission=("qwen2.5-7b --micro-batch 2 --seq 2048 --gpus-per-node 8 --compute model:h100"
-    "qwen2.5-72b --micro-batch 1 --seq 2048 --gpus-per-node 8 --compute model:h100"
-    "mixtral-8x7b --micro-batch 1 --seq 2048 --ep 8 --gpus-per-node 8 --compute model:h100"
-    "qwen2.5-0.5b --layers 4 --gpus-per-node 1 --compute @measured")
-  mkdir -p "$out/projection"
+  # Each fabric as measured above (project fits its inter-node tier to the replays' collectives).
+  # Qwen2.5-0.5B as it ran (1 rank a node, 4 layers, the replay's own compute times: @measured)
+  # puts the fit beside its measured points.
+  mission+=("qwen2.5-0.5b --layers 4 --gpus-per-node 1 --compute @measured")
   for spec in "${fabric_dilations[@]}"; do
     read -r fabric _ <<<"$spec"
-    for workload in "${mission[@]}"; do
-      read -r model rest <<<"$workload"
-      rest=${rest//@measured/$out/replay/$fabric}
-      # shellcheck disable=SC2086 # the workload's flags are words
-      "$bin/project" --model "$model" $rest --fabric "$out/replay/$fabric" \
-        --nodes 1,2,4,8,16,32,64,128,256,512,1024 --out "$out/projection/$model-$fabric.jsonl" \
-        >"$out/projection/$model-$fabric.txt"
-      sed -n "s/^# tipping point.*: /   $model on $fabric tips at: /p" "$out/projection/$model-$fabric.txt"
-    done
+    project_mission "$out/replay/$fabric" "$fabric"
   done
 else
+  steps=5
   echo "== collreplay demo: no GPU and no root for an emulated cluster: $np host ranks of one node"
   launch=("$mpirun" --bind-to none -np "$np" --oversubscribe --mca mpi_yield_when_idle 1)
+  [ "$(id -u)" = 0 ] && launch+=(--allow-run-as-root)
   workload=(--backend mpi --model qwen2.5-0.5b --layers 4 --compute model:h100 --steps 2)
   say "replay Qwen2.5-0.5B on $np ranks (shared memory)"
   "${launch[@]}" "$bin/replay" "${workload[@]}" --transport shm --fabric shm \
@@ -101,21 +120,25 @@ else
     --out "$out/replay/socket.jsonl"
   say "bus bandwidth sweep"
   "${launch[@]}" "$bin/all_gather_perf" --backend mpi -b 256K -e 64M -f 4 -n 5 --out "$out/busbw/shm.jsonl"
+  say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes"
+  for fabric in ib-ndr-8x400 eth-100g; do project_mission "$fabric" "$fabric"; done
 fi
 
 say "figures and report"
-if [ -x "$bin/report" ]; then
-  # report draws every figure the results allow (PNG + SVG beside report.md) and embeds them.
-  "$bin/report" "$out" --out "$out"
-  ls "$out"/*.png 2>/dev/null | sed 's/^/   /'
+# report draws every figure the results allow (PNG + SVG beside report.md) and embeds them;
+# without gnuplot it writes the text and says why each figure is missing.
+"$bin/report" "$out" --out "$out" >/dev/null
+if ls "$out"/*.png >/dev/null 2>&1; then
+  ls "$out"/*.png | sed 's/^/   /'
 else
-  echo "   no plot programs in $bin (gnuplot-iostream missing: make deps installs it)"
+  echo "   no figures: $(sed -n 's/^- .*: not drawn (\(.*\))$/\1/p' "$out/report.md" | head -1)"
 fi
+echo "   $out/report.md"
 
 # The headline: median decoder-layer headroom per fabric at each node count (the median the
 # headroom figure draws: the middle two averaged for an even count), and where each fabric tips.
 echo "== done in $((SECONDS - start)) s; results, figures and report.md in $out/"
-find "$out" -name '*.jsonl' -exec cat {} + 2>/dev/null |
+command -v jq >/dev/null && find "$out" -name '*.jsonl' -exec cat {} + 2>/dev/null |
   jq -rs '
     [ .[] | select(.record == "unit" and (.unit | startswith("layers.")))
       | {fabric: (.run.fabric // .run.transport_verified), nodes: .run.nodes, model: (.run.command_line | index("--model") as $i | if $i then .[$i + 1] else "?" end), h: .headroom_ms} ]

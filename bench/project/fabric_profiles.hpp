@@ -1,5 +1,5 @@
 // What the projection takes from the fabric profiles (read by bench/app/run/fabric_profiles):
-// the nominal inter-node tier of a named fabric, and where files live beside the executable.
+// the nominal inter-node tier of a named fabric.
 #pragma once
 #include <string>
 #include <vector>
@@ -16,8 +16,5 @@ FabricProfile find_fabric_profile(const std::vector<FabricProfile>& profiles,
 
 // The inter-node tier a profile stands for: nominal, no efficiency curve.
 TierParams inter_tier_of(const FabricProfile& profile);
-
-// The first of `candidates` (paths relative to the executable's directory) that exists, or "".
-std::string find_beside_executable(const std::vector<std::string>& candidates);
 
 }  // namespace collreplay::project

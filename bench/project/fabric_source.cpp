@@ -7,6 +7,7 @@
 #include "bench/project/fabric_profiles.hpp"
 #include "bench/project/model/measured_points.hpp"
 #include "bench/project/project_report.hpp"
+#include "common/data_files.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay::project {
@@ -44,10 +45,7 @@ FabricSource fitted_folder(const ProjectOptions& o, std::ostream& out) {
 }
 
 FabricSource named_profile(const ProjectOptions& o, std::ostream& out) {
-  const std::string table =
-      !o.fabrics_file.empty() ? o.fabrics_file : beside_checkout("sweeps/fabrics.tsv");
-  if (table.empty())
-    throw UsageError("no sweeps/fabrics.tsv beside the executable: give --fabrics-file");
+  const std::string table = !o.fabrics_file.empty() ? o.fabrics_file : default_fabrics_file();
   const FabricProfile profile = find_fabric_profile(read_fabric_profiles(table), o.fabric);
   FabricSource s;
   s.model.inter = inter_tier_of(profile);
@@ -69,17 +67,9 @@ FabricSource named_profile(const ProjectOptions& o, std::ostream& out) {
 
 }  // namespace
 
-std::string beside_checkout(const std::string& relative) {
-  // build/bin, the demo's build/demo/bin, an installed bin/.
-  return find_beside_executable({"../../" + relative, "../../../" + relative, "../" + relative});
-}
-
 std::string intra_results(const ProjectOptions& o) {
   if (!o.intra.empty()) return o.intra;
-  const std::string found = beside_checkout("sweeps/measured/2026-11-23");
-  if (!found.empty()) return found;
-  throw UsageError(
-      "no intra-node measurements found beside the executable: give --intra RESULTS_DIR");
+  return require_data_file(kMeasuredIntraNode, "--intra RESULTS_DIR");
 }
 
 FitReport intra_fit(const ProjectOptions& o, const FabricModel& model) {

@@ -1,6 +1,6 @@
 // Where the projection's fabric comes from: a named profile (its nominal inter-node tier, the
-// intra-node tier fitted from --intra or the measured 2x H200 NVLink sweep found beside the
-// executable) or a results folder fitted as a whole. `project` and `advise` both start here, so
+// intra-node tier fitted from --intra or the measured 2x H200 NVLink sweep found as the
+// project's data is) or a results folder fitted as a whole. `project` and `advise` both start here, so
 // a fabric means the same to both.
 #pragma once
 #include <iosfwd>
@@ -14,9 +14,9 @@
 
 namespace collreplay::project {
 
-// The repository's file `relative`, as seen from build/bin or build/demo/bin (or an installed
-// bin/); "" when absent.
-std::string beside_checkout(const std::string& relative);
+// The measured 2x H200 NVLink sweep the intra-node tier is fitted from by default, as found by
+// common/data_files.hpp's rule.
+inline constexpr const char* kMeasuredIntraNode = "sweeps/measured/2026-11-23";
 
 // --intra, or the measured NVLink sweep; UsageError when neither exists.
 std::string intra_results(const ProjectOptions& options);

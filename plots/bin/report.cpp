@@ -4,7 +4,6 @@
 #include <CLI/CLI.hpp>
 
 #include "common/errors.hpp"
-#include "plots/figure.hpp"
 #include "plots/plot_main.hpp"
 #include "plots/report.hpp"
 
@@ -30,7 +29,6 @@ int main(int argc, char** argv) {
       throw collreplay::UsageError(e.what());
     }
     request.draw_figures = !embed_only;
-    if (request.draw_figures) require_gnuplot();
     if (request.out_dir.empty()) request.out_dir = default_out_dir(request.inputs);
     const auto records = read_or_fail(request.inputs);
     std::cout << write_report(records, request) << "\n";

@@ -9,7 +9,7 @@
 
 #include "common/errors.hpp"
 #include "plots/figures.hpp"
-#include "plots/figures/headroom_lines.hpp"
+#include "plots/headroom_lines.hpp"
 
 namespace collreplay::plots {
 namespace {

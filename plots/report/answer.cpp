@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "plots/figures/headroom_lines.hpp"
+#include "plots/headroom_lines.hpp"
 
 namespace collreplay::plots {
 namespace {

@@ -284,9 +284,20 @@ std::string report_markdown(const std::vector<Record>& records, const ReportRequ
 std::string write_report(const std::vector<Record>& records, const ReportRequest& request) {
   fs::create_directories(request.out_dir);
   std::vector<FigureNote> figures;
+  // Without gnuplot the report is still written, in text, each figure naming why it is missing.
+  std::string cannot_draw;
+  if (request.draw_figures) {
+    try {
+      require_gnuplot();
+    } catch (const RuntimeError& e) {
+      cannot_draw = e.what();
+    }
+  }
   for (const FigureEntry& entry : all_figures()) {
     FigureNote note{entry.title, "", ""};
-    if (request.draw_figures) {
+    if (!cannot_draw.empty()) {
+      note.why_not = cannot_draw;
+    } else if (request.draw_figures) {
       try {
         const FigureFiles files = entry.draw(records, {request.out_dir, entry.name});
         note.png = fs::path(files.png).filename().string();

@@ -72,6 +72,21 @@ TEST_F(Programs, GnuplotMissingIsOneClearLineBeforeAnythingElse) {
   EXPECT_FALSE(fs::exists(dir_ / "plot_headroom.png"));
 }
 
+TEST_F(Programs, ReportWithoutGnuplotWritesItsTextAndSaysWhyEachFigureIsMissing) {
+  // As on a GPU image without package access: the answer and the tables, no figures, exit 0.
+  fs::create_directories(dir_ / "empty");
+  const auto o = run("env PATH=" + (dir_ / "empty").string() + " " + program("report") + " " +
+                     results_fixtures() + " --out " + dir_.string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const std::string md = cli_test::slurp(dir_ / "report.md");
+  EXPECT_NE(md.find("## The answer: where communication stops hiding"), std::string::npos);
+  EXPECT_NE(md.find("Step summary"), std::string::npos);
+  EXPECT_NE(md.find("- Overlap headroom vs node count: not drawn (gnuplot is not on PATH"),
+            std::string::npos)
+      << md;
+  EXPECT_FALSE(fs::exists(dir_ / "plot_headroom.png"));
+}
+
 TEST_F(Programs, ReportEmbedsTheFiguresAndTheCommands) {
   const auto o = run(program("report") + " " + results_fixtures() + " --out " + dir_.string());
   ASSERT_EQ(o.exit_code, 0) << o.err;

@@ -1,9 +1,9 @@
 #include "bench/app/run/fabric_profiles.hpp"
 
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "common/data_files.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {
@@ -36,10 +36,7 @@ std::vector<FabricProfile> read_fabric_profiles(const std::string& path) {
 }
 
 std::string default_fabrics_file() {
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "sweeps/fabrics.tsv";
-  return (exe.parent_path() / ".." / ".." / "sweeps" / "fabrics.tsv").lexically_normal().string();
+  return require_data_file("sweeps/fabrics.tsv", "--fabrics-file");
 }
 
 std::optional<FabricProfile> check_fabric(const std::string& name, const std::string& path) {

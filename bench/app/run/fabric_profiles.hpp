@@ -1,7 +1,7 @@
 // The fabric profiles of sweeps/fabrics.tsv (name, node_gbit_s, latency_us, links, description),
 // read so that --fabric NAME is checked against the same file the emulated cluster shapes from.
-// The file is found beside the build: <dir of the executable>/../../sweeps/fabrics.tsv, or
-// where --fabrics-file says.
+// The file is where --fabrics-file says, else sweeps/fabrics.tsv found by the project's one rule
+// for its data (common/data_files.hpp).
 #pragma once
 #include <optional>
 #include <string>
@@ -20,7 +20,7 @@ struct FabricProfile {
 // Every profile of the file; UsageError when it cannot be read or a line does not parse.
 std::vector<FabricProfile> read_fabric_profiles(const std::string& path);
 
-// <executable dir>/../../sweeps/fabrics.tsv (build/bin/X -> sweeps/fabrics.tsv).
+// sweeps/fabrics.tsv by common/data_files.hpp's rule; UsageError when no root holds it.
 std::string default_fabrics_file();
 
 // "real" (no profile: the run is on the real fabric) is always accepted. Otherwise the profile

@@ -1,4 +1,4 @@
-#include "plots/figures/headroom_lines.hpp"
+#include "plots/headroom_lines.hpp"
 
 #include <algorithm>
 #include <cctype>
