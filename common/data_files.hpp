@@ -4,7 +4,7 @@
 //   0. COLLREPLAY_DATA, when set: a folder laid out like the checkout, for binaries moved to a
 //      machine without it (the escape hatch, not the mechanism: nothing needs it set);
 //   1. beside the executable: in each folder from the executable's own up to /, as
-//      <folder>/<relative> (build/bin, build/demo/bin, any build tree inside a checkout) and as
+//      <folder>/<relative> (build/bin, or any build tree inside a checkout) and as
 //      <folder>/share/collreplay/<relative> (an install prefix: PREFIX/bin beside
 //      PREFIX/share/collreplay, as `make install` lays it out);
 //   2. the checkout the executable was built from (its path is compiled in), so a copy of the
