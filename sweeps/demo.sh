@@ -54,18 +54,18 @@ if [ "${gpus:-0}" -gt 0 ] && ldd "$bin/replay" | grep -q libnccl; then
   workload=(--model qwen2.5-7b --layers 4 --micro-batch 2 --seq 2048 --monitor-interval 1)
   say "replay Qwen2.5-7B (4 layers) over sockets, $ranks emulated nodes"
   "${launch[@]}" -np "$ranks" "$bin/replay" "${workload[@]}" --emulate-nodes "$ranks" \
-    --transport socket --ifname lo --fabric socket --out "$out/replay/socket-$ranks.jsonl"
+    --transport socket --ifname lo --out "$out/replay/socket-$ranks.jsonl"
   say "replay over NVLink on one node; bus bandwidth"
   if [ "$gpus" -gt 1 ]; then
-    "${launch[@]}" -np "$gpus" "$bin/replay" "${workload[@]}" --fabric nvlink \
+    "${launch[@]}" -np "$gpus" "$bin/replay" "${workload[@]}" \
       --out "$out/replay/nvlink-$gpus.jsonl"
-    "${launch[@]}" -np "$gpus" "$bin/all_gather_perf" -b 1M -e 1G -f 4 --fabric nvlink \
+    "${launch[@]}" -np "$gpus" "$bin/all_gather_perf" -b 1M -e 1G -f 4 \
       --out "$out/busbw/nvlink.jsonl"
   else
     echo "   one GPU: no NVLink between ranks to replay over"
   fi
   "${launch[@]}" -np "$ranks" "$bin/all_gather_perf" -b 1M -e 256M -f 4 -n 5 --emulate-nodes "$ranks" \
-    --transport socket --ifname lo --fabric socket --out "$out/busbw/socket.jsonl"
+    --transport socket --ifname lo --out "$out/busbw/socket.jsonl"
   say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes"
   # Nominal profiles: this machine has no inter-node fabric to fit.
   for fabric in ib-ndr-8x400 eth-100g; do project_mission "$fabric" "$fabric"; done
@@ -113,10 +113,10 @@ else
   [ "$(id -u)" = 0 ] && launch+=(--allow-run-as-root)
   workload=(--backend mpi --model qwen2.5-0.5b --layers 4 --compute model:h100 --steps 2)
   say "replay Qwen2.5-0.5B on $np ranks (shared memory)"
-  "${launch[@]}" "$bin/replay" "${workload[@]}" --transport shm --fabric shm \
+  "${launch[@]}" "$bin/replay" "${workload[@]}" --transport shm \
     --out "$out/replay/shm.jsonl"
   say "replay over TCP on loopback"
-  "${launch[@]}" "$bin/replay" "${workload[@]}" --transport socket --ifname lo --fabric socket \
+  "${launch[@]}" "$bin/replay" "${workload[@]}" --transport socket --ifname lo \
     --out "$out/replay/socket.jsonl"
   say "bus bandwidth sweep"
   "${launch[@]}" "$bin/all_gather_perf" --backend mpi -b 256K -e 64M -f 4 -n 5 --out "$out/busbw/shm.jsonl"
