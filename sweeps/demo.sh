@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-build/bin}; mpirun=${2:-mpirun}; np=${3:-4}
 out=results/demo
 rm -rf "$out"
-mkdir -p "$out"
+mkdir -p "$out/replay" "$out/busbw"
 export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
 start=$SECONDS
 step=0
