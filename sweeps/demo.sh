@@ -141,7 +141,7 @@ echo "== done in $((SECONDS - start)) s; results, figures and report.md in $out/
 command -v jq >/dev/null && find "$out" -name '*.jsonl' -exec cat {} + 2>/dev/null |
   jq -rs '
     [ .[] | select(.record == "unit" and (.unit | startswith("layers.")))
-      | {fabric: (.run.fabric // .run.transport_verified), nodes: .run.nodes, model: (.run.command_line | index("--model") as $i | if $i then .[$i + 1] else "?" end), h: .headroom_ms} ]
+      | {fabric: (if (.run.fabric // "real") == "real" then .run.transport_verified else .run.fabric end), nodes: .run.nodes, model: (.run.command_line | index("--model") as $i | if $i then .[$i + 1] else "?" end), h: .headroom_ms} ]
     | group_by([.model, .fabric, .nodes])
     | map({model: .[0].model, fabric: .[0].fabric, nodes: .[0].nodes,
            h: (map(.h) | sort | if length % 2 == 1 then .[length / 2 | floor]

@@ -57,8 +57,15 @@ std::string answer_markdown(const std::vector<Record>& records) {
     const char* separator = " ";
     for (const auto& [fabric, line] : model_lines.by_fabric) {
       md << separator << "on " << fabric << " ";
-      if (!line.measured.empty() && line.measured.size() > 1)
+      if (line.measured.size() > 1) {
         md << verdict(line.measured) << ", measured";
+      } else if (line.measured.size() == 1 && line.projected.empty()) {
+        // One node count tells where the headroom stands, not where it turns.
+        char nodes[32];
+        std::snprintf(nodes, sizeof nodes, "%g", line.measured.front().nodes);
+        md << "measured at " << nodes << " node(s) only: "
+           << ms_text(line.measured.front().headroom_ms) << " per layer";
+      }
       if (!line.projected.empty()) {
         if (line.measured.size() > 1) md << "; projected: ";
         md << verdict(line.projected) << (line.measured.size() > 1 ? "" : ", projected");
