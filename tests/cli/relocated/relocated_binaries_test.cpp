@@ -11,7 +11,8 @@ namespace {
 
 // replay --dry-run, project and advise: each needs sweeps/fabrics.tsv, and project/advise with
 // more than one GPU a node the measured NVLink sweep too.
-constexpr const char* kDryRun = "replay --dry-run --model qwen2.5-0.5b --world 2 --fabric eth-10g";
+constexpr const char* kDryRunWithoutFabric = "replay --dry-run --model qwen2.5-0.5b --world 2";
+const std::string kDryRun = std::string(kDryRunWithoutFabric) + " --fabric eth-10g";
 constexpr const char* kProject =
     "project --model qwen2.5-0.5b --micro-batch 1 --seq 1024 --gpus-per-node 2 --fabric eth-10g "
     "--compute model:h100 --nodes 1,2,4";
@@ -43,7 +44,7 @@ class RelocatedBinaries : public ScratchDirTest {
 TEST_F(RelocatedBinaries, CopiedOutsideTheCheckoutTheyStillFindTheirData) {
   const fs::path copy = dir_ / "copied";
   copy_programs(copy);
-  for (const char* line : {kDryRun, kProject, kAdvise}) {
+  for (const std::string& line : {kDryRun, std::string(kProject), std::string(kAdvise)}) {
     const Outcome o = run_from(copy, line);
     EXPECT_EQ(o.exit_code, 0) << line << "\n" << o.err;
     EXPECT_EQ(o.err.find("cannot"), std::string::npos) << line << "\n" << o.err;
@@ -57,10 +58,10 @@ TEST_F(RelocatedBinaries, AnInstallPrefixUsesItsOwnShareFolder) {
   copy_programs(prefix / "bin");
   fs::create_directories(prefix / "share/collreplay/sweeps");
   std::ofstream(prefix / "share/collreplay/sweeps/fabrics.tsv") << fabrics_with("eth-7g");
-  const Outcome o = run_from(prefix / "bin", std::string(kDryRun) + " --fabric eth-7g");
+  const Outcome o = run_from(prefix / "bin", std::string(kDryRunWithoutFabric) + " --fabric eth-7g");
   EXPECT_EQ(o.exit_code, 0) << o.err;
   // The checkout's copy has no such profile: the plain build says so, naming the file it read.
-  const Outcome plain = run_from(bin_dir(), std::string(kDryRun) + " --fabric eth-7g");
+  const Outcome plain = run_from(bin_dir(), std::string(kDryRunWithoutFabric) + " --fabric eth-7g");
   EXPECT_EQ(plain.exit_code, 2);
   EXPECT_NE(plain.err.find("unknown --fabric 'eth-7g'"), std::string::npos) << plain.err;
 }
@@ -68,7 +69,7 @@ TEST_F(RelocatedBinaries, AnInstallPrefixUsesItsOwnShareFolder) {
 TEST_F(RelocatedBinaries, CollreplayDataNamesTheDataFolder) {
   fs::create_directories(dir_ / "data/sweeps");
   std::ofstream(dir_ / "data/sweeps/fabrics.tsv") << fabrics_with("eth-3g");
-  const Outcome o = run_from(bin_dir(), std::string(kDryRun) + " --fabric eth-3g",
+  const Outcome o = run_from(bin_dir(), std::string(kDryRunWithoutFabric) + " --fabric eth-3g",
                              "COLLREPLAY_DATA=" + (dir_ / "data").string());
   EXPECT_EQ(o.exit_code, 0) << o.err;
 }
