@@ -54,9 +54,14 @@ std::string describe_op(const ScheduleOp& op) {
   else
     text += "compute ";
   text += "'" + op.name + "' (";
-  if (op.is_collective())
-    text += "group " + std::string(group_kind_name(op.collective().group)) + ", " +
-            format_bytes(op.collective().bytes) + ", ";
+  if (op.is_collective()) {
+    const CollectiveOp& c = op.collective();
+    text += "group " + group_label(c) + ", ";
+    if (c.kind == CollectiveKind::broadcast) text += "root " + std::to_string(c.root) + ", ";
+    if (c.kind == CollectiveKind::send) text += "to group rank " + std::to_string(c.peer) + ", ";
+    if (c.kind == CollectiveKind::recv) text += "from group rank " + std::to_string(c.peer) + ", ";
+    text += format_bytes(c.bytes) + ", ";
+  }
   if (op.layer >= 0) text += "layer " + std::to_string(op.layer) + ", ";
   return text + "unit " + op.unit + ")";
 }

@@ -57,7 +57,7 @@ MemoryFootprint estimate_footprint(const Schedule& schedule, bool device, bool c
       continue;
     }
     const PreparedCollective call =
-        prepare_collective(op, static_cast<int>(i), group_size(schedule, op.collective().group));
+        prepare_collective(op, static_cast<int>(i), collective_group_size(schedule, op.collective()));
     auto& [send, recv] = buffers[call.group];
     send = std::max(send, call.send_bytes);
     recv = std::max(recv, call.recv_bytes);
