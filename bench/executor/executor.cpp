@@ -104,7 +104,8 @@ void Executor::issue_group(int op) const {
   const PreparedCollective& call = collectives_[collective_of_op_[op]];
   Communicator& comm = groups_.get(call.key);
   const CollectiveBuffers::Pair& buffers = buffers_.of(call.key);
-  if (!is_point_to_point(call.kind)) return issue_collective(comm, call, buffers.send, buffers.recv);
+  if (!is_point_to_point(call.kind))
+    return issue_collective(comm, call, buffers.send, buffers.recv);
   std::vector<P2pCall> calls;
   for (int member : issued_with(op)) {
     const std::vector<P2pCall> more =

@@ -51,8 +51,7 @@ GroupComms::GroupComms(Communicator& world, const Schedule& schedule, int node_c
   for (const GroupKey& key : used) {
     if (key.kind != GroupKind::strided) continue;
     const std::string problem = StridedGroup{key.size, key.stride}.problem(world.size());
-    if (!problem.empty())
-      throw UsageError("group " + group_key_label(key) + ": " + problem);
+    if (!problem.empty()) throw UsageError("group " + group_key_label(key) + ": " + problem);
   }
   if (agree_max) {
     const double digest = groups_digest(used);

@@ -98,9 +98,9 @@ TEST(MpiSendRecvSpec, RingIsExactInEveryDtype) {
     poison_recv_buffer(l, t, recv.data());
     op.issue(comm, l, send.data(), recv.data(), t);
     comm.wait_all("send_recv");
-    EXPECT_EQ(wrong_on_any_rank(
-                  count_wrong(op, l, Placement::out_of_place, t, params.seed, recv.data())),
-              0u)
+    EXPECT_EQ(
+        wrong_on_any_rank(count_wrong(op, l, Placement::out_of_place, t, params.seed, recv.data())),
+        0u)
         << dtype_name(t);
   }
 }

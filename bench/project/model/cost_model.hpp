@@ -32,7 +32,14 @@ struct FabricModel {
 };
 
 // point_to_point: one send / recv (or nccl-tests' sendrecv, every rank one hop at once).
-enum class CollKind { all_gather, reduce_scatter, all_reduce, all_to_all, broadcast, point_to_point };
+enum class CollKind {
+  all_gather,
+  reduce_scatter,
+  all_reduce,
+  all_to_all,
+  broadcast,
+  point_to_point
+};
 enum class Algo { ring, pat, tree, pairwise };
 
 // "all_gather" ... ; all_to_allv maps to all_to_all, send, recv and send_recv to

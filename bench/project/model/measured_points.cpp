@@ -100,7 +100,8 @@ struct Reader {
     c.bytes = r.at("bytes").get<double>();
     c.span = replay_group_span(string_or(r, "group", "world"),
                                static_cast<int>(number_or(r, "group_size", rr.world)), rr.nodes,
-                               rr.ranks_per_node, 1, static_cast<int>(number_or(r, "group_stride", 1)));
+                               rr.ranks_per_node, 1,
+                               static_cast<int>(number_or(r, "group_stride", 1)));
     c.comm_only_ms = r.contains("comm_only_ms") ? number_or(r["comm_only_ms"], "max", 0) : 0;
     rr.comms.push_back(c);
     if (c.bytes <= 0 || c.comm_only_ms <= 0) return;

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "tests/support/subprocess.hpp"
 
@@ -51,8 +51,8 @@ TEST_F(P2pCli, BroadcastPerfFromRankOneIsExact) {
     EXPECT_EQ(r["wrong"], 0) << r.dump();
   }
   // A root outside the world: exit 2 and one line.
-  const Outcome bad = run(mpirun(2) + (bin_dir() / "broadcast_perf").string() +
-                          " --backend mpi -b 1K -e 1K -r 2");
+  const Outcome bad =
+      run(mpirun(2) + (bin_dir() / "broadcast_perf").string() + " --backend mpi -b 1K -e 1K -r 2");
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_NE(bad.err.find("root 2"), std::string::npos) << bad.err;
 }
@@ -93,9 +93,9 @@ TEST_P(P2pReplay, HandWrittenScheduleReplaysChecksAndReports) {
   const int ranks = GetParam();
   write_rank_schedules(dir_, ranks);
   const std::string out = (dir_ / "replay.jsonl").string();
-  const Outcome o = run(mpirun(ranks) + (bin_dir() / "replay").string() +
-                        " --backend mpi --schedule " + (dir_ / "rank%d.json").string() +
-                        " --steps 2 --warmup 1 -c --out " + out);
+  const Outcome o =
+      run(mpirun(ranks) + (bin_dir() / "replay").string() + " --backend mpi --schedule " +
+          (dir_ / "rank%d.json").string() + " --steps 2 --warmup 1 -c --out " + out);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   int ops = 0;
   for (const auto& r : read_jsonl(out)) {

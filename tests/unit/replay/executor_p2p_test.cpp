@@ -45,7 +45,10 @@ Schedule pipeline_schedule() {
 
 struct Rig {
   explicit Rig(const Schedule& s)
-      : schedule(s), world(5, &log), groups(world, schedule, 0), engine(make_blas_engine(1)),
+      : schedule(s),
+        world(5, &log),
+        groups(world, schedule, 0),
+        engine(make_blas_engine(1)),
         executor(schedule, groups, *engine, options(), [](double v) { return v; }) {}
   static ExecutorOptions options() {
     ExecutorOptions o;

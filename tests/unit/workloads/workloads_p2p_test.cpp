@@ -136,20 +136,20 @@ TEST(ScheduleV4, RejectsBadGroupsRootsAndPeers) {
     return what.find(word) != std::string::npos;
   };
   EXPECT_TRUE(has(reject([](auto& j) { j["ops"][3]["collective"]["group_size"] = 3; }), "divide"));
-  EXPECT_TRUE(has(reject([](auto& j) { j["ops"][1]["collective"]["group_stride"] = 3; }),
-                  "world 4"));
+  EXPECT_TRUE(
+      has(reject([](auto& j) { j["ops"][1]["collective"]["group_stride"] = 3; }), "world 4"));
   EXPECT_TRUE(has(reject([](auto& j) { j["ops"][1]["collective"]["group_stride"] = 1 << 30; }),
                   "larger than world"));
-  EXPECT_TRUE(has(reject([](auto& j) { j["ops"][1]["collective"].erase("group_size"); }),
-                  "group_size"));
+  EXPECT_TRUE(
+      has(reject([](auto& j) { j["ops"][1]["collective"].erase("group_size"); }), "group_size"));
   EXPECT_TRUE(has(reject([](auto& j) { j["ops"][1]["collective"]["peer"] = 2; }), "peer"));
   EXPECT_TRUE(has(reject([](auto& j) { j["ops"][1]["collective"]["peer"] = -1; }), "peer"));
   EXPECT_TRUE(has(reject([](auto& j) { j["ops"][2]["collective"].erase("peer"); }), "peer"));
   EXPECT_TRUE(has(reject([](auto& j) { j["ops"][0]["collective"]["root"] = 4; }), "root"));
   EXPECT_TRUE(has(reject([](auto& j) { j["ops"][3]["collective"]["root"] = 0; }), "root"));
   EXPECT_TRUE(has(reject([](auto& j) { j["ops"][0]["collective"]["peer"] = 0; }), "peer"));
-  EXPECT_TRUE(has(reject([](auto& j) { j["ops"][0]["collective"]["group_size"] = 2; }),
-                  "not strided"));
+  EXPECT_TRUE(
+      has(reject([](auto& j) { j["ops"][0]["collective"]["group_size"] = 2; }), "not strided"));
   EXPECT_TRUE(has(reject([](auto& j) { j["ops"][4]["collective"]["bytes"] = 3; }), "bytes"));
 }
 
