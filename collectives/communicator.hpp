@@ -49,6 +49,23 @@ struct PeerCounts {
   std::span<const std::size_t> displs;
 };
 
+// One side of a point-to-point transfer of `count` elements with rank `peer` of the communicator.
+struct P2pCall {
+  enum class Direction { send, recv };
+  Direction direction = Direction::send;
+  void* buffer = nullptr;  // read for a send, written for a recv
+  std::size_t count = 0;
+  DType dtype = DType::bf16;
+  int peer = 0;
+
+  static P2pCall send(const void* buffer, std::size_t count, DType t, int peer) {
+    return {Direction::send, const_cast<void*>(buffer), count, t, peer};
+  }
+  static P2pCall recv(void* buffer, std::size_t count, DType t, int peer) {
+    return {Direction::recv, buffer, count, t, peer};
+  }
+};
+
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -90,6 +107,21 @@ class Communicator {
   virtual void all_to_allv(const void* send, PeerCounts send_layout, void* recv,
                            PeerCounts recv_layout, DType t) = 0;
   virtual void all_reduce(const void* send, void* recv, std::size_t count, DType t) = 0;
+  // The root's `count` elements of `send` land in every rank's `recv` (send is read on the root
+  // only; in-place: send == recv).
+  virtual void broadcast(const void* send, void* recv, std::size_t count, DType t, int root) = 0;
+  // Issues the calls as one group that progresses together (ncclGroupStart/End; MPI: nonblocking
+  // sends and receives completed together), so two ranks that both send first cannot deadlock,
+  // as torch's batch_isend_irecv does. A send completes with its peer's matching recv.
+  virtual void p2p_group(std::span<const P2pCall> calls) = 0;
+  void send(const void* buffer, std::size_t count, DType t, int peer) {
+    const P2pCall call = P2pCall::send(buffer, count, t, peer);
+    p2p_group({&call, 1});
+  }
+  void recv(void* buffer, std::size_t count, DType t, int peer) {
+    const P2pCall call = P2pCall::recv(buffer, count, t, peer);
+    p2p_group({&call, 1});
+  }
 
   // Records the operations `issue` makes on this communicator instead of running them, for
   // CapturedWork::launch. GPU only: the host backend throws UsageError. The ops must not need

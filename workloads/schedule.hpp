@@ -16,8 +16,10 @@ namespace collreplay {
 
 // Version 2 added tp, shard_group, the groups tp/shard/replicate/expert_node/expert_rail,
 // units[].allreduce_bytes and the fp8 dtype; version 3 the compute ops' kernels and host_us and
-// the optimizer phase's ops (workloads/SCHEDULE.md). Version 1 and 2 files still load.
-inline constexpr int kScheduleSchemaVersion = 3;
+// the optimizer phase's ops; version 4 the kinds broadcast, send, recv, send_recv, their root and
+// peer, and the strided group with its group_size and group_stride (workloads/SCHEDULE.md).
+// Version 1 to 3 files still load.
+inline constexpr int kScheduleSchemaVersion = 4;
 
 enum class StreamKind { comm, compute };
 // Which ranks take part: all of them; the ranks of one node; one expert-parallel group; one
@@ -25,7 +27,9 @@ enum class StreamKind { comm, compute };
 // tensor-parallel group (tp consecutive ranks); one FSDP shard group of dense weights (ranks with
 // the same TP index, shard_group of them); one HSDP/DDP replica group (ranks with the same place
 // in their shard group); the expert group's ranks on one node and those with the same local index
-// on other nodes (hierarchical all-to-all). Rank layout: workloads/plan/parallel/mesh.hpp.
+// on other nodes (hierarchical all-to-all); any group of a device mesh, given per op by its size and
+// stride (strided: CollectiveOp::group_size, group_stride). Rank layout:
+// workloads/plan/parallel/mesh.hpp.
 enum class GroupKind {
   world,
   node,
@@ -35,12 +39,14 @@ enum class GroupKind {
   shard,
   replicate,
   expert_node,
-  expert_rail
+  expert_rail,
+  strided
 };
 inline constexpr GroupKind kAllGroupKinds[] = {
-    GroupKind::world,         GroupKind::node,        GroupKind::expert,
-    GroupKind::data_parallel, GroupKind::tp,          GroupKind::shard,
-    GroupKind::replicate,     GroupKind::expert_node, GroupKind::expert_rail};
+    GroupKind::world,       GroupKind::node,        GroupKind::expert,
+    GroupKind::data_parallel, GroupKind::tp,        GroupKind::shard,
+    GroupKind::replicate,   GroupKind::expert_node, GroupKind::expert_rail,
+    GroupKind::strided};
 enum class Phase { forward, backward, recompute, optimizer };
 
 // C[m x n] = A[m x k] * B[k x n], `batch` times (attention scores and expert GEMMs are batched).
@@ -60,6 +66,16 @@ struct CollectiveOp {
   // all_to_allv only: elements sent to / received from each peer of the group, in group order.
   std::vector<std::uint64_t> send_counts;
   std::vector<std::uint64_t> recv_counts;
+  // broadcast: the root's rank within the op's group. send, recv: the peer's rank within it.
+  int root = 0;
+  int peer = -1;
+  // group == strided: the world splits into groups of group_size ranks spaced group_stride apart
+  // (rank r's group is {base + i x stride : i < size}, block = size x stride,
+  // base = r / block x block + r % stride; its group rank is i). Stride 1: consecutive ranks (TP,
+  // pipeline stages, HSDP shard groups); larger: the strided families (HSDP replicas, expert
+  // data-parallel), as torch's DeviceMesh and new_subgroups make them. strided_group() in
+  // workloads/plan/parallel/mesh.hpp does the arithmetic.
+  int group_size = 0, group_stride = 1;
 };
 
 // How a non-GEMM kernel walks memory, which sets its speed (workloads/model/eager_kernels.hpp
@@ -139,6 +155,8 @@ struct MoeLayerSummary {
 // Names used in schedule JSON, tables and results ("data_parallel"); collective kinds are named
 // by their op specs (collective_kind_name in collectives/ops/collective_kind.hpp).
 std::string_view group_kind_name(GroupKind group);
+// The group's name, with size and stride for a strided one: "tp", "strided(4,2)".
+std::string group_label(const CollectiveOp& collective);
 std::string_view stream_kind_name(StreamKind stream);
 std::string_view phase_name(Phase phase);
 std::string_view kernel_kind_name(KernelKind kind);

@@ -32,11 +32,13 @@ Schedule load_schedule_for_rank(const std::string& path, int rank) {
   Schedule s = load_schedule_file(path);
   bool varies_by_rank = false;
   for (const ScheduleOp& op : s.ops)
-    varies_by_rank |= op.is_collective() && op.collective().kind == CollectiveKind::all_to_allv;
+    varies_by_rank |= op.is_collective() && (op.collective().kind == CollectiveKind::all_to_allv ||
+                                             op.collective().kind == CollectiveKind::send ||
+                                             op.collective().kind == CollectiveKind::recv);
   if (varies_by_rank && s.rank != rank)
     throw UsageError("schedule file '" + path + "' is rank " + std::to_string(s.rank) +
-                     "'s and its all_to_allv counts differ on every rank: give one file per "
-                     "rank, --schedule 'dir/rank%d.json' (written by --dry-run --save-schedule "
+                     "'s and its all_to_allv counts or send/recv peers differ by rank: give one "
+                     "file per rank, --schedule 'dir/rank%d.json' (written by --dry-run --save-schedule "
                      "'dir/rank%d.json')");
   return s;
 }

@@ -90,8 +90,14 @@ std::string schedule_to_json(const Schedule& s) {
       const CollectiveOp& c = op.collective();
       ordered b = {{"kind", collective_kind_name(c.kind)},
                    {"dtype", dtype_name(c.dtype)},
-                   {"group", group_kind_name(c.group)},
-                   {"bytes", c.bytes}};
+                   {"group", group_kind_name(c.group)}};
+      if (c.group == GroupKind::strided) {
+        b["group_size"] = c.group_size;
+        b["group_stride"] = c.group_stride;
+      }
+      b["bytes"] = c.bytes;
+      if (c.kind == CollectiveKind::broadcast) b["root"] = c.root;
+      if (c.kind == CollectiveKind::send || c.kind == CollectiveKind::recv) b["peer"] = c.peer;
       if (c.kind == CollectiveKind::all_to_allv) {
         b["send_counts"] = c.send_counts;
         b["recv_counts"] = c.recv_counts;
@@ -129,12 +135,18 @@ std::string dry_run_json(const Schedule& s) {
   ordered groups = ordered::array();
   for (GroupKind g : kAllGroupKinds) {
     const GroupTotals& gt = t.by_group[static_cast<std::size_t>(g)];
-    if (gt.ops > 0)
+    if (gt.ops > 0 && g != GroupKind::strided)
       groups.push_back({{"group", group_kind_name(g)},
                         {"size", group_size(s, g)},
                         {"ops", gt.ops},
                         {"bytes", gt.bytes}});
   }
+  for (const auto& [shape, gt] : t.by_strided_group)
+    groups.push_back({{"group", group_kind_name(GroupKind::strided)},
+                      {"size", shape.first},
+                      {"stride", shape.second},
+                      {"ops", gt.ops},
+                      {"bytes", gt.bytes}});
   j["groups"] = groups;
   j["totals"] = {{"params", t.params},
                  {"active_params", t.active_params},
@@ -146,6 +158,12 @@ std::string dry_run_json(const Schedule& s) {
                  {"alltoall_bytes", t.alltoall_bytes},
                  {"allreduces", t.allreduces},
                  {"allreduce_bytes", t.allreduce_bytes},
+                 {"broadcasts", t.broadcasts},
+                 {"broadcast_bytes", t.broadcast_bytes},
+                 {"sends", t.sends},
+                 {"send_bytes", t.send_bytes},
+                 {"recvs", t.recvs},
+                 {"recv_bytes", t.recv_bytes},
                  {"flops", t.flops},
                  {"host_us", t.host_us}};
   ordered kernels = ordered::object();

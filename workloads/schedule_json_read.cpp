@@ -84,6 +84,51 @@ constexpr const GroupKind (&kGroups)[std::size(kAllGroupKinds)] = kAllGroupKinds
 constexpr DType kDTypes[] = {DType::bf16, DType::f16, DType::f32};  // GEMMs
 constexpr DType kCollectiveDTypes[] = {DType::bf16, DType::f16, DType::f32, DType::fp8};
 
+// group_size and group_stride of a strided group: they must tile the world.
+void read_group_shape(const Reader& r, const json& j, const std::string& where, const Schedule& s,
+                      CollectiveOp& c) {
+  const bool strided = c.group == GroupKind::strided;
+  if (!strided) {
+    if (j.contains("group_size") || j.contains("group_stride"))
+      r.fail(where, "has group_size/group_stride but its group is not strided");
+    return;
+  }
+  const std::int64_t size = r.integer(j, "group_size", where, 1);
+  const std::int64_t stride =
+      j.contains("group_stride") ? r.integer(j, "group_stride", where, 1) : 1;
+  if (size > s.world || stride > s.world || size * stride > s.world)  // before the int casts
+    r.fail(where, "group_size x group_stride (" + std::to_string(size) + " x " +
+                      std::to_string(stride) + ") is larger than world " +
+                      std::to_string(s.world));
+  c.group_size = static_cast<int>(size);
+  c.group_stride = static_cast<int>(stride);
+  const std::string problem = strided_group(c).problem(s.world);
+  if (!problem.empty()) r.fail(where, problem);
+}
+
+// broadcast's root and send's / recv's peer: ranks of the op's group of n.
+void read_root_and_peer(const Reader& r, const json& j, const std::string& where, CollectiveOp& c,
+                        int n) {
+  const bool p2p = c.kind == CollectiveKind::send || c.kind == CollectiveKind::recv;
+  if (c.kind != CollectiveKind::broadcast && j.contains("root"))
+    r.fail(where, "has a root but is not a broadcast");
+  if (!p2p && j.contains("peer")) r.fail(where, "has a peer but is not a send or recv");
+  if (c.kind == CollectiveKind::broadcast) {
+    const std::int64_t root = j.contains("root") ? r.integer(j, "root", where, 0) : 0;
+    if (root >= n)
+      r.fail(where + ".root",
+             std::to_string(root) + " is not a rank of its group of " + std::to_string(n));
+    c.root = static_cast<int>(root);
+  }
+  if (p2p) {
+    const std::int64_t peer = r.integer(j, "peer", where, 0);
+    if (peer >= n)
+      r.fail(where + ".peer",
+             std::to_string(peer) + " is not a rank of its group of " + std::to_string(n));
+    c.peer = static_cast<int>(peer);
+  }
+}
+
 CollectiveOp read_collective(const Reader& r, const json& j, const std::string& where,
                              const Schedule& s) {
   CollectiveOp c;
@@ -93,8 +138,10 @@ CollectiveOp read_collective(const Reader& r, const json& j, const std::string& 
       (c.kind == CollectiveKind::reduce_scatter || c.kind == CollectiveKind::all_reduce))
     r.fail(where + ".dtype", "fp8 is moved, never reduced");
   c.group = r.choice(j, "group", where, kGroups, group_kind_name);
+  read_group_shape(r, j, where, s, c);
   c.bytes = r.count(r.get(j, "bytes", where), where + ".bytes");
-  const std::uint64_t n = static_cast<std::uint64_t>(group_size(s, c.group));
+  const std::uint64_t n = static_cast<std::uint64_t>(collective_group_size(s, c));
+  read_root_and_peer(r, j, where, c, static_cast<int>(n));
   const std::uint64_t elem = dtype_size_bytes(c.dtype);
   if (c.kind == CollectiveKind::all_to_allv) {
     const json& send = r.array(j, "send_counts", where);

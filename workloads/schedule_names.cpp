@@ -1,3 +1,5 @@
+#include <string>
+
 #include "workloads/schedule.hpp"
 
 namespace collreplay {
@@ -39,8 +41,14 @@ std::string_view group_kind_name(GroupKind group) {
     case GroupKind::replicate: return "replicate";
     case GroupKind::expert_node: return "expert_node";
     case GroupKind::expert_rail: return "expert_rail";
+    case GroupKind::strided: return "strided";
   }
   return "?";
+}
+
+std::string group_label(const CollectiveOp& c) {
+  if (c.group != GroupKind::strided) return std::string(group_kind_name(c.group));
+  return "strided(" + std::to_string(c.group_size) + "," + std::to_string(c.group_stride) + ")";
 }
 
 }  // namespace collreplay

@@ -14,6 +14,10 @@ int group_size(const Schedule& s, GroupKind g) {
   return s.ep > 0 && s.tp > 0 ? mesh_group_size(mesh_layout(s), g) : 0;
 }
 
+int collective_group_size(const Schedule& s, const CollectiveOp& c) {
+  return c.group == GroupKind::strided ? c.group_size : group_size(s, c.group);
+}
+
 ScheduleTotals schedule_totals(const Schedule& s) {
   ScheduleTotals t;
   t.params = s.model_params;
@@ -36,6 +40,15 @@ ScheduleTotals schedule_totals(const Schedule& s) {
     GroupTotals& g = t.by_group[static_cast<std::size_t>(c.group)];
     ++g.ops;
     g.bytes = checked_add(g.bytes, c.bytes, "group bytes per step");
+    if (c.group == GroupKind::strided) {
+      GroupTotals& sg = t.by_strided_group[{c.group_size, c.group_stride}];
+      ++sg.ops;
+      sg.bytes = checked_add(sg.bytes, c.bytes, "group bytes per step");
+    }
+    const auto count_p2p = [&](std::uint64_t& ops, std::uint64_t& bytes) {
+      ++ops;
+      bytes = checked_add(bytes, c.bytes, "point-to-point bytes per step");
+    };
     switch (c.kind) {
       case CollectiveKind::all_gather:
         ++t.allgathers;
@@ -54,6 +67,16 @@ ScheduleTotals schedule_totals(const Schedule& s) {
       case CollectiveKind::all_reduce:
         ++t.allreduces;
         t.allreduce_bytes = checked_add(t.allreduce_bytes, c.bytes, "all-reduce bytes per step");
+        break;
+      case CollectiveKind::broadcast:
+        ++t.broadcasts;
+        t.broadcast_bytes = checked_add(t.broadcast_bytes, c.bytes, "broadcast bytes per step");
+        break;
+      case CollectiveKind::send: count_p2p(t.sends, t.send_bytes); break;
+      case CollectiveKind::recv: count_p2p(t.recvs, t.recv_bytes); break;
+      case CollectiveKind::send_recv:
+        count_p2p(t.sends, t.send_bytes);
+        count_p2p(t.recvs, t.recv_bytes);
         break;
     }
   }
@@ -116,12 +139,27 @@ void print_schedule_table(const Schedule& s, std::ostream& out) {
       << format_bytes(t.alltoall_bytes) << ")\n";
   out << "#   all-reduces     " << num(t.allreduces) << "  " << num(t.allreduce_bytes) << " B ("
       << format_bytes(t.allreduce_bytes) << ")\n";
+  if (t.broadcasts > 0)
+    out << "#   broadcasts      " << num(t.broadcasts) << "  " << num(t.broadcast_bytes) << " B ("
+        << format_bytes(t.broadcast_bytes) << ")\n";
+  if (t.sends + t.recvs > 0)
+    out << "#   sends / recvs   " << num(t.sends) << " / " << num(t.recvs) << "  "
+        << num(t.send_bytes) << " / " << num(t.recv_bytes) << " B ("
+        << format_bytes(t.send_bytes) << " / " << format_bytes(t.recv_bytes) << ")\n";
   for (GroupKind g : kAllGroupKinds) {
     const GroupTotals& gt = t.by_group[static_cast<std::size_t>(g)];
-    if (gt.ops == 0) continue;
+    if (gt.ops == 0 || g == GroupKind::strided) continue;
     std::snprintf(line, sizeof line, "#   group %-13s size %-5d %6s ops  %s B (%s)\n",
                   std::string(group_kind_name(g)).c_str(), group_size(s, g), num(gt.ops).c_str(),
                   num(gt.bytes).c_str(), format_bytes(gt.bytes).c_str());
+    out << line;
+  }
+  for (const auto& [shape, gt] : t.by_strided_group) {
+    const std::string name = "strided(" + std::to_string(shape.first) + "," +
+                             std::to_string(shape.second) + ")";
+    std::snprintf(line, sizeof line, "#   group %-13s size %-5d %6s ops  %s B (%s)\n",
+                  name.c_str(), shape.first, num(gt.ops).c_str(), num(gt.bytes).c_str(),
+                  format_bytes(gt.bytes).c_str());
     out << line;
   }
   out << "#   GEMM            " << tflop(t.flops) << " TFLOP\n";

@@ -42,6 +42,7 @@ PreparedCollective prepare_collective(const ScheduleOp& op, int op_index, int gr
   call.kind = c.kind;
   call.dtype = c.dtype;
   call.group = c.group;
+  call.key = group_key(c);
   call.spec = &op_spec(c.kind);
   const std::uint64_t element = dtype_size_bytes(c.dtype);
   const std::uint64_t n = static_cast<std::uint64_t>(group_size);
@@ -75,16 +76,44 @@ PreparedCollective prepare_collective(const ScheduleOp& op, int op_index, int gr
   if (!size_divides(call.spec->size_basis(), c.bytes, element, group_size))
     bad_op(op, std::to_string(c.bytes) + " bytes of " + std::string(dtype_name(c.dtype)) +
                    " do not divide into a group of " + std::to_string(group_size) + " ranks");
+  OpParams params;
+  params.root = c.root;
+  params.peer = c.peer;
+  if (c.kind == CollectiveKind::broadcast && (c.root < 0 || c.root >= group_size))
+    bad_op(op, "root " + std::to_string(c.root) + " is not a rank of its group of " +
+                   std::to_string(group_size));
+  if ((c.kind == CollectiveKind::send || c.kind == CollectiveKind::recv) &&
+      (c.peer < 0 || c.peer >= group_size))
+    bad_op(op, "peer " + std::to_string(c.peer) + " is not a rank of its group of " +
+                   std::to_string(group_size));
   l = call.spec->layout(call.spec->count_for_bytes(c.bytes, c.dtype, group_size), group_size, 0,
-                        OpParams{});
+                        params);
   call.send_bytes = l.send_elements * element;
   call.recv_bytes = l.recv_elements * element;
   return call;
 }
 
-void issue_collective(Communicator& comm, const PreparedCollective& call, const void* send,
-                      void* recv) {
+void issue_collective(Communicator& comm, const PreparedCollective& call, void* send, void* recv) {
+  if (is_point_to_point(call.kind)) return comm.p2p_group(p2p_calls(comm, call, send, recv));
   call.spec->issue(comm, call.layout, send, recv, call.dtype);
+}
+
+std::vector<P2pCall> p2p_calls(const Communicator& comm, const PreparedCollective& call,
+                               void* send, void* recv) {
+  char* const send_at = static_cast<char*>(send) + call.send_offset_bytes;
+  char* const recv_at = static_cast<char*>(recv) + call.recv_offset_bytes;
+  const std::size_t count = call.layout.count;
+  const int n = comm.size(), me = comm.rank();
+  switch (call.kind) {
+    case CollectiveKind::send: return {P2pCall::send(send_at, count, call.dtype, call.layout.peer)};
+    case CollectiveKind::recv: return {P2pCall::recv(recv_at, count, call.dtype, call.layout.peer)};
+    case CollectiveKind::send_recv:
+      return {P2pCall::send(send_at, count, call.dtype, (me + 1) % n),
+              P2pCall::recv(recv_at, count, call.dtype, (me - 1 + n) % n)};
+    default:
+      throw RuntimeError("p2p_calls: " + std::string(collective_kind_name(call.kind)) +
+                         " is not a point-to-point op");
+  }
 }
 
 CollectiveBuffers::~CollectiveBuffers() {
@@ -95,10 +124,10 @@ CollectiveBuffers::~CollectiveBuffers() {
 }
 
 void CollectiveBuffers::plan(Communicator& comm, const PreparedCollective& call) {
-  Pair& pair = pairs_[call.group];
+  Pair& pair = pairs_[call.key];
   pair.comm = &comm;
-  pair.send_bytes = std::max(pair.send_bytes, call.send_bytes);
-  pair.recv_bytes = std::max(pair.recv_bytes, call.recv_bytes);
+  pair.send_bytes = std::max(pair.send_bytes, call.send_offset_bytes + call.send_bytes);
+  pair.recv_bytes = std::max(pair.recv_bytes, call.recv_offset_bytes + call.recv_bytes);
 }
 
 void CollectiveBuffers::allocate() {
@@ -114,11 +143,10 @@ void CollectiveBuffers::allocate() {
   }
 }
 
-const CollectiveBuffers::Pair& CollectiveBuffers::of(GroupKind group) const {
+const CollectiveBuffers::Pair& CollectiveBuffers::of(const GroupKey& group) const {
   auto it = pairs_.find(group);
   if (it == pairs_.end())
-    throw RuntimeError("no collective buffers planned for group " +
-                       std::string(group_kind_name(group)));
+    throw RuntimeError("no collective buffers planned for group " + group_key_label(group));
   return it->second;
 }
 

@@ -32,11 +32,6 @@ bool runs_in(PassKind pass, const ScheduleOp& op) {
 // The streams ops run on: the compute engine's, then one per group (as PyTorch keeps one NCCL
 // stream per process group), so that one group's collectives never queue behind another's.
 constexpr int kComputeStream = 0;
-constexpr int kStreams = 1 + static_cast<int>(std::size(kAllGroupKinds));
-
-int stream_of(const ScheduleOp& op) {
-  return op.is_collective() ? 1 + static_cast<int>(op.collective().group) : kComputeStream;
-}
 
 std::string seconds_text(double seconds) {
   char text[32];
@@ -45,30 +40,6 @@ std::string seconds_text(double seconds) {
 }
 
 }  // namespace
-
-// "all_gather 'ag.fwd.layers.3' (group data_parallel, 64 MiB, layer 3, unit layers.3)".
-std::string describe_op(const ScheduleOp& op) {
-  std::string text;
-  if (op.is_collective())
-    text += std::string(collective_kind_name(op.collective().kind)) + " ";
-  else
-    text += "compute ";
-  text += "'" + op.name + "' (";
-  if (op.is_collective())
-    text += "group " + std::string(group_kind_name(op.collective().group)) + ", " +
-            format_bytes(op.collective().bytes) + ", ";
-  if (op.layer >= 0) text += "layer " + std::to_string(op.layer) + ", ";
-  return text + "unit " + op.unit + ")";
-}
-
-std::string_view pass_name(PassKind pass) {
-  switch (pass) {
-    case PassKind::compute_only: return "compute_only";
-    case PassKind::comm_only: return "comm_only";
-    case PassKind::overlapped: return "overlapped";
-  }
-  return "?";
-}
 
 struct Executor::OpRun {
   std::shared_ptr<StreamEvent> before, after;
@@ -83,7 +54,10 @@ Executor::Executor(const Schedule& schedule, const GroupComms& groups, ComputeEn
       engine_(engine),
       options_(options),
       agree_max_(std::move(agree_max)),
-      collective_of_op_(schedule.ops.size(), -1) {
+      collective_of_op_(schedule.ops.size(), -1),
+      stream_of_op_(schedule.ops.size(), kComputeStream) {
+  const std::vector<GroupKey> keys = groups.keys();
+  streams_ = 1 + static_cast<int>(keys.size());
   std::vector<GemmShape> shapes;
   DType compute_dtype = DType::bf16;
   std::uint64_t kernel_launch_bytes = 0;
@@ -95,10 +69,12 @@ Executor::Executor(const Schedule& schedule, const GroupComms& groups, ComputeEn
         throw UsageError("schedule op '" + op.name + "' depends on op " + std::to_string(dep) +
                          ", which is not an earlier op");
     if (op.is_collective()) {
-      Communicator& comm = groups.get(op.collective().group);
+      const GroupKey key = group_key(op.collective());
+      Communicator& comm = groups.get(key);
       collective_of_op_[i] = static_cast<int>(collectives_.size());
       collectives_.push_back(prepare_collective(op, static_cast<int>(i), comm.size()));
-      buffers_.plan(comm, collectives_.back());
+      stream_of_op_[i] =
+          1 + static_cast<int>(std::find(keys.begin(), keys.end(), key) - keys.begin());
     } else {
       shapes.insert(shapes.end(), op.compute().gemms.begin(), op.compute().gemms.end());
       if (!op.compute().gemms.empty()) compute_dtype = op.compute().dtype;
@@ -107,6 +83,8 @@ Executor::Executor(const Schedule& schedule, const GroupComms& groups, ComputeEn
           std::max(kernel_launch_bytes, largest_kernel_launch_bytes(op.compute()));
     }
   }
+  p2p_ = P2pGroups(schedule, collective_of_op_, collectives_);
+  for (const PreparedCollective& call : collectives_) buffers_.plan(groups.get(call.key), call);
   compute_bytes_ = engine.reserve(shapes, compute_dtype);
   if (kernels) compute_bytes_ += engine.reserve_kernels(kernel_launch_bytes);
   engine.set_sync_timeout(options.timeout_s);
@@ -118,6 +96,25 @@ const PreparedCollective* Executor::prepared(int op) const {
   return index < 0 ? nullptr : &collectives_[index];
 }
 
+std::vector<int> Executor::issued_with(int op) const {
+  return collective_of_op_.at(op) < 0 ? std::vector<int>{} : p2p_.members(op);
+}
+
+void Executor::issue_group(int op) const {
+  const PreparedCollective& call = collectives_[collective_of_op_[op]];
+  Communicator& comm = groups_.get(call.key);
+  const CollectiveBuffers::Pair& buffers = buffers_.of(call.key);
+  if (!is_point_to_point(call.kind))
+    return issue_collective(comm, call, buffers.send, buffers.recv);
+  std::vector<P2pCall> calls;
+  for (int member : issued_with(op)) {
+    const std::vector<P2pCall> more =
+        p2p_calls(comm, collectives_[collective_of_op_[member]], buffers.send, buffers.recv);
+    calls.insert(calls.end(), more.begin(), more.end());
+  }
+  comm.p2p_group(calls);
+}
+
 std::vector<int> Executor::deps_in_pass(PassKind pass, int op) const {
   std::vector<int> deps;
   for (int dep : schedule_.ops[op].deps)
@@ -125,16 +122,17 @@ std::vector<int> Executor::deps_in_pass(PassKind pass, int op) const {
   return deps;
 }
 
+// Issues `op` and the ops of its p2p group; every member shares the group's events.
 void Executor::issue_collective_op(int op, std::vector<OpRun>& runs) {
   const PreparedCollective& call = collectives_[collective_of_op_[op]];
-  Communicator& comm = groups_.get(call.group);
-  const CollectiveBuffers::Pair& buffers = buffers_.of(call.group);
+  Communicator& comm = groups_.get(call.key);
   OpRun& run = runs[op];
   run.before = comm.record();
   run.issued_at = Clock::now();
-  issue_collective(comm, call, buffers.send, buffers.recv);
+  issue_group(op);
   run.after = comm.record();
   run.issued = true;
+  for (int member : issued_with(op)) runs[member] = run;
 }
 
 void Executor::issue_compute_op(int op, std::vector<OpRun>& runs) {
@@ -152,10 +150,12 @@ void Executor::run_on_device(PassKind pass, std::vector<OpRun>& runs) {
     if (!runs_in(pass, op)) continue;
     const std::vector<int> deps = deps_in_pass(pass, i);
     if (op.is_collective()) {
-      Communicator& comm = groups_.get(op.collective().group);
+      if (p2p_.first(i) != i) continue;  // issued with the first op of its p2p group
+      Communicator& comm = groups_.get(group_key(op.collective()));
       // Within one group the stream is in order; across streams a dependency is an event.
-      for (int dep : deps)
-        if (stream_of(schedule_.ops[dep]) != stream_of(op)) comm.wait_on(runs[dep].after);
+      for (int member : issued_with(i))
+        for (int dep : deps_in_pass(pass, member))
+          if (stream_of(dep) != stream_of(i)) comm.wait_on(runs[dep].after);
       issue_collective_op(i, runs);
     } else {
       std::vector<std::shared_ptr<StreamEvent>> waits;
@@ -174,15 +174,15 @@ void Executor::run_on_device(PassKind pass, std::vector<OpRun>& runs) {
 // unfinished op in schedule order is the one stuck (its dependencies are earlier, so done).
 // Polling the comm streams' events also surfaces NCCL's asynchronous errors.
 void Executor::wait_on_device(PassKind pass, std::vector<OpRun>& runs) {
-  std::vector<std::vector<int>> order(kStreams);
+  std::vector<std::vector<int>> order(streams_);
   for (int i = 0; i < static_cast<int>(runs.size()); ++i)
-    if (runs[i].issued) order[stream_of(schedule_.ops[i])].push_back(i);
-  std::vector<std::size_t> next(kStreams, 0);
+    if (runs[i].issued) order[stream_of(i)].push_back(i);
+  std::vector<std::size_t> next(streams_, 0);
   Clock::time_point last_progress = Clock::now();
   for (;;) {
     bool progressed = false, all_done = true;
     int first_unfinished = static_cast<int>(runs.size());
-    for (int s = 0; s < kStreams; ++s) {
+    for (int s = 0; s < streams_; ++s) {
       while (next[s] < order[s].size() && runs[order[s][next[s]]].after->query()) {
         runs[order[s][next[s]]].done = true;
         ++next[s];
@@ -207,37 +207,45 @@ void Executor::wait_on_device(PassKind pass, std::vector<OpRun>& runs) {
 
 void Executor::run_on_host(PassKind pass, std::vector<OpRun>& runs) {
   const int count = static_cast<int>(schedule_.ops.size());
+  // The next op to issue on a stream: the first of its p2p group (the others go with it).
   auto next_on = [&](int stream, int from) {
     for (int i = from; i < count; ++i)
-      if (runs_in(pass, schedule_.ops[i]) && stream_of(schedule_.ops[i]) == stream) return i;
+      if (runs_in(pass, schedule_.ops[i]) && stream_of(i) == stream && p2p_.first(i) == i)
+        return i;
     return count;
   };
   auto ready = [&](int op) {
-    for (int dep : deps_in_pass(pass, op))
-      if (!runs[dep].done) return false;
+    const std::vector<int> members =
+        collective_of_op_[op] < 0 ? std::vector<int>{op} : issued_with(op);
+    for (int member : members)
+      for (int dep : deps_in_pass(pass, member))
+        if (!runs[dep].done) return false;
     return true;
   };
   // One op in flight per stream: the compute worker, and one request queue per group.
-  std::vector<int> next(kStreams), in_flight(kStreams, -1);
-  for (int s = 0; s < kStreams; ++s) next[s] = next_on(s, 0);
+  std::vector<int> next(streams_), in_flight(streams_, -1);
+  for (int s = 0; s < streams_; ++s) next[s] = next_on(s, 0);
   auto busy = [&] {
-    for (int s = 0; s < kStreams; ++s)
+    for (int s = 0; s < streams_; ++s)
       if (in_flight[s] >= 0 || next[s] < count) return true;
     return false;
   };
   PollBackoff backoff;
   while (busy()) {
     bool progressed = false;
-    for (int s = 0; s < kStreams; ++s) {
+    for (int s = 0; s < streams_; ++s) {
       const int op = in_flight[s];
       if (op >= 0 && runs[op].after->query()) {
-        runs[op].finished_at = Clock::now();
-        runs[op].done = true;
+        const Clock::time_point now = Clock::now();
+        for (int member : s == kComputeStream ? std::vector<int>{op} : issued_with(op)) {
+          runs[member].finished_at = now;
+          runs[member].done = true;
+        }
         in_flight[s] = -1;
         progressed = true;
       }
     }
-    for (int s = 0; s < kStreams; ++s) {
+    for (int s = 0; s < streams_; ++s) {
       if (in_flight[s] >= 0 || next[s] >= count || !ready(next[s])) continue;
       if (s == kComputeStream)
         issue_compute_op(next[s], runs);
@@ -252,7 +260,7 @@ void Executor::run_on_host(PassKind pass, std::vector<OpRun>& runs) {
       continue;
     }
     int oldest_comm = -1;
-    for (int s = 1; s < kStreams; ++s)
+    for (int s = 1; s < streams_; ++s)
       if (in_flight[s] >= 0 && (oldest_comm < 0 || in_flight[s] < oldest_comm))
         oldest_comm = in_flight[s];
     if (oldest_comm < 0 && in_flight[kComputeStream] < 0)
@@ -304,9 +312,9 @@ double Executor::run_step(PassKind pass, std::vector<double>& op_ms,
     // Host: an op starts when issued (its stream is free and its dependencies are done then).
     double begin_ms = ms_between(start, run.issued_at);
     if (device) {
-      const void* stream = op.is_collective()
-                               ? static_cast<const void*>(&groups_.get(op.collective().group))
-                               : static_cast<const void*>(&engine_);
+      const void* stream =
+          op.is_collective() ? static_cast<const void*>(&groups_.get(group_key(op.collective())))
+                             : static_cast<const void*>(&engine_);
       begin_ms = run.before->elapsed_ms_since(*origins.at(stream));
     }
     if (op_start_ms) (*op_start_ms)[i] = begin_ms;

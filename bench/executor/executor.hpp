@@ -10,6 +10,12 @@
 // (as PyTorch keeps one NCCL stream per process group), so an expert group's all-to-all never
 // queues behind the data-parallel group's prefetch all-gather.
 //
+// Point-to-point ops. Consecutive send / recv / send_recv ops of one group (no other collective
+// between them, none waiting for an op issued after the first) are issued as one p2p group, as
+// torch's batch_isend_irecv and 1F1B pipelines do: otherwise two ranks that both send first
+// would wait for each other. The group starts once every member's dependencies are done, and
+// every member is timed as the whole group (they complete together).
+//
 // Watchdog (timeout_s > 0). Host: a collective in flight longer than timeout_s; device: no op of
 // the step finishing for timeout_s. Either throws TimeoutError naming the first unfinished op
 // (kind, name, group, bytes, layer); nothing waits without the timeout.
@@ -27,6 +33,7 @@
 #include "bench/compute/compute_engine.hpp"
 #include "bench/executor/collective_plan.hpp"
 #include "bench/executor/group_comms.hpp"
+#include "bench/executor/p2p_groups.hpp"
 #include "workloads/schedule.hpp"
 
 namespace collreplay {
@@ -62,9 +69,6 @@ struct PassResult {
 // timeout messages name an op.
 std::string describe_op(const ScheduleOp& op);
 
-// Returns the largest of every rank's value (MPI_Allreduce MAX in replay; identity alone).
-using AgreeMax = std::function<double(double)>;
-
 class Executor {
  public:
   static constexpr int kStableWindow = 5;
@@ -91,6 +95,11 @@ class Executor {
   const CollectiveBuffers& buffers() const { return buffers_; }
   // Prepared call of every collective op (nullptr for compute ops).
   const PreparedCollective* prepared(int op) const;
+  // The ops issued together with `op` as one p2p group, `op` first, when it leads one; {op} for
+  // any other collective; empty for a p2p op issued with an earlier one, and for compute ops.
+  std::vector<int> issued_with(int op) const;
+  // Issues the collective `op` leads (issued_with) on its group's communicator and buffers.
+  void issue_group(int op) const;
 
  private:
   struct OpRun;
@@ -100,6 +109,7 @@ class Executor {
   void wait_on_device(PassKind pass, std::vector<OpRun>& runs);
   void run_on_host(PassKind pass, std::vector<OpRun>& runs);
   std::vector<int> deps_in_pass(PassKind pass, int op) const;
+  int stream_of(int op) const { return stream_of_op_[static_cast<std::size_t>(op)]; }
   void step_barrier(PassKind pass, int step) const;
 
   const Schedule& schedule_;
@@ -109,6 +119,9 @@ class Executor {
   AgreeMax agree_max_;
   std::vector<PreparedCollective> collectives_;
   std::vector<int> collective_of_op_;  // index into collectives_, -1 for compute ops
+  P2pGroups p2p_;
+  std::vector<int> stream_of_op_;  // 0: compute; 1 + index in groups_.keys()
+  int streams_ = 1;
   CollectiveBuffers buffers_;
   std::uint64_t compute_bytes_ = 0;
 };

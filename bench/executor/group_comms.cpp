@@ -9,13 +9,38 @@
 #include "workloads/plan/parallel/mesh.hpp"
 
 namespace collreplay {
+namespace {
 
-GroupComms::GroupComms(Communicator& world, const Schedule& schedule, int node_color)
+// Order-independent digest of a set of groups, exact in a double (below 2^52), so that
+// max(x) == x == -max(-x) on every rank means every rank has the same set.
+double groups_digest(const std::set<GroupKey>& keys) {
+  constexpr std::uint64_t kMask = (std::uint64_t{1} << 50) - 1;
+  std::uint64_t sum = keys.size();
+  for (const GroupKey& k : keys) {
+    std::uint64_t h = (static_cast<std::uint64_t>(k.kind) << 40) ^
+                      (static_cast<std::uint64_t>(k.size) << 20) ^
+                      static_cast<std::uint64_t>(k.stride);
+    h = (h * 0x9e3779b97f4a7c15ULL) >> 14;
+    sum = (sum + h) & kMask;
+  }
+  return static_cast<double>(sum);
+}
+
+std::string list(const std::set<GroupKey>& keys) {
+  std::string text;
+  for (const GroupKey& k : keys) text += (text.empty() ? "" : ", ") + group_key_label(k);
+  return text.empty() ? "none" : text;
+}
+
+}  // namespace
+
+GroupComms::GroupComms(Communicator& world, const Schedule& schedule, int node_color,
+                       const AgreeMax& agree_max)
     : world_(world) {
-  std::set<GroupKind> used;
+  std::set<GroupKey> used;
   for (const ScheduleOp& op : schedule.ops)
     if (op.is_collective() && op.collective().group != GroupKind::world)
-      used.insert(op.collective().group);
+      used.insert(group_key(op.collective()));
   const int rank = world.rank();
   const MeshLayout mesh = mesh_layout(schedule);
   if (mesh.ep < 1 || mesh.tp < 1 || world.size() % (mesh.ep * mesh.tp) != 0 ||
@@ -23,25 +48,45 @@ GroupComms::GroupComms(Communicator& world, const Schedule& schedule, int node_c
     throw UsageError("the schedule's mesh (ep " + std::to_string(mesh.ep) + ", tp " +
                      std::to_string(mesh.tp) + ", shard group " + std::to_string(mesh.shard()) +
                      ") does not divide the world of " + std::to_string(world.size()) + " ranks");
-  // std::set iterates in enum order, so every rank splits in the same order. Every group but
+  for (const GroupKey& key : used) {
+    if (key.kind != GroupKind::strided) continue;
+    const std::string problem = StridedGroup{key.size, key.stride}.problem(world.size());
+    if (!problem.empty()) throw UsageError("group " + group_key_label(key) + ": " + problem);
+  }
+  if (agree_max) {
+    const double digest = groups_digest(used);
+    if (agree_max(digest) != digest || agree_max(-digest) != -digest)
+      throw UsageError("the ranks' schedules use different sets of groups (this rank: " +
+                       list(used) + "); every rank must take part in every group's split");
+  }
+  // std::set iterates in key order, so every rank splits in the same order. Every group but
   // node follows the schedule's layout (its gpus_per_node), so emulated nodes on one host work.
-  for (GroupKind group : used) {
-    const int color = group == GroupKind::node ? node_color : mesh_group_color(mesh, group, rank);
-    subgroups_[group] = world.split(color, rank);
-    if (subgroups_[group]->size() != mesh_group_size(mesh, group))
-      throw UsageError("group " + std::string(group_kind_name(group)) + " has " +
-                       std::to_string(subgroups_[group]->size()) +
-                       " ranks here, the schedule expects " +
-                       std::to_string(mesh_group_size(mesh, group)));
+  for (const GroupKey& key : used) {
+    const StridedGroup strided{key.size, key.stride};
+    const bool is_strided = key.kind == GroupKind::strided;
+    const int color = key.kind == GroupKind::node ? node_color
+                      : is_strided                ? strided.color(rank)
+                                                  : mesh_group_color(mesh, key.kind, rank);
+    auto& comm = subgroups_[key] = world.split(color, rank);
+    const int expected = is_strided ? key.size : mesh_group_size(mesh, key.kind);
+    if (comm->size() != expected)
+      throw UsageError("group " + group_key_label(key) + " has " + std::to_string(comm->size()) +
+                       " ranks here, the schedule expects " + std::to_string(expected));
   }
 }
 
-Communicator& GroupComms::get(GroupKind group) const {
-  if (group == GroupKind::world) return world_;
-  auto it = subgroups_.find(group);
+Communicator& GroupComms::get(const GroupKey& key) const {
+  if (key.kind == GroupKind::world) return world_;
+  auto it = subgroups_.find(key);
   if (it == subgroups_.end())
-    throw RuntimeError("no communicator for group " + std::string(group_kind_name(group)));
+    throw RuntimeError("no communicator for group " + group_key_label(key));
   return *it->second;
+}
+
+std::vector<GroupKey> GroupComms::keys() const {
+  std::vector<GroupKey> keys{GroupKey{}};
+  for (const auto& [key, comm] : subgroups_) keys.push_back(key);
+  return keys;
 }
 
 std::vector<Communicator*> GroupComms::all() const {

@@ -25,7 +25,8 @@ std::vector<std::string> glue_negative_values(std::vector<std::string> args) {
            a == "--minbytes" || a == "--maxbytes" || a == "--stepbytes" || a == "--stepfactor" ||
            a == "--iters" || a == "--warmup_iters" || a == "--timeout" || a == "--seed" ||
            a == "--stable" || a == "--dilate" || a == "--emulate-nodes" || a == "-G" ||
-           a == "--cudagraph" || a == "-R" || a == "--local_register" || a == "-I";
+           a == "--cudagraph" || a == "-R" || a == "--local_register" || a == "-I" || a == "-r" ||
+           a == "--root";
   };
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -76,7 +77,7 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   std::string iters_text = "20", warmup_text = "1", check_text = "1", dtype_text = "float";
   std::string backend_text, report_text = "max", timeout_text = "300", seed_text = "1";
   std::string skew_text = "uniform", stable_text, graph_text = "0", register_text = "0";
-  std::string per_iter_text = "0";
+  std::string per_iter_text = "0", root_text = "0";
 
   CLI::App app(std::string(op_name) + " benchmark (nccl-tests conventions; collreplay)");
   app.add_option("-b,--minbytes", min_text, "smallest size S in bytes (1K, 16M, 4G)");
@@ -106,6 +107,8 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
                  "1: ncclMemAlloc + ncclCommRegister the buffers (nccl only)");
   if (op_name == "all_to_allv")
     app.add_option("--skew", skew_text, "per-peer counts: uniform|zipf:S|hotspot:K");
+  if (op_name == "broadcast")
+    app.add_option("-r,--root", root_text, "the rank whose buffer every rank receives");
   app.add_flag("--progress", options.progress,
                "progress on stderr (default: only when stderr is a terminal)");
   app.footer(
@@ -147,6 +150,7 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
       throw UsageError("--stable '" + stable_text + "' is not a percentage in (0, 100]");
   }
   options.skew = parse_skew(skew_text);
+  options.root = positive_int(parse_bytes(root_text, "-r"), "-r", 0);
   options.graph_launches = positive_int(parse_bytes(graph_text, "-G"), "-G", 0);
   if (register_text != "0" && register_text != "1")
     throw UsageError(

@@ -5,7 +5,7 @@
 //   --backend nccl|mpi  --out FILE.jsonl  --report max|avg|min  --timeout SECONDS
 //   --transport auto|ib|socket|nvlink|shm --ifname NAME --emulate-nodes N --fabric NAME
 //   --fabrics-file PATH --emulated --dilate D --compute SPEC (bench/flags/run_flags.hpp)
-//   --seed N  --skew uniform|zipf:S|hotspot:K (all_to_allv only)
+//   --seed N  --skew uniform|zipf:S|hotspot:K (all_to_allv only)  -r/--root R (broadcast only)
 //   -I 0|1  nccl: time each op between its own events (default 0: the batch, as nccl-tests)
 //   -G N  capture -n ops into a CUDA graph and time N launches of it (nccl-tests' --cudagraph)
 //   -R 0|1  allocate with ncclMemAlloc and register the buffers (nccl-tests' --local_register)
@@ -47,6 +47,7 @@ struct PerfOptions {
   RunFlags run;  // --transport --ifname --emulate-nodes --fabric --emulated --dilate --compute
   std::uint64_t seed = 1;
   Skew skew;
+  int root = 0;  // broadcast: the rank whose buffer every rank receives
   std::vector<std::string> benchmark_args;  // the --benchmark_* flags, verbatim
   bool progress = false;                    // progress on stderr even when it is not a terminal
 };

@@ -117,6 +117,9 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
 int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   const std::vector<std::string> command_line(argv, argv + argc);
   const OpSpec& op = find_op(op_name);
+  if (op.needs_partner())
+    throw UsageError(std::string(op.name()) +
+                     " completes only with its partner on the peer: benchmark send_recv instead");
   const std::optional<PerfOptions> parsed = parse_perf_cli(op.name(), argc, argv);
   if (!parsed) return kExitOk;
   const PerfOptions& options = *parsed;
@@ -157,7 +160,8 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   ctx.results = &results;
   ctx.meta = &meta;
   const int ranks = comm->size();
-  const OpParams params{options.seed, options.skew};
+  OpParams params{options.seed, options.skew};
+  params.root = options.root;
   std::vector<Placement> placements{Placement::out_of_place};
   if (op.supports_in_place()) placements.push_back(Placement::in_place);
 
@@ -205,7 +209,8 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   for (const std::string& flag : options.benchmark_args)
     own_format |= flag.starts_with("--benchmark_format=") && flag != "--benchmark_format=console";
   PerfTableReporter table(stdout, table_type_name(options.dtype), std::string(op.reduction()),
-                          op.supports_in_place());
+                          op.supports_in_place(),
+                          op.kind() == CollectiveKind::broadcast ? options.root : -1);
   NullReporter null_reporter;
   if (comm->rank() == 0 && !own_format) {
     print_header(ctx, meta);

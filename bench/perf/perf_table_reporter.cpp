@@ -11,11 +11,12 @@ double counter(const benchmark::BenchmarkReporter::Run& run, const char* name) {
 }  // namespace
 
 PerfTableReporter::PerfTableReporter(std::FILE* out, std::string type_name, std::string redop,
-                                     bool has_in_place)
+                                     bool has_in_place, int root)
     : out_(out),
       type_name_(std::move(type_name)),
       redop_(std::move(redop)),
-      has_in_place_(has_in_place) {}
+      has_in_place_(has_in_place),
+      root_(root) {}
 
 void PerfTableReporter::print_column_heads() const {
   std::fprintf(out_, "#\n");
@@ -79,7 +80,7 @@ void PerfTableReporter::Finalize() {
 void PerfTableReporter::print_line(double bytes, double count, const std::optional<Half>& oop,
                                    const std::optional<Half>& ip) {
   std::fprintf(out_, "  %10.0f  %12.0f  %8s  %6s  %6d", bytes, count, type_name_.c_str(),
-               redop_.c_str(), -1);
+               redop_.c_str(), root_);
   for (const auto& half : {oop, ip}) {
     if (half)
       std::fprintf(out_, "  %7.2f  %6.2f  %6.2f  %6llu", half->time_us, half->algbw_GBps,

@@ -19,7 +19,9 @@ namespace collreplay {
 
 class PerfTableReporter final : public benchmark::BenchmarkReporter {
  public:
-  PerfTableReporter(std::FILE* out, std::string type_name, std::string redop, bool has_in_place);
+  // `root`: the root column (broadcast's root; -1 for ops without one, as nccl-tests prints).
+  PerfTableReporter(std::FILE* out, std::string type_name, std::string redop, bool has_in_place,
+                    int root = -1);
 
   bool ReportContext(const Context&) override { return true; }  // the harness prints the header
   void ReportRuns(const std::vector<Run>& runs) override;
@@ -42,6 +44,7 @@ class PerfTableReporter final : public benchmark::BenchmarkReporter {
   std::string type_name_;
   std::string redop_;
   bool has_in_place_;
+  int root_;
   struct Waiting {
     double count = 0;
     std::deque<Half> out_of_place, in_place;

@@ -52,8 +52,7 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
     }
     const CollectiveOp& c = op.collective();
     const CollKind kind = coll_kind_from_name(collective_kind_name(c.kind));
-    const GroupSpan span = replay_group_span(std::string(group_kind_name(c.group)),
-                                             group_size(s, c.group), nodes, g, s.tp);
+    const GroupSpan span = schedule_op_span(s, c, nodes, g);
     Algo algo = Algo::ring;
     op_ms[i] = times.comm_only_ms[i] =
         collective_ms(kind, static_cast<double>(c.bytes), span, in.model, in.terms, maxima, &algo);

@@ -12,6 +12,7 @@
 #include "bench/compute/launch_order.hpp"
 #include "bench/compute/operand_bytes.hpp"
 #include "bench/executor/collective_plan.hpp"
+#include "bench/executor/p2p_groups.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "workloads/schedule_summary.hpp"
@@ -41,7 +42,9 @@ std::uint64_t MemoryFootprint::checked_bytes() const {
 MemoryFootprint estimate_footprint(const Schedule& schedule, bool device, bool check) {
   MemoryFootprint f;
   f.device = device;
-  std::map<GroupKind, std::pair<std::uint64_t, std::uint64_t>> buffers;  // send, recv
+  std::map<GroupKey, std::pair<std::uint64_t, std::uint64_t>> buffers;  // send, recv
+  std::vector<PreparedCollective> calls;
+  std::vector<int> collective_of_op(schedule.ops.size(), -1);
   std::vector<GemmShape> shapes;
   DType compute_dtype = DType::bf16;
   std::uint64_t kernel_launch_bytes = 0;
@@ -56,11 +59,16 @@ MemoryFootprint estimate_footprint(const Schedule& schedule, bool device, bool c
           std::max(kernel_launch_bytes, largest_kernel_launch_bytes(op.compute()));
       continue;
     }
-    const PreparedCollective call =
-        prepare_collective(op, static_cast<int>(i), group_size(schedule, op.collective().group));
-    auto& [send, recv] = buffers[call.group];
-    send = std::max(send, call.send_bytes);
-    recv = std::max(recv, call.recv_bytes);
+    collective_of_op[i] = static_cast<int>(calls.size());
+    calls.push_back(prepare_collective(op, static_cast<int>(i),
+                                       collective_group_size(schedule, op.collective())));
+  }
+  // As the executor plans them: the ops of a p2p group each get their own part of the buffers.
+  const P2pGroups p2p(schedule, collective_of_op, calls);
+  for (const PreparedCollective& call : calls) {
+    auto& [send, recv] = buffers[call.key];
+    send = std::max(send, call.send_offset_bytes + call.send_bytes);
+    recv = std::max(recv, call.recv_offset_bytes + call.recv_bytes);
     if (check) f.check_bytes = std::max(f.check_bytes, call.send_bytes + call.recv_bytes);
     const bool reduces =
         call.kind == CollectiveKind::reduce_scatter || call.kind == CollectiveKind::all_reduce;

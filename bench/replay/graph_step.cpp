@@ -12,20 +12,20 @@
 namespace collreplay {
 namespace {
 
-std::set<GroupKind> collective_groups(const Schedule& schedule) {
-  std::set<GroupKind> groups;
+std::set<GroupKey> collective_groups(const Schedule& schedule) {
+  std::set<GroupKey> groups;
   for (const ScheduleOp& op : schedule.ops)
-    if (op.is_collective()) groups.insert(op.collective().group);
+    if (op.is_collective()) groups.insert(group_key(op.collective()));
   return groups;
 }
 
 }  // namespace
 
 void require_one_collective_group(const Schedule& schedule) {
-  const std::set<GroupKind> groups = collective_groups(schedule);
+  const std::set<GroupKey> groups = collective_groups(schedule);
   if (groups.size() == 1) return;
   std::string names;
-  for (GroupKind g : groups) names += (names.empty() ? "" : ", ") + std::string(group_kind_name(g));
+  for (const GroupKey& g : groups) names += (names.empty() ? "" : ", ") + group_key_label(g);
   throw UsageError("-G records the comm-only step on one communicator, but this schedule's "
                    "collectives run on " +
                    std::to_string(groups.size()) + " groups (" +
@@ -40,13 +40,11 @@ int collectives_per_step(const Schedule& schedule) {
 
 double time_comm_only_graph(const Executor& executor, int launches, const AgreeMax& agree_max) {
   const Schedule& schedule = executor.schedule();
-  const GroupKind group = *collective_groups(schedule).begin();
+  const GroupKey group = *collective_groups(schedule).begin();
   Communicator& comm = executor.groups().get(group);
-  const CollectiveBuffers::Pair& buffers = executor.buffers().of(group);
   const std::unique_ptr<CapturedWork> graph = comm.capture([&] {
     for (int i = 0; i < static_cast<int>(schedule.ops.size()); ++i)
-      if (const PreparedCollective* call = executor.prepared(i))
-        issue_collective(comm, *call, buffers.send, buffers.recv);
+      if (!executor.issued_with(i).empty()) executor.issue_group(i);  // p2p groups whole
   });
   graph->launch();  // uploads it: the timed launches find it ready
   comm.wait_all("the comm-only step as a CUDA graph (-G), first launch");

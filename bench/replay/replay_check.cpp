@@ -12,24 +12,67 @@
 namespace collreplay {
 namespace {
 
-using Signature = std::tuple<CollectiveKind, GroupKind, DType, std::size_t,
+using Signature = std::tuple<CollectiveKind, GroupKey, DType, std::size_t, int,
                              std::vector<std::size_t>, std::vector<std::size_t>>;
 
-// Issues `call` on its group's buffers and waits for it.
+// Issues `call` (with the rest of its p2p group) on its group's buffers and waits for it.
 void run_once(const Executor& executor, const PreparedCollective& call) {
-  Communicator& comm = executor.groups().get(call.group);
-  const CollectiveBuffers::Pair& buffers = executor.buffers().of(call.group);
-  issue_collective(comm, call, buffers.send, buffers.recv);
+  Communicator& comm = executor.groups().get(call.key);
+  executor.issue_group(call.op);
   comm.wait_all("replay -c check of " + executor.schedule().ops[call.op].name);
+}
+
+[[noreturn]] void mismatch(const Executor& executor, int op, std::uint64_t wrong) {
+  throw DataMismatchError("replay -c: " + std::to_string(wrong) + " wrong elements in " +
+                          executor.schedule().ops[op].name);
+}
+
+// A p2p group: every send carries the sender's seeded pattern (fill_value of its group rank),
+// every receive must hold its peer's.
+std::uint64_t check_p2p_group(const Executor& executor, int first, std::uint64_t seed) {
+  const PreparedCollective& lead = *executor.prepared(first);
+  Communicator& comm = executor.groups().get(lead.key);
+  const CollectiveBuffers::Pair& buffers = executor.buffers().of(lead.key);
+  const std::size_t element = dtype_size_bytes(lead.dtype);
+  std::vector<char> send(buffers.send_bytes), recv(buffers.recv_bytes);
+  const std::vector<int> members = executor.issued_with(first);
+  for (int op : members) {
+    const PreparedCollective& call = *executor.prepared(op);
+    char* at = send.data() + call.send_offset_bytes;
+    for (std::size_t i = 0; i < call.send_bytes / element; ++i)
+      store_value(call.dtype, at, i, static_cast<float>(fill_value(seed, comm.rank(), i)));
+    at = recv.data() + call.recv_offset_bytes;
+    for (std::size_t i = 0; i < call.recv_bytes / element; ++i)
+      store_value(call.dtype, at, i, static_cast<float>(kPoisonValue));
+  }
+  comm.copy_from_host(buffers.send, send.data(), send.size());
+  comm.copy_from_host(buffers.recv, recv.data(), recv.size());
+  run_once(executor, lead);
+  comm.copy_to_host(recv.data(), buffers.recv, recv.size());
+  std::uint64_t wrong = 0, checked = 0;
+  const int n = comm.size();
+  for (int op : members) {
+    const PreparedCollective& call = *executor.prepared(op);
+    if (call.kind == CollectiveKind::send) continue;
+    const int source =
+        call.kind == CollectiveKind::recv ? call.layout.peer : (comm.rank() - 1 + n) % n;
+    const char* at = recv.data() + call.recv_offset_bytes;
+    for (std::size_t i = 0; i < call.recv_bytes / element; ++i, ++checked)
+      if (load_value(call.dtype, at, i) != static_cast<float>(fill_value(seed, source, i)))
+        ++wrong;
+    if (wrong) mismatch(executor, op, wrong);
+  }
+  return checked;
 }
 
 std::uint64_t check_with_spec(const Executor& executor, const PreparedCollective& call,
                               std::uint64_t seed) {
-  Communicator& comm = executor.groups().get(call.group);
-  const CollectiveBuffers::Pair& buffers = executor.buffers().of(call.group);
+  Communicator& comm = executor.groups().get(call.key);
+  const CollectiveBuffers::Pair& buffers = executor.buffers().of(call.key);
   const OpSpec& spec = *call.spec;
-  const OpLayout layout =
-      spec.layout(call.layout.count, comm.size(), comm.rank(), OpParams{seed, {}});
+  OpParams params{seed, {}};
+  params.root = call.layout.root;
+  const OpLayout layout = spec.layout(call.layout.count, comm.size(), comm.rank(), params);
   const std::size_t element = dtype_size_bytes(call.dtype);
   std::vector<char> send(layout.send_elements * element), recv(layout.recv_elements * element);
   fill_send_buffer(spec, layout, Placement::out_of_place, call.dtype, seed, send.data());
@@ -48,8 +91,8 @@ std::uint64_t check_with_spec(const Executor& executor, const PreparedCollective
 
 std::uint64_t check_all_to_allv(const Executor& executor, const PreparedCollective& call,
                                 std::uint64_t seed) {
-  Communicator& comm = executor.groups().get(call.group);
-  const CollectiveBuffers::Pair& buffers = executor.buffers().of(call.group);
+  Communicator& comm = executor.groups().get(call.key);
+  const CollectiveBuffers::Pair& buffers = executor.buffers().of(call.key);
   const int me = comm.rank();
   std::vector<char> send(call.send_bytes), recv(call.recv_bytes);
   for (std::size_t peer = 0; peer < call.layout.send_counts.size(); ++peer)
@@ -83,10 +126,18 @@ CheckSummary check_replayed_collectives(const Executor& executor, std::uint64_t 
   for (std::size_t i = 0; i < executor.schedule().ops.size(); ++i) {
     const PreparedCollective* call = executor.prepared(static_cast<int>(i));
     if (!call) continue;
+    // Point-to-point ops differ between ranks (one sends what the other receives): every rank
+    // checks every p2p group, with its partners.
+    if (is_point_to_point(call->kind)) {
+      if (executor.issued_with(static_cast<int>(i)).empty()) continue;  // checked with its first
+      summary.elements_checked += check_p2p_group(executor, static_cast<int>(i), seed);
+      ++summary.collectives_checked;
+      continue;
+    }
     // Collectives of one shape are one check: the data path does not depend on the op's name.
     // all_to_allv counts differ between ranks, so every rank checks every one (same decisions).
     if (call->kind != CollectiveKind::all_to_allv &&
-        !seen.emplace(call->kind, call->group, call->dtype, call->layout.count,
+        !seen.emplace(call->kind, call->key, call->dtype, call->layout.count, call->layout.root,
                       call->layout.send_counts, call->layout.recv_counts)
              .second)
       continue;

@@ -11,6 +11,13 @@
 namespace collreplay {
 namespace {
 
+// The op's group size: measured for the kinds, the op's own for a strided group (its split
+// checked it).
+int group_size_of(const ReplayMeasurements& m, const CollectiveOp& c) {
+  return c.group == GroupKind::strided ? c.group_size
+                                       : m.group_sizes.at(static_cast<std::size_t>(c.group));
+}
+
 nlohmann::json optional_json(const std::optional<double>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
@@ -58,7 +65,7 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
       r.update({{"start_ms", overlapped.op_start_ms[i]}, {"end_ms", overlapped.op_end_ms[i]}});
     if (op.is_collective()) {
       const CollectiveOp& c = op.collective();
-      const int n = m.group_sizes.at(static_cast<std::size_t>(c.group));
+      const int n = group_size_of(m, c);
       const double t_ms = m.op_times.comm_only_ms[i];
       const double algbw = t_ms > 0 ? static_cast<double>(c.bytes) / (t_ms * 1e6) : 0;
       r.update({{"kind", collective_kind_name(c.kind)},
@@ -69,6 +76,9 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
                 {"comm_only_ms", stat_json(pass_of(m, PassKind::comm_only).op_ms[i], m)},
                 {"algbw_GBps", algbw},
                 {"busbw_GBps", algbw * op_spec(c.kind).bus_factor(n)}});
+      if (c.group == GroupKind::strided) r["group_stride"] = c.group_stride;
+      if (c.kind == CollectiveKind::broadcast) r["root"] = c.root;
+      if (c.kind == CollectiveKind::send || c.kind == CollectiveKind::recv) r["peer"] = c.peer;
     } else {
       const double flops = gemm_flops(op.compute().gemms);
       const double t_ms = m.op_times.compute_only_ms[i];
@@ -184,10 +194,9 @@ void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
     const CollectiveOp& c = op.collective();
     const double t_ms = m.op_times.comm_only_ms[i];
     const double algbw = t_ms > 0 ? static_cast<double>(c.bytes) / (t_ms * 1e6) : 0;
-    const int n = m.group_sizes.at(static_cast<std::size_t>(c.group));
+    const int n = group_size_of(m, c);
     std::fprintf(out, "  %-28s %-14s %-13s %12llu %10.1f %9.2f %9.2f\n", op.name.c_str(),
-                 std::string(collective_kind_name(c.kind)).c_str(),
-                 std::string(group_kind_name(c.group)).c_str(),
+                 std::string(collective_kind_name(c.kind)).c_str(), group_label(c).c_str(),
                  static_cast<unsigned long long>(c.bytes), t_ms * 1e3, algbw,
                  algbw * op_spec(c.kind).bus_factor(n));
   }

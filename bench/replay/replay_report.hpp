@@ -47,7 +47,7 @@ struct ReplayMeasurements {
   std::uint64_t collective_buffer_bytes = 0;  // largest over ranks
   std::uint64_t compute_buffer_bytes = 0;
   std::vector<std::string> hosts, devices;  // by rank
-  std::vector<int> group_sizes;             // by GroupKind
+  std::vector<int> group_sizes;             // by GroupKind (strided: each op has its own)
   std::string engine, backend, transport;
   int world = 1, nodes = 1;
   // -G: the comm-only step recorded as one CUDA graph (graph_step.hpp), median over the launches.

@@ -248,7 +248,10 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
       peak.tflops ? flops * options.compute_scale / (*peak.tflops * 1e12) * total_steps : 0);
 
   SetupWatchdog groups_watchdog(backstop_s, "splitting the group communicators");
-  const GroupComms groups(*comm, schedule, nodes.node_color);
+  const AgreeMax agree_across_ranks = [timeout_s](double value) {
+    return max_across_ranks(MPI_COMM_WORLD, value, timeout_s);
+  };
+  const GroupComms groups(*comm, schedule, nodes.node_color, agree_across_ranks);
   ExecutorOptions executor_options;
   executor_options.steps = options.steps;
   executor_options.max_steps = options.max_steps;

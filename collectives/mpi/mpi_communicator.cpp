@@ -62,6 +62,9 @@ std::vector<int> to_int(std::span<const std::size_t> values) {
 }
 
 constexpr int kAllToAllvTag = 7301;  // point-to-point fallback for > INT_MAX counts
+// Sends and receives of p2p groups: one tag, since MPI keeps messages between two ranks of one
+// communicator and tag in order and every rank issues its groups in schedule order.
+constexpr int kPointToPointTag = 7302;
 
 }  // namespace
 
@@ -270,6 +273,61 @@ void MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t count
   MPI_CHECK(MPI_Iallreduce(source, recv, span.count, span.type, types_->sum_op(t, span.type), comm_,
                            &request));
   queue_->push(describe_collective_call("all_reduce", count, t), {request});
+}
+
+void MpiCommunicator::broadcast(const void* send, void* recv, std::size_t count, DType t,
+                                int root) {
+  if (root < 0 || root >= size_)
+    throw UsageError("broadcast root " + std::to_string(root) + " is not one of the " +
+                     std::to_string(size_) + " ranks");
+  const MpiSpan span = types_->span(t, count);
+  // MPI's broadcast is in-place: the root sends from its input (MPI only reads it there) and,
+  // out-of-place, copies it to its output once the op is done.
+  const bool root_out_of_place = rank_ == root && send != recv;
+  void* buffer = root_out_of_place ? const_cast<void*>(send) : recv;
+  MPI_Request request;
+  MPI_CHECK(MPI_Ibcast(buffer, span.count, span.type, root, comm_, &request));
+  std::function<void()> on_done;
+  if (root_out_of_place) {
+    const std::size_t bytes = count * dtype_size_bytes(t);
+    on_done = [this, send, recv, bytes] {
+      if (device_buffers_)
+        mpi_device_copy(recv, send, bytes);
+      else
+        std::memcpy(recv, send, bytes);
+    };
+  }
+  queue_->push(describe_collective_call("broadcast", count, t) + " from rank " +
+                   std::to_string(root),
+               {request}, std::move(on_done));
+}
+
+void MpiCommunicator::p2p_group(std::span<const P2pCall> calls) {
+  std::vector<MPI_Request> requests;
+  std::string description;
+  // Receives first, so that no message waits in an unexpected-message buffer.
+  for (P2pCall::Direction direction : {P2pCall::Direction::recv, P2pCall::Direction::send}) {
+    for (const P2pCall& call : calls) {
+      if (call.direction != direction) continue;
+      if (call.peer < 0 || call.peer >= size_)
+        throw UsageError("point-to-point peer " + std::to_string(call.peer) +
+                         " is not one of the " + std::to_string(size_) + " ranks");
+      const MpiSpan span = types_->span(call.dtype, call.count);
+      requests.emplace_back();
+      const bool is_send = direction == P2pCall::Direction::send;
+      if (is_send)
+        MPI_CHECK(MPI_Isend(call.buffer, span.count, span.type, call.peer, kPointToPointTag, comm_,
+                            &requests.back()));
+      else
+        MPI_CHECK(MPI_Irecv(call.buffer, span.count, span.type, call.peer, kPointToPointTag,
+                            comm_, &requests.back()));
+      description += std::string(description.empty() ? "" : ", ") +
+                     describe_collective_call(is_send ? "send" : "recv", call.count, call.dtype) +
+                     (is_send ? " to rank " : " from rank ") + std::to_string(call.peer);
+    }
+  }
+  if (requests.empty()) return;
+  queue_->push("p2p group: " + description, std::move(requests));
 }
 
 std::shared_ptr<StreamEvent> MpiCommunicator::record() {

@@ -47,6 +47,8 @@ class MpiCommunicator final : public Communicator {
   void all_to_allv(const void* send, PeerCounts send_layout, void* recv, PeerCounts recv_layout,
                    DType t) override;
   void all_reduce(const void* send, void* recv, std::size_t count, DType t) override;
+  void broadcast(const void* send, void* recv, std::size_t count, DType t, int root) override;
+  void p2p_group(std::span<const P2pCall> calls) override;
 
   std::shared_ptr<StreamEvent> record() override;
   void wait_on(const std::shared_ptr<StreamEvent>& event) override { event->synchronize(); }

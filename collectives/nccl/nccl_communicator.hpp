@@ -72,6 +72,8 @@ class NcclCommunicator final : public Communicator {
   void all_to_allv(const void* send, PeerCounts send_layout, void* recv, PeerCounts recv_layout,
                    DType t) override;
   void all_reduce(const void* send, void* recv, std::size_t count, DType t) override;
+  void broadcast(const void* send, void* recv, std::size_t count, DType t, int root) override;
+  void p2p_group(std::span<const P2pCall> calls) override;
 
   std::unique_ptr<CapturedWork> capture(const std::function<void()>& issue) override;
   std::shared_ptr<StreamEvent> record() override;

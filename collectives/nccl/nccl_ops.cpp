@@ -49,6 +49,37 @@ void NcclCommunicator::all_reduce(const void* send, void* recv, std::size_t coun
   });
 }
 
+void NcclCommunicator::broadcast(const void* send, void* recv, std::size_t count, DType t,
+                                 int root) {
+  if (root < 0 || root >= size_)
+    throw UsageError("broadcast root " + std::to_string(root) + " is not one of the " +
+                     std::to_string(size_) + " ranks");
+  LogWindow window(*this);
+  watched({"ncclBroadcast", count, t}, [&] {
+    return ncclBroadcast(send, recv, count, nccl_type(t), root, state_->comm, stream_);
+  });
+}
+
+void NcclCommunicator::p2p_group(std::span<const P2pCall> calls) {
+  for (const P2pCall& call : calls)
+    if (call.peer < 0 || call.peer >= size_)
+      throw UsageError("point-to-point peer " + std::to_string(call.peer) + " is not one of the " +
+                       std::to_string(size_) + " ranks");
+  if (calls.empty()) return;
+  LogWindow window(*this);
+  // As all_to_allv: inside the group the calls only queue work; ncclGroupEnd launches it.
+  NCCL_CHECK(ncclGroupStart());
+  for (const P2pCall& call : calls) {
+    if (call.direction == P2pCall::Direction::send)
+      NCCL_CHECK(ncclSend(call.buffer, call.count, nccl_type(call.dtype), call.peer, state_->comm,
+                          stream_));
+    else
+      NCCL_CHECK(ncclRecv(call.buffer, call.count, nccl_type(call.dtype), call.peer, state_->comm,
+                          stream_));
+  }
+  watched("ncclGroupEnd (p2p group)", [] { return ncclGroupEnd(); });
+}
+
 // NCCL's own all-to-all (2.28 and later). It has no in-place form, so in place the send side
 // first moves to a staging buffer.
 void NcclCommunicator::all_to_all(const void* send, void* recv, std::size_t count, DType t) {

@@ -4,8 +4,8 @@
 //
 // nccl-tests' size S ("size" column, bytes) is the whole buffer: count x element x ranks for ops
 // whose count is per rank (all_gather, reduce_scatter, all_to_all(v)), count x element for ops
-// whose count is the whole buffer (all_reduce). Each op's spec says which; the registry answers
-// for a kind.
+// whose count is the whole buffer (all_reduce, broadcast, send, recv, send_recv). Each op's spec
+// says which; the registry answers for a kind.
 #pragma once
 #include <cstdint>
 #include <string_view>
@@ -13,9 +13,27 @@
 
 namespace collreplay {
 
-// One value per op file under collectives/ops/; the registry (op_registry.cpp) maps each to its
-// spec.
-enum class CollectiveKind { all_gather, reduce_scatter, all_to_all, all_to_allv, all_reduce };
+// One value per op spec under collectives/ops/; the registry (op_registry.cpp) maps each to its
+// spec. send and recv are one side of a point-to-point pair (the peer is the op's, schedule.hpp);
+// send_recv is nccl-tests' sendrecv: every rank sends to the next and receives from the previous
+// at once.
+enum class CollectiveKind {
+  all_gather,
+  reduce_scatter,
+  all_to_all,
+  all_to_allv,
+  all_reduce,
+  broadcast,
+  send,
+  recv,
+  send_recv
+};
+
+// One side of a point-to-point transfer, issued in a p2p group with its partner ops.
+constexpr bool is_point_to_point(CollectiveKind kind) {
+  return kind == CollectiveKind::send || kind == CollectiveKind::recv ||
+         kind == CollectiveKind::send_recv;
+}
 
 enum class SizeBasis {
   per_rank,      // S = count x element x ranks

@@ -13,7 +13,8 @@ namespace {
 std::span<const std::unique_ptr<OpSpec>> specs() {
   static const std::unique_ptr<OpSpec> kSpecs[] = {
       make_all_gather_spec(),  make_reduce_scatter_spec(), make_all_to_all_spec(),
-      make_all_to_allv_spec(), make_all_reduce_spec(),
+      make_all_to_allv_spec(), make_all_reduce_spec(),     make_broadcast_spec(),
+      make_send_recv_spec(),   make_send_spec(),           make_recv_spec(),
   };
   return kSpecs;
 }

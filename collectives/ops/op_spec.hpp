@@ -20,10 +20,13 @@ namespace collreplay {
 enum class Placement { out_of_place, in_place };
 std::string_view placement_name(Placement p);  // "out_of_place" | "in_place"
 
-// Per-run knobs that change layouts or values: the fill seed and (all_to_allv) the skew.
+// Per-run knobs that change layouts or values: the fill seed, (all_to_allv) the skew,
+// (broadcast) the root and (send, recv) the peer.
 struct OpParams {
   std::uint64_t seed = 1;
   Skew skew;
+  int root = 0;
+  int peer = -1;
 };
 
 // One rank's buffers for one size, in elements. Out-of-place: a send and a recv buffer.
@@ -33,6 +36,8 @@ struct OpLayout {
   int ranks = 1;
   int rank = 0;
   std::size_t count = 0;  // the Communicator's per-rank count ("count" column)
+  int root = 0;           // broadcast: the rank whose input every rank receives
+  int peer = -1;          // send, recv: the rank on the other side
   std::size_t send_elements = 0;
   std::size_t recv_elements = 0;
   std::size_t in_place_elements = 0;
@@ -69,6 +74,9 @@ class OpSpec {
   }
   virtual OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const = 0;
   virtual bool supports_in_place() const { return true; }
+  // One side of a point-to-point pair (send, recv): it completes only together with its partner
+  // op on the peer, so it runs in a p2p group (Communicator::p2p_group), never alone.
+  virtual bool needs_partner() const { return false; }
   // Issues the op (asynchronous). For in-place, pass the same buffer as send and recv base: the
   // spec applies the layout's offsets.
   virtual void issue(Communicator& comm, const OpLayout& layout, const void* send, void* recv,
@@ -104,5 +112,9 @@ std::unique_ptr<OpSpec> make_reduce_scatter_spec();
 std::unique_ptr<OpSpec> make_all_to_all_spec();
 std::unique_ptr<OpSpec> make_all_to_allv_spec();
 std::unique_ptr<OpSpec> make_all_reduce_spec();
+std::unique_ptr<OpSpec> make_broadcast_spec();
+std::unique_ptr<OpSpec> make_send_recv_spec();
+std::unique_ptr<OpSpec> make_send_spec();
+std::unique_ptr<OpSpec> make_recv_spec();
 
 }  // namespace collreplay

@@ -4,7 +4,8 @@
 # from 16 B to 4 GiB, ranks averaged (--report avg, nccl-tests' rule), plain launches, CUDA graphs
 # (-G) and registered buffers (-R 1). A sweep's wall time and precision: stable_wall.sh.
 #   sweeps/gpu/side_by_side.sh OUT_DIR NCCL_TESTS_SOURCE_DIR [OPS [TRANSPORT_FLAGS...]]
-# OPS: comma-separated, default all_gather,reduce_scatter,alltoall. Environment: MAX_SIZE (a
+# OPS: comma-separated, default all_gather,reduce_scatter,alltoall; also all_reduce, broadcast,
+# sendrecv (one name in both suites: broadcast_perf, sendrecv_perf). Environment: MAX_SIZE (a
 # shorter sweep when device time is short), TRANSPORT=socket (both sides on NCCL's socket
 # transport), NONBLOCKING=1 (collreplay's plain launches once more with NCCL_COMM_BLOCKING=0:
 # the nonblocking communicator it used before, to compare the launch paths).

@@ -35,7 +35,7 @@ void print_trace_listing(const TraceImport& in, std::ostream& out) {
     if (op.is_collective()) {
       const CollectiveOp& c = op.collective();
       what = std::string(collective_kind_name(c.kind)) + " " + std::to_string(c.bytes) + " B " +
-             std::string(dtype_name(c.dtype)) + " " + std::string(group_kind_name(c.group));
+             std::string(dtype_name(c.dtype)) + " " + group_label(c);
     } else {
       std::uint64_t launches = 0;
       for (const KernelSlice& k : op.compute().kernels) launches += k.launches;

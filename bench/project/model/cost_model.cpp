@@ -33,6 +33,9 @@ CollKind coll_kind_from_name(std::string_view name) {
   if (name == "all_reduce") return CollKind::all_reduce;
   if (name == "all_to_all" || name == "alltoall" || name == "all_to_allv" || name == "alltoallv")
     return CollKind::all_to_all;
+  if (name == "broadcast") return CollKind::broadcast;
+  if (name == "send" || name == "recv" || name == "send_recv" || name == "sendrecv")
+    return CollKind::point_to_point;
   throw UsageError("unknown collective '" + std::string(name) + "'");
 }
 
@@ -42,6 +45,8 @@ std::string_view coll_kind_name(CollKind kind) {
     case CollKind::reduce_scatter: return "reduce_scatter";
     case CollKind::all_reduce: return "all_reduce";
     case CollKind::all_to_all: return "all_to_all";
+    case CollKind::broadcast: return "broadcast";
+    case CollKind::point_to_point: return "point_to_point";
   }
   return "?";
 }
@@ -80,6 +85,20 @@ bool cost_terms(CollKind kind, Algo algo, double bytes, const GroupSpan& span, i
   if (n == 1) return algo == (kind == CollKind::all_to_all ? Algo::pairwise : Algo::ring);
   const double chunk = bytes / n;
   const bool ag_rs = kind == CollKind::all_gather || kind == CollKind::reduce_scatter;
+  if (kind == CollKind::broadcast || kind == CollKind::point_to_point) {
+    if (algo != Algo::ring) return false;
+    // Broadcast: NCCL's ring broadcast, a chain from the root pipelined in slices: n-1 steps of
+    // latency (N-1 of them across nodes), S through every link of the chain once. A send/recv
+    // (or every rank's hop of a sendrecv ring): one step, S over the tier between the two ranks
+    // (the span says whether the peer is on another node).
+    const bool chain = kind == CollKind::broadcast;
+    t.intra_steps = chain ? n - N : (N == 1 ? 1 : 0);
+    t.inter_steps = chain ? N - 1 : (N > 1 ? 1 : 0);
+    if (g > 1 && (chain || N == 1)) t.intra_bytes = bytes;
+    if (N > 1) t.inter_bytes = bytes;
+    t.intra_chunk = t.inter_chunk = bytes;
+    return true;
+  }
   switch (algo) {
     case Algo::ring: {
       if (!ag_rs && kind != CollKind::all_reduce) return false;

@@ -31,10 +31,19 @@ struct FabricModel {
   bool tree_allowed = true;  // tree all-reduce across nodes
 };
 
-enum class CollKind { all_gather, reduce_scatter, all_reduce, all_to_all };
+// point_to_point: one send / recv (or nccl-tests' sendrecv, every rank one hop at once).
+enum class CollKind {
+  all_gather,
+  reduce_scatter,
+  all_reduce,
+  all_to_all,
+  broadcast,
+  point_to_point
+};
 enum class Algo { ring, pat, tree, pairwise };
 
-// "all_gather" ... ; all_to_allv maps to all_to_all. Throws UsageError on anything else.
+// "all_gather" ... ; all_to_allv maps to all_to_all, send, recv and send_recv to
+// point_to_point. Throws UsageError on anything else.
 CollKind coll_kind_from_name(std::string_view name);
 std::string_view coll_kind_name(CollKind kind);
 std::string_view algo_name(Algo algo);

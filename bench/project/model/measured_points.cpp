@@ -6,6 +6,8 @@
 
 #include "common/errors.hpp"
 #include "records/results_reader.hpp"
+#include "workloads/plan/parallel/mesh.hpp"
+#include "workloads/schedule_summary.hpp"
 
 namespace collreplay::project {
 namespace {
@@ -98,7 +100,8 @@ struct Reader {
     c.bytes = r.at("bytes").get<double>();
     c.span = replay_group_span(string_or(r, "group", "world"),
                                static_cast<int>(number_or(r, "group_size", rr.world)), rr.nodes,
-                               rr.ranks_per_node);
+                               rr.ranks_per_node, 1,
+                               static_cast<int>(number_or(r, "group_stride", 1)));
     c.comm_only_ms = r.contains("comm_only_ms") ? number_or(r["comm_only_ms"], "max", 0) : 0;
     rr.comms.push_back(c);
     if (c.bytes <= 0 || c.comm_only_ms <= 0) return;
@@ -151,10 +154,16 @@ struct Reader {
 
 }  // namespace
 
-GroupSpan replay_group_span(const std::string& group, int size, int nodes, int rpn, int tp) {
+GroupSpan replay_group_span(const std::string& group, int size, int nodes, int rpn, int tp,
+                            int stride) {
   if (size < 1 || nodes < 1 || rpn < 1 || tp < 1)
     throw UsageError("group of " + std::to_string(size) + " ranks");
   if (group == "node" || group == "tp" || group == "expert_node") return {size, 1};
+  if (group == "strided") {
+    const long long consecutive = static_cast<long long>(size) * std::max(stride, 1);
+    return {size, static_cast<int>(std::clamp<long long>((consecutive + rpn - 1) / rpn, 1,
+                                                         std::min(size, nodes)))};
+  }
   if (group == "shard") {
     const int consecutive = size * tp;  // the ranks its members are spread over
     if (consecutive <= rpn) return {size, 1};
@@ -170,6 +179,26 @@ GroupSpan replay_group_span(const std::string& group, int size, int nodes, int r
   }
   if (group == "data_parallel") return {size, std::min(nodes, size)};
   return {size, std::min(nodes, size)};  // world
+}
+
+GroupSpan schedule_op_span(const Schedule& s, const CollectiveOp& c, int nodes, int rpn) {
+  const int size = collective_group_size(s, c);
+  if (c.kind != CollectiveKind::send && c.kind != CollectiveKind::recv)
+    return replay_group_span(std::string(group_kind_name(c.group)), size, nodes, rpn, s.tp,
+                             c.group_stride);
+  // The peer's world rank: the peer-th member (ascending ranks) of this rank's group.
+  int peer_rank = s.rank;
+  if (c.group == GroupKind::strided) {
+    peer_rank = StridedGroup{c.group_size, c.group_stride}.member(s.rank, c.peer);
+  } else {
+    const MeshLayout mesh = mesh_layout(s);
+    const auto color = [&](int r) {
+      return c.group == GroupKind::node ? r / rpn : mesh_group_color(mesh, c.group, r);
+    };
+    for (int r = 0, seen = 0; r < s.world; ++r)
+      if (color(r) == color(s.rank) && seen++ == c.peer) peer_rank = r;
+  }
+  return {2, peer_rank / rpn == s.rank / rpn ? 1 : 2};
 }
 
 ResultsSet load_results(const std::string& path, const std::string& transport,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bench/project/model/cost_model.hpp"
+#include "workloads/schedule.hpp"
 
 namespace collreplay::project {
 
@@ -76,7 +77,13 @@ std::vector<int> node_counts(const std::vector<MeasuredPoint>& points);
 // with tensor parallelism of degree `tp` (workloads/plan/parallel/mesh.hpp: a tp group is
 // consecutive ranks of one node; a shard group takes every tp-th rank of size x tp consecutive
 // ones, so HSDP's stays inside a node; replica groups span the nodes).
+// A strided group (size ranks `stride` apart) spans size x stride consecutive ranks.
 GroupSpan replay_group_span(const std::string& group, int group_size, int nodes,
-                            int ranks_per_node, int tp = 1);
+                            int ranks_per_node, int tp = 1, int stride = 1);
+
+// The span a collective of `schedule` (on its rank) costs: its group's, but for a send or recv
+// the two ranks of the transfer (one node or two: the tier the peer is on).
+GroupSpan schedule_op_span(const Schedule& schedule, const CollectiveOp& collective, int nodes,
+                           int ranks_per_node);
 
 }  // namespace collreplay::project

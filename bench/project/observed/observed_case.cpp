@@ -33,9 +33,7 @@ ObservedCase prepare_case(const ObservedRow& row, const WorkloadRequest& plan,
     }
     const CollectiveOp& coll = op.collective();
     const CollKind kind = coll_kind_from_name(collective_kind_name(coll.kind));
-    const GroupSpan span = replay_group_span(std::string(group_kind_name(coll.group)),
-                                             group_size(c.schedule, coll.group), row.nodes,
-                                             row.gpus_per_node, c.schedule.tp);
+    const GroupSpan span = schedule_op_span(c.schedule, coll, row.nodes, row.gpus_per_node);
     const double bytes = static_cast<double>(coll.bytes);
     auto same = [&](const ObservedCase::Collectives& g) {
       return std::tie(g.kind, g.bytes, g.span.ranks, g.span.nodes) ==

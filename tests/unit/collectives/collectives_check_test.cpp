@@ -41,6 +41,9 @@ std::vector<float> simulate(const OpSpec& op, const OpLayout& l,
     if (op.name() == "all_reduce")
       for (const auto& src : in) out[i] += src[i];
     if (op.name() == "all_to_all") out[i] = in[i / c][r * c + i % c];
+    if (op.name() == "broadcast") out[i] = in[static_cast<std::size_t>(l.root)][i];
+    if (op.name() == "send_recv") out[i] = in[(r + kRanks - 1) % kRanks][i];
+    if (op.name() == "recv") out[i] = in[static_cast<std::size_t>(l.peer)][i];
   }
   if (op.name() == "all_to_allv") {
     for (int src = 0; src < kRanks; ++src) {
@@ -58,7 +61,10 @@ TEST(HostCheck, AcceptsCorrectAndCatchesCorruptedResults) {
   OpParams params;
   params.seed = kSeed;
   params.skew = parse_skew("zipf:1.3");
+  params.root = 2;  // broadcast from a rank other than 0
+  params.peer = 1;  // recv from rank 1
   for (const OpSpec* op : all_ops()) {
+    if (op->name() == "send") continue;  // receives nothing: nothing to check
     for (DType t : {DType::bf16, DType::f16, DType::f32}) {
       const auto in = inputs(*op, 37, t, params);
       for (int rank = 0; rank < kRanks; ++rank) {

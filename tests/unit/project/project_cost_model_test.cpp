@@ -125,5 +125,46 @@ TEST(ProjectCostModel, GroupsArePlacedAsTheMeshLaysThemOut) {
   EXPECT_EQ(span("world", 16, 1), std::make_pair(16, 2));
 }
 
+TEST(ProjectCostModel, BroadcastIsARingChainAndPointToPointOneHop) {
+  const double s = 16 * MiB;
+  // 16 ranks on 2 nodes: 14 intra and 1 inter hop of latency, S through the slower NIC once.
+  EXPECT_NEAR(predict(CollKind::broadcast, s, GroupSpan{16, 2}, hand_model()).time_us,
+              3 + 14 * 1 + 5 + s / 50e3, 1e-9);
+  // A send to a rank of the same node: one NVLink hop; on another node: one NIC hop.
+  EXPECT_NEAR(predict(CollKind::point_to_point, s, GroupSpan{2, 1}, hand_model()).time_us,
+              3 + 1 + s / 100e3, 1e-9);
+  EXPECT_NEAR(predict(CollKind::point_to_point, s, GroupSpan{2, 2}, hand_model()).time_us,
+              3 + 5 + s / 50e3, 1e-9);
+  EXPECT_EQ(coll_kind_from_name("send"), CollKind::point_to_point);
+  EXPECT_EQ(coll_kind_from_name("recv"), CollKind::point_to_point);
+  EXPECT_EQ(coll_kind_from_name("send_recv"), CollKind::point_to_point);
+  EXPECT_EQ(coll_kind_from_name("broadcast"), CollKind::broadcast);
+}
+
+TEST(ProjectCostModel, StridedSpansAndPeerTiers) {
+  // 8 GPUs per node: 4 ranks 2 apart stay in a node; 2 ranks 8 apart take two.
+  EXPECT_EQ(replay_group_span("strided", 4, 4, 8, 1, 2).nodes, 1);
+  EXPECT_EQ(replay_group_span("strided", 2, 4, 8, 1, 8).nodes, 2);
+  EXPECT_EQ(replay_group_span("strided", 4, 4, 8, 1, 16).nodes, 4);
+  Schedule s;
+  s.world = 16;
+  s.gpus_per_node = 8;
+  s.rank = 3;
+  CollectiveOp c;
+  c.kind = CollectiveKind::send;
+  c.group = GroupKind::strided;
+  c.group_size = 2;
+  c.group_stride = 8;
+  c.peer = 1;  // rank 11: the other node
+  EXPECT_EQ(schedule_op_span(s, c, 2, 8).nodes, 2);
+  c.group_stride = 1;
+  c.group_size = 4;
+  c.peer = 0;  // rank 0: this node
+  EXPECT_EQ(schedule_op_span(s, c, 2, 8).nodes, 1);
+  c.group = GroupKind::world;
+  c.peer = 12;
+  EXPECT_EQ(schedule_op_span(s, c, 2, 8).nodes, 2);
+}
+
 }  // namespace
 }  // namespace collreplay::project

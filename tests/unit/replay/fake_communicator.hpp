@@ -122,6 +122,14 @@ class FakeCommunicator : public Communicator {
     copy(s, r, sl.counts[0], t);
   }
   void all_reduce(const void* s, void* r, std::size_t n, DType t) override { copy(s, r, n, t); }
+  void broadcast(const void* s, void* r, std::size_t n, DType t, int) override { copy(s, r, n, t); }
+  // A world of one: every send's data is the next receive's.
+  void p2p_group(std::span<const P2pCall> calls) override {
+    std::size_t bytes = 0;
+    for (const P2pCall& c : calls) bytes += c.count * dtype_size_bytes(c.dtype);
+    if (log_) log_->push_back("p2p group of " + std::to_string(calls.size()) + " on " + name_);
+    copy(nullptr, nullptr, bytes, DType::fp8);  // one byte per element: takes the group's time
+  }
   std::shared_ptr<StreamEvent> record() override { return stream_.record(); }
   void wait_on(const std::shared_ptr<StreamEvent>& event) override { stream_.wait_on(event); }
   void wait_all(const std::string&) override { record()->synchronize(); }

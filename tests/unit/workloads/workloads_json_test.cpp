@@ -54,7 +54,7 @@ TEST(WorkloadsJson, LoaderRejections) {
   EXPECT_NE(reject([](auto& j) { j["version"] = 99; }).find("version"), std::string::npos);
   EXPECT_NE(reject([](auto& j) { j.erase("version"); }).find("version"), std::string::npos);
   EXPECT_NE(reject([](auto& j) { j["world"] = 0; }).find("world"), std::string::npos);
-  EXPECT_NE(reject([](auto& j) { j["ops"][0]["collective"]["kind"] = "broadcast"; }).find("kind"),
+  EXPECT_NE(reject([](auto& j) { j["ops"][0]["collective"]["kind"] = "bcast"; }).find("kind"),
             std::string::npos);
   EXPECT_NE(reject([](auto& j) { j["ops"][1]["deps"] = {5}; }).find("earlier op"),
             std::string::npos);
@@ -94,11 +94,12 @@ TEST(WorkloadsJson, DryRunKeysExactly) {
   for (const char* k : {"layer", "dispatch_send_bytes", "dispatch_cross_rank_bytes",
                         "combine_send_bytes", "combine_cross_rank_bytes"})
     EXPECT_TRUE(j["moe"][0].contains(k)) << k;
-  EXPECT_EQ(j["totals"].size(), 13u);
+  EXPECT_EQ(j["totals"].size(), 19u);
   for (const char* k :
        {"params", "active_params", "allgathers", "reduce_scatters", "alltoalls", "allgather_bytes",
-        "reduce_scatter_bytes", "alltoall_bytes", "allreduces", "allreduce_bytes", "flops",
-        "host_us", "kernels"})
+        "reduce_scatter_bytes", "alltoall_bytes", "allreduces", "allreduce_bytes", "broadcasts",
+        "broadcast_bytes", "sends", "send_bytes", "recvs", "recv_bytes", "flops", "host_us",
+        "kernels"})
     EXPECT_TRUE(j["totals"].contains(k)) << k;
   // Every phase's non-GEMM kernels, the optimizer a phase of its own, each compute op's slices.
   for (const char* phase : {"forward", "backward", "recompute", "optimizer"})

@@ -26,6 +26,7 @@ int mesh_group_size(const MeshLayout& m, GroupKind group) {
     case GroupKind::replicate: return m.world / (m.shard() * m.tp);
     case GroupKind::expert_node: return std::min(m.expert_local(), m.ep);
     case GroupKind::expert_rail: return std::max(1, m.ep / m.expert_local());
+    case GroupKind::strided: return 0;  // per op: strided_group()
   }
   return 0;
 }
@@ -46,9 +47,20 @@ int mesh_group_color(const MeshLayout& m, GroupKind group, int rank) {
       const int d = rank / (m.ep * m.tp), e = rank / m.tp % m.ep;
       return (d * local + e % local) * m.tp + t;
     }
+    case GroupKind::strided: return 0;  // per op: strided_group()
   }
   return 0;
 }
+
+std::string StridedGroup::problem(int world) const {
+  if (size < 1 || stride < 1) return "group_size and group_stride must be at least 1";
+  if (static_cast<long long>(size) * stride > world || world % block() != 0)
+    return "group_size x group_stride (" + std::to_string(size) + " x " + std::to_string(stride) +
+           ") does not divide world " + std::to_string(world);
+  return {};
+}
+
+StridedGroup strided_group(const CollectiveOp& c) { return {c.group_size, c.group_stride}; }
 
 MeshDims parse_mesh(std::string_view text) {
   MeshDims d;

@@ -1,0 +1,96 @@
+// Point-to-point ops. send_recv is nccl-tests' sendrecv_perf: every rank sends `count` elements
+// to the next rank and receives as many from the previous one, both in one p2p group; S is
+// count x element and busbw = algbw (factor 1). send and recv are one side each, with the peer in
+// the layout: a schedule pairs them across ranks, so they only run in a p2p group with their
+// partners (the executor groups them); alone they would wait for ever, so the perf harness
+// refuses them. No in-place form: the send and the receive of one rank run at once.
+#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/ops/op_spec.hpp"
+
+namespace collreplay {
+namespace {
+
+class PointToPointSpec : public OpSpec {
+ public:
+  SizeBasis size_basis() const override { return SizeBasis::whole_buffer; }
+  double bus_factor(int) const override { return 1.0; }
+  std::string_view reduction() const override { return "none"; }
+  bool supports_in_place() const override { return false; }
+
+ protected:
+  OpLayout base_layout(std::size_t count, int ranks, int rank, const OpParams& params) const {
+    OpLayout l;
+    l.ranks = ranks;
+    l.rank = rank;
+    l.peer = params.peer;
+    l.count = count;
+    return l;
+  }
+};
+
+class SendRecvSpec final : public PointToPointSpec {
+ public:
+  CollectiveKind kind() const override { return CollectiveKind::send_recv; }
+  std::string_view name() const override { return "send_recv"; }
+  OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const override {
+    OpLayout l = base_layout(count, ranks, rank, params);
+    l.send_elements = l.recv_elements = count;
+    return l;
+  }
+  void issue(Communicator& comm, const OpLayout& l, const void* send, void* recv,
+             DType t) const override {
+    const P2pCall calls[] = {P2pCall::send(send, l.count, t, (l.rank + 1) % l.ranks),
+                             P2pCall::recv(recv, l.count, t, (l.rank - 1 + l.ranks) % l.ranks)};
+    comm.p2p_group(calls);
+  }
+  int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
+    return fill_value(seed, (l.rank - 1 + l.ranks) % l.ranks, index);
+  }
+};
+
+class SendSpec final : public PointToPointSpec {
+ public:
+  CollectiveKind kind() const override { return CollectiveKind::send; }
+  std::string_view name() const override { return "send"; }
+  bool needs_partner() const override { return true; }
+  OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const override {
+    OpLayout l = base_layout(count, ranks, rank, params);
+    l.send_elements = count;
+    return l;
+  }
+  void issue(Communicator& comm, const OpLayout& l, const void* send, void*,
+             DType t) const override {
+    comm.send(send, l.count, t, l.peer);
+  }
+  int expected_value(const OpLayout&, std::uint64_t, std::size_t) const override {
+    return 0;  // nothing is received
+  }
+};
+
+class RecvSpec final : public PointToPointSpec {
+ public:
+  CollectiveKind kind() const override { return CollectiveKind::recv; }
+  std::string_view name() const override { return "recv"; }
+  bool needs_partner() const override { return true; }
+  OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const override {
+    OpLayout l = base_layout(count, ranks, rank, params);
+    l.recv_elements = count;
+    return l;
+  }
+  void issue(Communicator& comm, const OpLayout& l, const void*, void* recv,
+             DType t) const override {
+    comm.recv(recv, l.count, t, l.peer);
+  }
+  // The peer's seeded input, as its send spec filled it.
+  int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
+    return fill_value(seed, l.peer, index);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<OpSpec> make_send_recv_spec() { return std::make_unique<SendRecvSpec>(); }
+std::unique_ptr<OpSpec> make_send_spec() { return std::make_unique<SendSpec>(); }
+std::unique_ptr<OpSpec> make_recv_spec() { return std::make_unique<RecvSpec>(); }
+
+}  // namespace collreplay
