@@ -28,6 +28,9 @@ int main(int argc, char** argv) {
     collreplay::validate_replay_options(replay);
     // A trace brings its own world unless --world asks for another (trace_import.hpp).
     if (!request.trace.empty() && app.count("--world") == 0) request.world = 0;
+    // A dry run describes a GPU run unless --backend mpi asks for a host one.
+    request.param_device =
+        collreplay::replay_param_device(replay.backend == "mpi", replay.run);
     if (dry_run) return collreplay::run_dry_run(request, dry);
     replay.schedule_file = dry.schedule_file;
     replay.command_line.assign(args, args + n);

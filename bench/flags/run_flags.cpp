@@ -84,6 +84,11 @@ void describe_run(RunMetadata& meta, const RunSetup& setup) {
   }
 }
 
+std::string replay_param_device(bool host_buffers, const RunFlags& flags) {
+  const bool modeled = flags.compute == "model" || is_compute_model(flags.compute);
+  return host_buffers && !modeled ? "cpu" : "cuda";
+}
+
 std::vector<std::string> run_notes(const RunMetadata& meta) {
   std::vector<std::string> notes;
   if (!transport_matches("socket", meta.transport_verified) || meta.transport_verified == "self")

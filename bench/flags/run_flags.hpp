@@ -66,6 +66,11 @@ RunSetup prepare_run(const RunFlags& flags, BackendKind backend);
 // for emulated nodes the node count and ranks per node.
 void describe_run(RunMetadata& meta, const RunSetup& setup);
 
+// Where the replayed parameters live, for --optimizer auto (torch runs foreach on CUDA only):
+// "cpu" for a host replay (host buffers, --backend mpi, with host compute), else "cuda" (a GPU,
+// or a modeled one).
+std::string replay_param_device(bool host_buffers, const RunFlags& flags);
+
 // Lines for the run header that a reader must not miss (the IPoIB trap: NCCL's socket transport
 // on an ib* interface is TCP over InfiniBand ports, not Ethernet).
 std::vector<std::string> run_notes(const RunMetadata& meta);

@@ -1,12 +1,14 @@
 #include "bench/replay/replay_report.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "bench/executor/collective_plan.hpp"
 #include "bench/replay/graph_step.hpp"
 #include "collectives/ops/op_registry.hpp"
 #include "common/sizes.hpp"
 #include "workloads/model/gemm_slices.hpp"
+#include "workloads/plan/parallel/mesh.hpp"
 
 namespace collreplay {
 namespace {
@@ -31,12 +33,24 @@ nlohmann::json stat_json(const CrossRankStat& s, const ReplayMeasurements& m) {
           {"slowest_device", m.devices.at(s.slowest_rank)}};
 }
 
+nlohmann::json optional_text_json(const std::string& text) {
+  return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text);
+}
+
 std::string optional_text(const std::optional<double>& value, const char* format,
                           double factor = 1) {
   if (!value) return "-";
   char text[64];
   std::snprintf(text, sizeof text, format, *value * factor);
   return text;
+}
+
+// Decoder layers the schedule runs (the reference records its --layers the same way).
+int layers_of(const Schedule& s) {
+  std::set<int> layers;
+  for (const ScheduleOp& op : s.ops)
+    if (op.layer >= 0) layers.insert(op.layer);
+  return static_cast<int>(layers.size());
 }
 
 }  // namespace
@@ -129,6 +143,12 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
                      {"wrap", s.wrap},
                      {"world", m.world},
                      {"nodes", m.nodes},
+                     {"ep", s.ep},
+                     {"tp", s.tp},
+                     {"shard_group", mesh_layout(s).shard()},
+                     {"layers", layers_of(s)},
+                     {"optimizer", optional_text_json(m.optimizer)},
+                     {"optimizer_asked", optional_text_json(m.optimizer_asked)},
                      {"micro_batch", s.micro_batch},
                      {"seq", s.seq},
                      {"micro_batches", s.micro_batches},
@@ -182,6 +202,8 @@ void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
       static_cast<long long>(s.micro_batch), static_cast<long long>(s.seq));
   std::fprintf(out, "# backend %s over %s; compute: %s, scale %.3f\n", m.backend.c_str(),
                m.transport.c_str(), m.engine.c_str(), m.compute_scale);
+  if (!m.optimizer.empty())
+    std::fprintf(out, "# optimizer: %s (%s)\n", m.optimizer.c_str(), m.optimizer_why.c_str());
   std::fprintf(out, "# memory per rank (largest): collective buffers %s, GEMM operands %s\n",
                format_bytes(m.collective_buffer_bytes).c_str(),
                format_bytes(m.compute_buffer_bytes).c_str());

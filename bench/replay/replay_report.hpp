@@ -49,6 +49,8 @@ struct ReplayMeasurements {
   std::vector<std::string> hosts, devices;  // by rank
   std::vector<int> group_sizes;             // by GroupKind (strided: each op has its own)
   std::string engine, backend, transport;
+  // --optimizer as asked, what it ran, and why (empty: a loaded schedule or a trace)
+  std::string optimizer_asked, optimizer, optimizer_why;
   int world = 1, nodes = 1;
   // -G: the comm-only step recorded as one CUDA graph (graph_step.hpp), median over the launches.
   std::optional<double> comm_only_graph_ms;

@@ -35,6 +35,7 @@
 #include "collectives/transport/transport_select.hpp"
 #include "common/errors.hpp"
 #include "common/host_identity.hpp"
+#include "workloads/plan/resolved_request.hpp"
 #include "workloads/trace/trace_import.hpp"
 #include "workloads/schedule_file.hpp"
 #include "workloads/schedule_json.hpp"
@@ -144,13 +145,13 @@ void say(int rank, const std::string& line) {
 
 }  // namespace
 
-int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
+int run_replay(const ReplayOptions& options, const WorkloadRequest& asked) {
   // Everything that can be judged without MPI fails here, alike on every rank.
   validate_replay_options(options);
   // NCCL reads these when a communicator starts: set before any does, on every rank alike.
   if (!options.nccl_algo.empty()) setenv("NCCL_ALGO", options.nccl_algo.c_str(), 1);
   if (!options.nccl_proto.empty()) setenv("NCCL_PROTO", options.nccl_proto.c_str(), 1);
-  if (request.layers == 0)
+  if (asked.layers == 0)
     throw UsageError("--layers 0 replays nothing: give N >= 1 (or leave it out for every layer)");
   const BackendKind backend =
       options.backend.empty() ? default_backend() : parse_backend(options.backend);
@@ -158,6 +159,10 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   if (options.graph_launches > 0 && backend != BackendKind::nccl)
     throw UsageError("-G needs the nccl backend (CUDA graphs)");
   const RunSetup setup = prepare_run(options.run, backend);
+  // The same request, with the parameters where this replay keeps them (auto's optimizer).
+  WorkloadRequest request = asked;
+  request.param_device = replay_param_device(backend == BackendKind::mpi, options.run);
+  const bool built = options.schedule_file.empty() && request.trace.empty();
 
   MpiSession mpi(nullptr, nullptr);
   int world = 1, rank = 0;
@@ -353,6 +358,12 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& request) {
   m.transport = meta.transport_verified;
   m.world = world;
   m.nodes = meta.nodes;
+  if (built) {
+    const OptimizerChoice optimizer = request_optimizer(request);
+    m.optimizer_asked = request.optimizer;
+    m.optimizer = std::string(optimizer_name(optimizer.kind));
+    m.optimizer_why = optimizer.why;
+  }
 
   print_replay_table(m, stdout);
   if (monitor) {

@@ -11,6 +11,7 @@
 #include "common/errors.hpp"
 #include "plots/figures.hpp"
 #include "plots/report/answer.hpp"
+#include "plots/report/step_table.hpp"
 
 namespace collreplay::plots {
 namespace {
@@ -180,32 +181,6 @@ void headroom_tables(std::ostream& md, const std::vector<Record>& records,
          << optional_fixed(u->data, "headroom_ratio", 3) << " |\n";
     md << "\n</details>\n\n";
   }
-}
-
-void step_table(std::ostream& md, const std::vector<Record>& records) {
-  const auto steps = of_kind(records, "step");
-  if (steps.empty()) return;
-  // The real-training reference (sweeps/gpu/reference/) writes step records with replay's field
-  // names and source "reference": its rows sit beside the replay's of the same model.
-  md << "## Step summary (ms; the slowest rank sets the step)\n\n"
-     << "| source | model | fabric | transport | nodes | ranks | fwd+bwd | optimizer | compute "
-        "| comm | overlapped | exposed comm | overlap efficiency | tokens/s | MFU "
-        "|\n|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
-  for (const Record* s : steps) {
-    const nlohmann::json& r = s->data;
-    const auto mfu = number_at(r, "mfu");
-    md << "| " << text_at(r, "source").value_or("replay") << " | "
-       << text_at(r, "model").value_or("?") << " | " << fabric_of(r) << " | " << transport_of(r)
-       << " | " << nodes_of(r) << " | " << optional_fixed(r, "world", 0) << " | "
-       << optional_fixed(r, "fwd_bwd_ms", 1) << " | " << optional_fixed(r, "optimizer_ms", 1)
-       << " | " << optional_fixed(r, "compute_ms", 1) << " | " << optional_fixed(r, "comm_ms", 1)
-       << " | " << optional_fixed(r, "overlapped_ms", 1) << " | "
-       << optional_fixed(r, "exposed_comm_ms", 1) << " | "
-       << optional_fixed(r, "overlap_efficiency", 3) << " | "
-       << optional_fixed(r, "tokens_per_s", 0) << " | " << (mfu ? fixed(*mfu * 100, 1) + "%" : "-")
-       << " |\n";
-  }
-  md << "\n";
 }
 
 void projection_table(std::ostream& md, const std::vector<Record>& records) {

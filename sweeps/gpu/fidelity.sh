@@ -1,19 +1,30 @@
 #!/usr/bin/env bash
-# Fidelity on one GPU, in one call: the real-training reference (sweeps/gpu/reference/) and replay
-# of the same model, plan, layers, micro-batch and sequence, side by side, for the four cases of
-# bench/RESULTS.md ("Fidelity"). Both write JSON Lines into OUT_DIR; the closing table holds
-# replay's fwd+bwd (compute-only pass without the optimizer) against the reference's forward +
-# backward, and replay's overlapped step against the reference's whole step.
-#   sweeps/gpu/fidelity.sh OUT_DIR [case...]      cases: q05 q7 q72 mix (default: all four)
-# Needs a GPU, python3 with torch (torchrun) and `make` having built build/bin/replay.
+# Fidelity on one GPU: the real-training reference (sweeps/gpu/reference/) and replay of the same
+# model, plan, layers, micro-batch and sequence, side by side, both with their default AdamW
+# (the reference's as users write it, replay's --optimizer auto). Both write JSON Lines into
+# OUT_DIR; sweeps/gpu/fidelity_summary.py prints the closing markdown table (and writes it to
+# OUT_DIR/summary_<mode>.md). Three modes, each one GPU call:
+#   sweeps/gpu/fidelity.sh OUT_DIR [case...]              world 1: q05 q7 q72 mix (default: all)
+#   sweeps/gpu/fidelity.sh OUT_DIR multi [case...]        ranks sharing GPU 0, each its own NCCL
+#       host over loopback sockets (reference --same-gpu; replay --emulate-nodes N --transport
+#       socket --ifname lo): fsdp2-w2 fsdp2-w4 hsdp-2x2 ddp-w2 mix-ep2 (default: all)
+#   sweeps/gpu/fidelity.sh OUT_DIR optimizers [model...]  world 1, each AdamW implementation
+#       (reference default|foreach|fused|loop in one process; replay auto|adamw-foreach|
+#       adamw-fused|adamw-loop) on q05 q7 q72 mix (default: all)
+# MULTI_GPU=1 runs the multi cases with a GPU per rank (torchrun without --same-gpu; replay with
+# its ranks on their own GPUs, NVLink) on a machine with as many GPUs as ranks.
+# Needs a GPU, python3 with torch (torchrun) and `make` having built build/bin/replay. Each step
+# runs under `timeout`; a failed case is reported and the rest carry on (exit 1 at the end).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=${1:?usage: fidelity.sh OUT_DIR [case...]}
+out=${1:?usage: fidelity.sh OUT_DIR [multi|optimizers] [case...]}
 shift
+mode=world1
+case ${1:-} in multi | optimizers) mode=$1; shift ;; esac
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(q05 q7 q72 mix)
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
+status=0
 
 workload() {
   case $1 in
@@ -21,39 +32,90 @@ workload() {
     q7) echo "--model qwen2.5-7b --layers 4 --micro-batch 2 --seq 2048" ;;
     q72) echo "--model qwen2.5-72b --layers 2 --micro-batch 1 --seq 2048" ;;
     mix) echo "--model mixtral-8x7b --layers 2 --micro-batch 2 --seq 2048" ;;
-    *) echo "fidelity.sh: unknown case '$1' (q05 q7 q72 mix)" >&2; exit 2 ;;
+    *) echo "fidelity.sh: unknown model case '$1' (q05 q7 q72 mix)" >&2; return 2 ;;
   esac
 }
 
-status=0
-for c in "${cases[@]}"; do
-  read -r -a w <<<"$(workload "$c")" || exit 2
-  # transformers 5.x builds Mixtral's experts stacked; the reference does too.
-  extra=()
-  [ "$c" = mix ] && extra=(--experts-layout stacked)
-  timeout 300 torchrun --nproc-per-node 1 sweeps/gpu/reference/reference_step.py "${w[@]}" \
-    --steps 10 --warmup 3 --out "$out/reference_$c.jsonl" >"$out/reference_$c.log" 2>&1 ||
-    { echo "reference $c failed:"; tail -5 "$out/reference_$c.log"; status=1; }
-  timeout 300 mpirun --allow-run-as-root -np 1 -x NCCL_NVLS_ENABLE build/bin/replay "${w[@]}" \
-    "${extra[@]}" --plan fsdp2 --world 1 --gpus-per-node 1 --steps 10 \
-    --out "$out/replay_$c.jsonl" >"$out/replay_$c.log" 2>&1 ||
-    { echo "replay $c failed:"; tail -5 "$out/replay_$c.log"; status=1; }
-done
+# ranks | workload | the reference's plan flags | replay's plan flags. Sizes where compute-only and
+# comm-only are of one size over loopback sockets (bench/RESULTS.md, "Multi-rank fidelity").
+multi_case() {
+  local q05="--model qwen2.5-0.5b --layers 4"
+  case $1 in
+    fsdp2-w2) echo "2|$q05 --micro-batch 4 --seq 4096|--plan fsdp2|--plan fsdp2" ;;
+    fsdp2-w4) echo "4|$q05 --micro-batch 2 --seq 4096|--plan fsdp2|--plan fsdp2" ;;
+    hsdp-2x2) echo "4|$q05 --micro-batch 2 --seq 4096|--plan fsdp2 --shard-group 2|--plan fsdp2 --sharding hybrid --shard-group 2" ;;
+    ddp-w2) echo "2|$q05 --micro-batch 4 --seq 4096|--plan ddp|--plan ddp" ;;
+    mix-ep2) echo "2|--model mixtral-8x7b --layers 2 --micro-batch 2 --seq 2048|--plan fsdp2 --ep 2|--plan fsdp2 --ep 2 --experts-layout stacked" ;;
+    *) echo "fidelity.sh: unknown multi case '$1' (fsdp2-w2 fsdp2-w4 hsdp-2x2 ddp-w2 mix-ep2)" >&2; return 2 ;;
+  esac
+}
 
-PYTHONPATH=sweeps/gpu python3 - "$out" "${cases[@]}" <<'EOF'
-import sys
-from step_record import step
-out, cases = sys.argv[1], sys.argv[2:]
-print("| case | reference fwd+bwd ms | replay fwd+bwd ms | ratio | reference step ms | replay step ms | ratio | replay MFU / HFU |")
-print("|---|---|---|---|---|---|---|---|")
-for c in cases:
-    ref, rep = step(f"{out}/reference_{c}.jsonl"), step(f"{out}/replay_{c}.jsonl")
-    if not ref or not rep:
-        print(f"| {c} | missing | | | | | | |")
-        continue
-    a, b = ref["fwd_bwd_ms"], rep["fwd_bwd_ms"]
-    s, t = ref["overlapped_ms"], rep["overlapped_ms"]
-    print(f"| {c} {ref['model']} | {a:.1f} | {b:.1f} | {b / a:.2f} | {s:.1f} | {t:.1f} | {t / s:.2f} | "
-          f"{100 * (rep.get('mfu') or 0):.1f}% / {100 * (rep.get('hfu') or 0):.1f}% |")
-EOF
+# reference NAME RANKS ARGS...: torchrun, log beside the records.
+reference() {
+  local name=$1 ranks=$2
+  shift 2
+  timeout "${REFERENCE_TIMEOUT_S:-240}" torchrun --nproc-per-node "$ranks" \
+    sweeps/gpu/reference/reference_step.py "$@" --out "$out/reference_$name.jsonl" \
+    >"$out/reference_$name.log" 2>&1 ||
+    { echo "reference $name failed:"; tail -8 "$out/reference_$name.log"; status=1; }
+}
+
+# replay NAME RANKS ARGS...: unpinned (--bind-to none), as torchrun runs the reference.
+replay() {
+  local name=$1 ranks=$2
+  shift 2
+  timeout "${REPLAY_TIMEOUT_S:-180}" mpirun --allow-run-as-root -np "$ranks" --bind-to none \
+    -x NCCL_NVLS_ENABLE build/bin/replay "$@" --out "$out/replay_$name.jsonl" \
+    >"$out/replay_$name.log" 2>&1 ||
+    { echo "replay $name failed:"; tail -8 "$out/replay_$name.log"; status=1; }
+}
+
+case $mode in
+  world1)
+    [ ${#cases[@]} -gt 0 ] || cases=(q05 q7 q72 mix)
+    for c in "${cases[@]}"; do
+      spec=$(workload "$c") || exit 2
+      read -r -a w <<<"$spec"
+      # transformers 5.x builds Mixtral's experts stacked; the reference does too.
+      extra=()
+      [ "$c" = mix ] && extra=(--experts-layout stacked)
+      reference "$c" 1 "${w[@]}" --steps 10 --warmup 3
+      replay "$c" 1 "${w[@]}" "${extra[@]}" --plan fsdp2 --world 1 --gpus-per-node 1 --steps 10
+    done ;;
+  optimizers)
+    [ ${#cases[@]} -gt 0 ] || cases=(q05 q7 q72 mix)
+    for c in "${cases[@]}"; do
+      spec=$(workload "$c") || exit 2
+      read -r -a w <<<"$spec"
+      extra=()
+      [ "$c" = mix ] && extra=(--experts-layout stacked)
+      reference "opt_$c" 1 "${w[@]}" --optimizer-sweep --steps 5 --warmup 2 --no-breakdown
+      for o in auto adamw-foreach adamw-fused adamw-loop; do
+        replay "opt_${c}_$o" 1 "${w[@]}" "${extra[@]}" --plan fsdp2 --world 1 --gpus-per-node 1 \
+          --optimizer "$o" --steps 5
+      done
+    done ;;
+  multi)
+    [ ${#cases[@]} -gt 0 ] || cases=(fsdp2-w2 fsdp2-w4 hsdp-2x2 ddp-w2 mix-ep2)
+    for c in "${cases[@]}"; do
+      spec=$(multi_case "$c") || exit 2
+      IFS='|' read -r ranks w ref_plan rep_plan <<<"$spec"
+      read -r -a w <<<"$w"
+      read -r -a ref_plan <<<"$ref_plan"
+      read -r -a rep_plan <<<"$rep_plan"
+      if [ "${MULTI_GPU:-0}" = 1 ]; then
+        same=() emulate=(--gpus-per-node "$ranks")
+      else
+        same=(--same-gpu) emulate=(--emulate-nodes "$ranks" --transport socket --ifname lo)
+      fi
+      reference "$c" "$ranks" "${w[@]}" "${ref_plan[@]}" "${same[@]}" --steps 6 --warmup 2
+      replay "$c" "$ranks" "${w[@]}" "${rep_plan[@]}" "${emulate[@]}" --steps 5
+      # What each side ran, for the lead to read when a row misses.
+      grep -h "^# reference\|^#   compute-only\|^# profiled\|^#   [a-z_]* *[0-9]* B" \
+        "$out/reference_$c.log" 2>/dev/null | sed "s/^/[$c] /"
+      grep -h "^# optimizer\|^# step\|^#   fwd+bwd" "$out/replay_$c.log" 2>/dev/null | sed "s/^/[$c] /"
+    done ;;
+esac
+
+python3 sweeps/gpu/fidelity_summary.py "$mode" "$out" "${cases[@]}" | tee "$out/summary_$mode.md"
 exit $status

@@ -1,15 +1,21 @@
-"""The step record of a JSON Lines results file (replay's or the reference's), for the GPU
-scripts' closing tables: step(path) is the first record with "record": "step", or None when the
-file is absent or holds none."""
+"""Records of a JSON Lines results file (replay's or the reference's), for the GPU scripts'
+closing tables: step(path) is the first record with "record": "step" (None when the file is
+absent or holds none); records(path, kind) every record of that kind."""
 import json
 import os
 
 
-def step(path):
+def records(path, kind):
     if not os.path.exists(path):
-        return None
+        return []
+    out = []
     for line in open(path):
         r = json.loads(line)
-        if r.get("record") == "step":
-            return r
-    return None
+        if r.get("record") == kind:
+            out.append(r)
+    return out
+
+
+def step(path):
+    found = records(path, "step")
+    return found[0] if found else None

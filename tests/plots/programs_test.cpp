@@ -3,7 +3,9 @@
 // report.md that embeds the figures and carries the commands that reproduce the runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <sstream>
 
 #include "tests/plots/png_probe.hpp"
 #include "tests/support/results_fixtures.hpp"
@@ -127,6 +129,51 @@ TEST_F(Programs, ReportSetsTheRealTrainingReferenceBesideTheReplay) {
   EXPECT_NE(reference_row.find("| 127.3 |"), std::string::npos) << reference_row;
   EXPECT_NE(replay_row.find("| 98.9 | 28.7 |"), std::string::npos) << replay_row;
   EXPECT_NE(replay_row.find("| 128.1 |"), std::string::npos) << replay_row;
+}
+
+TEST_F(Programs, ReportPairsMultiRankReferenceAndReplayByPlanWorldAndEp) {
+  // Hand-made records: five multi-rank steps, the replays' file read first and in another order.
+  const auto o =
+      run(program("report") + " " + fixtures("fidelity_multi") + " --out " + dir_.string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const std::string md = cli_test::slurp(dir_ / "report.md");
+  std::vector<std::string> rows;
+  std::istringstream lines(md.substr(md.find("## Step summary")));
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("| reference |") || line.starts_with("| replay |")) rows.push_back(line);
+  ASSERT_EQ(rows.size(), 10u) << md;
+  // Each reference row is followed by the replay of the same step: the plan cell, then the
+  // overlapped step of each (the only 405.0 is FSDP2 world 2's reference, 410.2 its replay, ...).
+  struct Pair {
+    std::string plan, reference_ms, replay_ms;
+  };
+  const std::vector<Pair> pairs = {{"| qwen2.5-0.5b | fsdp2 |", "405.0", "410.2"},
+                                   {"| qwen2.5-0.5b | ddp |", "333.0", "340.2"},
+                                   {"| qwen2.5-0.5b | fsdp2 hsdp 2x2 |", "950.0", "940.2"},
+                                   {"| qwen2.5-0.5b | fsdp2 |", "1010.0", "990.2"},
+                                   {"| mixtral-8x7b | fsdp2 ep 2 |", "820.0", "830.2"}};
+  for (const Pair& p : pairs) {
+    const auto at = std::find_if(rows.begin(), rows.end(), [&](const std::string& row) {
+      return row.find("| " + p.reference_ms + " |") != std::string::npos;
+    });
+    ASSERT_NE(at, rows.end()) << p.reference_ms << "\n" << md;
+    ASSERT_NE(at + 1, rows.end()) << p.reference_ms;
+    EXPECT_TRUE(at->starts_with("| reference |")) << *at;
+    EXPECT_NE(at->find(p.plan), std::string::npos) << *at;
+    EXPECT_TRUE((at + 1)->starts_with("| replay |")) << *(at + 1);
+    EXPECT_NE((at + 1)->find(p.plan), std::string::npos) << *(at + 1);
+    EXPECT_NE((at + 1)->find("| " + p.replay_ms + " |"), std::string::npos) << *(at + 1);
+  }
+  const auto first = std::find_if(rows.begin(), rows.end(), [](const std::string& row) {
+    return row.find("| 405.0 |") != std::string::npos;
+  });
+  ASSERT_NE(first, rows.end());
+  // Above one rank the reference's fwd+bwd is its compute-only one (181.5 ms, not the 350 of
+  // forward + backward with the collectives in them).
+  EXPECT_NE(first->find("| 181.5 | 9.5 |"), std::string::npos) << *first;
+  // The AdamW each side asked for and what it ran.
+  EXPECT_NE(first->find("| default (foreach) |"), std::string::npos) << *first;
+  EXPECT_NE((first + 1)->find("| auto (adamw-foreach) |"), std::string::npos) << *(first + 1);
 }
 
 }  // namespace

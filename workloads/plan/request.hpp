@@ -44,6 +44,9 @@ struct WorkloadRequest {
   bool activation_checkpointing = true;  // per decoder layer (HF gradient checkpointing)
   // auto | adamw-loop | adamw-foreach | adamw-fused | none (workloads/plan/step/optimizer_step.hpp)
   std::string optimizer = "auto";
+  // Where the parameters live (auto's foreach needs cuda): cuda | cpu. Not a flag: replay sets
+  // cpu for a host replay (MPI backend, BLAS compute); schedules otherwise stand for GPUs.
+  std::string param_device = "cuda";
   std::string host_time = "eager";  // eager | none (workloads/plan/step/host_time.hpp)
   // A torch.profiler trace (or "dir/rank%d.trace.json") to import instead of building from the
   // catalog (workloads/trace/trace_import.hpp); world 0 then means the traced world.

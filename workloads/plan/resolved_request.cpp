@@ -15,6 +15,14 @@ void require(bool ok, const std::string& message) {
 
 }  // namespace
 
+OptimizerChoice request_optimizer(const WorkloadRequest& q) {
+  // FSDP2 and tensor parallelism hand torch.optim DTensors; DDP and FSDP1 nn.Parameters.
+  const bool dtensors = q.plan == "fsdp2" || q.tp > 1 || !q.mesh.empty();
+  return choose_optimizer(q.optimizer,
+                          dtensors ? OptimizerParams::dtensor : OptimizerParams::parameter,
+                          q.param_device);
+}
+
 ResolvedRequest resolve_request(const WorkloadRequest& q) {
   ResolvedRequest r;
   r.request = q;
@@ -43,7 +51,9 @@ ResolvedRequest resolve_request(const WorkloadRequest& q) {
     throw UsageError("unknown --plan '" + q.plan + "' (expected fsdp1, fsdp2 or ddp)");
   r.wrap = parse_wrap(q.wrap);
   r.routing = parse_routing(q.routing);
-  r.optimizer = parse_optimizer(q.optimizer, r.plan == PlanKind::fsdp2);
+  const OptimizerChoice optimizer = request_optimizer(q);
+  r.optimizer = optimizer.kind;
+  r.optimizer_why = optimizer.why;
   if (q.host_time == "eager")
     r.host_time = kEagerHostTime;
   else if (q.host_time == "none")

@@ -2,6 +2,7 @@
 // loaded, the products that size buffers computed with overflow checks.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "common/dtype.hpp"
 #include "workloads/model/model.hpp"
@@ -33,7 +34,8 @@ struct ResolvedRequest {
   DType param_dtype = DType::bf16;
   DType reduce_dtype = DType::bf16;
   std::uint64_t tokens = 0;  // tokens per rank per micro-batch
-  OptimizerKind optimizer = OptimizerKind::adamw_loop;
+  OptimizerKind optimizer = OptimizerKind::adamw_foreach;
+  std::string optimizer_why;  // why --optimizer picked it (optimizer_step.hpp)
   HostTimePerLaunch host_time = kEagerHostTime;
   int layers = 0;            // decoder layers modelled
 };
@@ -42,6 +44,9 @@ struct ResolvedRequest {
 // HSDP / DDP all-reduce runs over.
 GroupKind dense_shard_group(const ResolvedRequest& r);
 GroupKind dense_replica_group(const ResolvedRequest& r);
+
+// The optimizer the request asks for, and why (auto: torch's default for its parameters).
+OptimizerChoice request_optimizer(const WorkloadRequest& request);
 
 // Throws UsageError with one line naming the problem.
 ResolvedRequest resolve_request(const WorkloadRequest& request);

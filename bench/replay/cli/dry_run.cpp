@@ -6,6 +6,7 @@
 
 #include "bench/replay/footprint.hpp"
 #include "common/errors.hpp"
+#include "workloads/plan/resolved_request.hpp"
 #include "workloads/trace/trace_import.hpp"
 #include "workloads/schedule_file.hpp"
 #include "workloads/schedule_json.hpp"
@@ -40,8 +41,13 @@ int run_dry_run(const WorkloadRequest& request, const DryRunOptions& options) {
   // nccl: GPU), before anything is allocated.
   const MemoryFootprint host = estimate_footprint(schedule, false, false);
   const MemoryFootprint gpu = estimate_footprint(schedule, true, false);
+  // Built from the catalog (not a loaded schedule, not a trace): which AdamW it runs, and why.
+  const bool built = options.schedule_file.empty() && request.trace.empty();
+  const OptimizerChoice optimizer = built ? request_optimizer(request) : OptimizerChoice{};
   if (options.format == "json") {
     nlohmann::ordered_json j = nlohmann::ordered_json::parse(dry_run_json(schedule));
+    if (built)
+      j["optimizer"] = {{"name", optimizer_name(optimizer.kind)}, {"why", optimizer.why}};
     auto memory = [](const MemoryFootprint& f) {
       return nlohmann::ordered_json{{"bytes", f.checked_bytes()},
                                     {"collective_bytes", f.collective_bytes},
@@ -54,6 +60,9 @@ int run_dry_run(const WorkloadRequest& request, const DryRunOptions& options) {
     print_schedule_slices(schedule, std::cout);
   } else {
     print_schedule_table(schedule, std::cout);
+    if (built)
+      std::cout << "# optimizer: " << optimizer_name(optimizer.kind) << " (" << optimizer.why
+                << ")\n";
     if (!request.trace.empty()) trace::print_trace_listing(trace::import_trace(request), std::cout);
     std::cout << "# memory, host run (--backend mpi): " << describe_footprint(host) << "\n"
               << "# memory, GPU run (nccl): " << describe_footprint(gpu) << "\n";

@@ -161,10 +161,10 @@ class MoeBlock(nn.Module):
 
 
 class DecoderLayer(nn.Module):
-    def __init__(self, c):
+    def __init__(self, c, moe=None):
         super().__init__()
         self.self_attn = Attention(c)
-        self.mlp = MoeBlock(c) if c.experts else Mlp(c)
+        self.mlp = (moe or MoeBlock)(c) if c.experts else Mlp(c)
         self.input_layernorm = RMSNorm(c.hidden, c.rms_eps)
         self.post_attention_layernorm = RMSNorm(c.hidden, c.rms_eps)
         self.checkpointing = False
@@ -182,11 +182,13 @@ class DecoderLayer(nn.Module):
 class CausalLM(nn.Module):
     """Parameter names without HF's "model." prefix, as the catalog and replay name them."""
 
-    def __init__(self, c, layers):
+    def __init__(self, c, layers, moe=None):
+        """moe: builds each layer's MoE block from the config (default: every expert local,
+        transformers' loop; expert_parallel.py's for --ep)."""
         super().__init__()
         self.config = c
         self.embed_tokens = nn.Embedding(c.vocab, c.hidden)
-        self.layers = nn.ModuleList(DecoderLayer(c) for _ in range(layers))
+        self.layers = nn.ModuleList(DecoderLayer(c, moe) for _ in range(layers))
         self.norm = RMSNorm(c.hidden, c.rms_eps)
         self.rotary = Rotary(c.head_dim, c.rope_theta)
         self.lm_head = nn.Linear(c.hidden, c.vocab, bias=False)

@@ -35,8 +35,9 @@ def device_us(event, name):
     return 0
 
 
-def breakdown(torch, step, rank, trace_dir):
-    """Profiles one call of step(); returns {by_kind_ms, gpu_busy_ms, wall_ms, ops: [...]}."""
+def breakdown(torch, step, rank, trace_dir, comm=False):
+    """Profiles one call of step(); returns {by_kind_ms, gpu_busy_ms, wall_ms, ops: [...]}, and
+    with comm the step's collectives read from its Chrome trace (comm_trace.py)."""
     from torch.profiler import ProfilerActivity, profile
 
     torch.cuda.synchronize()
@@ -45,9 +46,24 @@ def breakdown(torch, step, rank, trace_dir):
         step()
         torch.cuda.synchronize()
         wall_ms = (time.perf_counter() - t0) * 1e3
+    trace = None
     if trace_dir:
         os.makedirs(trace_dir, exist_ok=True)
-        prof.export_chrome_trace(os.path.join(trace_dir, f"rank{rank}.trace.json"))
+        trace = os.path.join(trace_dir, f"rank{rank}.trace.json")
+        prof.export_chrome_trace(trace)
+    collectives = None
+    if comm:
+        import tempfile
+
+        from comm_trace import collectives as read_collectives
+
+        if trace is None:
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "step.trace.json")
+                prof.export_chrome_trace(path)
+                collectives = read_collectives(path)
+        else:
+            collectives = read_collectives(trace)
     # key_averages lists each kernel twice: as its own device-side entry and in the self time
     # of the aten op that launched it (record_function ranges such as Optimizer.step and FSDP::
     # claim their children's kernels too). Kinds come from aten ops alone; the GPU's busy time
@@ -67,8 +83,11 @@ def breakdown(torch, step, rank, trace_dir):
         ops.append({"op": e.key, "kind": kind, "count": e.count, "self_device_ms": us / 1e3})
     ops.sort(key=lambda o: -o["self_device_ms"])
     # Busy below wall_ms: the GPU waited on the host (a launch-bound step).
-    return {"by_kind_ms": by_kind, "gpu_busy_ms": busy_ms, "profiled_wall_ms": wall_ms,
-            "launches": launches_by_phase(prof), "ops": ops[:80]}
+    out = {"by_kind_ms": by_kind, "gpu_busy_ms": busy_ms, "profiled_wall_ms": wall_ms,
+           "launches": launches_by_phase(prof), "ops": ops[:80]}
+    if collectives is not None:
+        out["collectives"] = collectives
+    return out
 
 
 LAUNCH_CALLS = ("LaunchKernel", "cuLaunchKernel", "MemcpyAsync", "MemsetAsync", "LaunchKernelExC")

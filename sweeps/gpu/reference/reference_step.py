@@ -6,15 +6,23 @@ report and the plots show the two side by side. The yardstick of replay's fideli
       --model qwen2.5-7b --layers 4 --micro-batch 2 --seq 2048 --out results/ref.jsonl
   python3 sweeps/gpu/reference/reference_step.py --model qwen2.5-0.5b --layers 4 --shapes
 
-What it runs: the catalog model (catalog_model.py) in bf16 with random weights, FSDP2
-fully_shard per decoder layer and on the root (HSDP with --shard-group), activation checkpointing
-per layer unless --no-activation-checkpointing, SDPA causal attention, fp32 cross-entropy over the
-vocabulary, AdamW (torch's default foreach implementation, or --optimizer adamw-fused).
+What it runs: the catalog model (catalog_model.py) in bf16 with random weights, a parallel plan
+(parallel_plans.py: FSDP2 fully_shard per decoder layer and on the root, HSDP with --shard-group,
+expert parallelism with --ep, DDP with --plan ddp), activation checkpointing per layer unless
+--no-activation-checkpointing, SDPA causal attention, fp32 cross-entropy over the vocabulary,
+AdamW as --optimizer says (optimizers.py; default: as users write it, torch picks).
 Step records: fwd_bwd_ms (forward + backward), optimizer_ms (step + zero_grad), overlapped_ms
-(the whole step, what replay's overlapped pass stands for), tokens_per_s, mfu, hfu; unit records:
-per decoder layer, its forward and backward (recompute included) from CUDA events; a
-kernel_breakdown record: the GPU time of one profiled step by kind of work. --trace-dir writes
-each rank's torch.profiler Chrome trace of one step (what `replay --trace` imports).
+(the whole step, what replay's overlapped pass stands for), tokens_per_s, mfu, hfu, optimizer
+(asked) and optimizer_impl (what torch ran); above one rank also compute_only_fwd_bwd_ms (the same
+ranks' forward + backward with every collective gone: each rank on a mesh of its own),
+compute_ms (that + optimizer_ms), exposed_comm_ms (overlapped_ms - compute_ms, replay's
+definition) and trace_exposed_comm_ms (NCCL kernel time no compute kernel of rank 0 overlapped in
+the profiled step); unit records: per decoder layer, its forward and backward (recompute
+included) from CUDA events; a kernel_breakdown record: the GPU time of one profiled step by kind
+of work, and above one rank a collectives record: its NCCL kernels by kind and size.
+--optimizer-sweep: one step record per AdamW implementation (default, foreach, fused, loop),
+each timed over --steps after --warmup, after one model build. --trace-dir writes each rank's
+torch.profiler Chrome trace of one step (what `replay --trace` imports).
 Bad input: one line on stderr and exit 2."""
 
 import argparse
@@ -38,10 +46,16 @@ def parse_args(argv):
     p.add_argument("--layers", type=int, default=-1, help="first N decoder layers (-1: all)")
     p.add_argument("--micro-batch", type=int, default=1)
     p.add_argument("--seq", type=int, default=2048)
-    p.add_argument("--plan", default="fsdp2", choices=["fsdp2"])
+    p.add_argument("--plan", default="fsdp2", choices=["fsdp2", "ddp"])
     p.add_argument("--shard-group", type=int, default=0, help="HSDP: ranks per shard group (0: all)")
+    p.add_argument("--ep", type=int, default=1, help="expert-parallel degree (consecutive ranks)")
     p.add_argument("--no-activation-checkpointing", dest="ac", action="store_false")
-    p.add_argument("--optimizer", default="adamw", choices=["adamw", "adamw-fused"])
+    p.add_argument("--optimizer", default="default",
+                   help="default (AdamW as users write it) | foreach | fused | loop")
+    p.add_argument("--optimizer-sweep", action="store_true",
+                   help="time the step with each AdamW implementation; one step record each")
+    p.add_argument("--compute-only-steps", type=int, default=-1,
+                   help="timed compute-only steps above one rank (-1: 5; 0: none)")
     p.add_argument("--steps", type=int, default=5, help="timed steps")
     p.add_argument("--warmup", type=int, default=2, help="untimed steps first")
     p.add_argument("--peak-tflops", type=float, default=0, help="default: the GPU's bf16 peak")
@@ -60,6 +74,13 @@ def parse_args(argv):
             raise ValueError(f"--{name.replace('_', '-')} must be positive")
     if a.warmup < 0 or a.shard_group < 0:
         raise ValueError("--warmup and --shard-group must not be negative")
+    if a.ep < 1:
+        raise ValueError("--ep must be at least 1")
+    if a.ep > 1 and (a.plan != "fsdp2" or a.shard_group):
+        raise ValueError("--ep runs with --plan fsdp2 over every rank (no --shard-group)")
+    from optimizers import canonical
+
+    a.optimizer = canonical(a.optimizer)
     return a
 
 
@@ -109,58 +130,24 @@ def print_shapes(args):
     return 0
 
 
-class UnitTimer:
-    """CUDA events around each decoder layer's forward and backward. Backward starts when the
-    layer's output gradient is ready and ends when its input gradient is (recompute included)."""
-
-    def __init__(self, torch, layers):
-        self.torch = torch
-        self.events = {}
-        for i, layer in enumerate(layers):
-            layer.register_forward_pre_hook(self._pre(i))
-            layer.register_forward_hook(self._post(i))
-
-    def _event(self, key):
-        e = self.torch.cuda.Event(enable_timing=True)
-        e.record()
-        self.events[key] = e
-
-    def _pre(self, i):
-        def hook(module, args):
-            self._event(("fwd0", i))
-            if args[0].requires_grad:
-                args[0].register_hook(lambda g: self._event(("bwd1", i)))
-        return hook
-
-    def _post(self, i):
-        def hook(module, args, out):
-            self._event(("fwd1", i))
-            if out.requires_grad:
-                out.register_hook(lambda g: self._event(("bwd0", i)))
-        return hook
-
-    def times_ms(self, layers):
-        out = []
-        for i in range(layers):
-            e = self.events
-            fwd = e[("fwd0", i)].elapsed_time(e[("fwd1", i)])
-            bwd = e[("bwd0", i)].elapsed_time(e[("bwd1", i)]) if ("bwd1", i) in e else 0.0
-            out.append((fwd, bwd))
-        self.events = {}
-        return out
-
-
 def run(args):
+    import gc
+
     import torch
     import torch.distributed as dist
-    from torch.distributed.device_mesh import init_device_mesh
-    from torch.distributed.fsdp import fully_shard
 
-    from catalog_model import CausalLM, load_config
+    import parallel_plans
+    from catalog_model import load_config
+    from step_timing import UnitTimer, make_step, slowest_medians, time_steps
     from kernel_breakdown import breakdown
+    from optimizers import IMPLEMENTATIONS, implementation_run, make_adamw
 
     config = load_config(args.model)
     layers = model_layers(config, args.layers)
+    if args.ep > 1 and not config.experts:
+        raise ValueError(f"--ep {args.ep} needs a mixture-of-experts model; {config.name} is dense")
+    if args.ep > 1 and config.experts % args.ep:
+        raise ValueError(f"--ep {args.ep} does not divide the {config.experts} experts")
     if not torch.cuda.is_available():
         raise ValueError("no GPU visible: the reference runs on GPUs (use --shapes without one)")
     if "RANK" not in os.environ:  # plain python3: a job of one rank
@@ -175,93 +162,59 @@ def run(args):
     torch.cuda.set_device(local_rank)
     dist.init_process_group("nccl", device_id=torch.device("cuda", local_rank))
     rank, world = dist.get_rank(), dist.get_world_size()
-    shard = args.shard_group or world
-    if world % shard:
-        raise ValueError(f"--shard-group {shard} does not divide the world of {world} ranks")
-    mesh = (init_device_mesh("cuda", (world // shard, shard), mesh_dim_names=("replicate", "shard"))
-            if shard != world else init_device_mesh("cuda", (world,)))
-
-    torch.manual_seed(1234 + rank)
-    with torch.device("cuda"):
-        torch.set_default_dtype(torch.bfloat16)
-        model = CausalLM(config, layers)
-        torch.set_default_dtype(torch.float32)
-    for p in model.parameters():  # stacked experts start empty: random, never zeros
-        if not torch.isfinite(p).all() or p.abs().sum() == 0:
-            torch.nn.init.normal_(p, std=0.02)
-    for layer in model.layers:
-        layer.checkpointing = args.ac
-        fully_shard(layer, mesh=mesh)
-    fully_shard(model, mesh=mesh)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=args.optimizer == "adamw-fused")
+    compute_only = (5 if args.compute_only_steps < 0 else args.compute_only_steps) if world > 1 else 0
+    compute_only = 0 if args.optimizer_sweep else compute_only
+    meshes = parallel_plans.make_meshes(torch, world, args.shard_group, args.ep, compute_only > 0)
+    model, inner, groups = parallel_plans.build(torch, config, layers, args, meshes, rank)
     ids = torch.randint(0, config.vocab, (args.micro_batch, args.seq), device="cuda")
     labels = torch.randint(0, config.vocab, (args.micro_batch, args.seq), device="cuda")
-    timer = UnitTimer(torch, model.layers)
+    timer = UnitTimer(torch, inner.layers)
+    shared = {"world": world, "shard": meshes["shard"], "layers": layers, "gpu": torch.cuda.get_device_name()}
 
-    def step(events=None, host=None):
-        """One training step; `host` collects the host's time in forward, backward and the
-        optimizer (perf_counter without syncs: the host runs ahead of a busy GPU, so these are
-        its own costs unless it had to wait)."""
-        from torch.profiler import record_function
-
-        t0 = time.perf_counter()
-        if events:
-            events[0].record()
-        with record_function("reference.forward"):
-            loss = model(ids, labels)
-        t1 = time.perf_counter()
-        with record_function("reference.backward"):
-            loss.backward()
-        t2 = time.perf_counter()
-        if events:
-            events[1].record()
-        with record_function("reference.optimizer"):
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-        t3 = time.perf_counter()
-        if events:
-            events[2].record()
-        if host is not None:
-            host.append(((t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3))
-
-    for _ in range(args.warmup):
-        step()
-    torch.cuda.synchronize()
-    timer.times_ms(layers)
-    steps, units, host = [], [], []
-    for _ in range(args.steps):
-        events = [torch.cuda.Event(enable_timing=True) for _ in range(3)]
-        dist.barrier()
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        step(events, host)
-        torch.cuda.synchronize()
-        wall_ms = (time.perf_counter() - t0) * 1e3
-        steps.append((wall_ms, events[0].elapsed_time(events[1]), events[1].elapsed_time(events[2])))
-        units.append(timer.times_ms(layers))
+    results = []
+    for name in (IMPLEMENTATIONS if args.optimizer_sweep else (args.optimizer,)):
+        opt = make_adamw(torch, groups, name)
+        step = make_step(model, opt, ids, labels)
+        steps, units, host = time_steps(torch, dist, step, timer, layers, args.warmup, args.steps)
+        med = slowest_medians(torch, dist, [statistics.median(s[k] for s in steps) for k in range(3)])
+        results.append({"optimizer": name, "optimizer_impl": implementation_run(torch, opt),
+                        "step_ms": med[0], "fwd_bwd_ms": med[1], "optimizer_ms": med[2],
+                        "steps": steps, "units": units, "host": host})
+        if args.optimizer_sweep:
+            del opt, step
+            gc.collect()
+            torch.cuda.empty_cache()
+    main = results[-1]
+    main["ddp_buckets"] = parallel_plans.ddp_buckets(model)
 
     kernels = None
-    if args.breakdown or args.trace_dir:
-        kernels = breakdown(torch, step, rank, args.trace_dir)
+    if not args.optimizer_sweep and (args.breakdown or args.trace_dir or world > 1):
+        kernels = breakdown(torch, step, rank, args.trace_dir, comm=world > 1)
         timer.times_ms(layers)
-
-    # The slowest rank sets the step, as in replay (--report max).
-    med = [statistics.median(s[k] for s in steps) for k in range(3)]
-    agreed = torch.tensor(med, device="cuda", dtype=torch.float64)
-    dist.all_reduce(agreed, op=dist.ReduceOp.MAX)
-    step_ms, fwd_bwd_ms, optimizer_ms = agreed.tolist()
+    if compute_only:
+        # The same ranks, the same per-rank work, no collective across ranks: replay's
+        # compute-only pass. With --ep every expert is local (each rank's own rows through all
+        # of them: the same expert GEMM work per rank on average, no dispatch).
+        del model, inner, groups, step, opt
+        gc.collect()
+        torch.cuda.empty_cache()
+        solo, solo_inner, _ = parallel_plans.build(torch, config, layers, args, meshes, rank, solo=True)
+        solo_timer = UnitTimer(torch, solo_inner.layers)
+        co, _, _ = time_steps(torch, dist, make_step(solo, None, ids, labels), solo_timer, layers,
+                              2, compute_only)
+        main["compute_only_fwd_bwd_ms"] = slowest_medians(
+            torch, dist, [statistics.median(s[1] for s in co)])[0]
+        main["compute_only_fwd_bwd_samples_ms"] = [s[1] for s in co]
     if rank == 0:
-        emit(args, config, layers, world, shard, step_ms, fwd_bwd_ms, optimizer_ms, steps, units,
-             host, kernels, torch)
+        emit(args, config, shared, results, kernels, torch)
     dist.destroy_process_group()
     return 0
 
 
-def emit(args, config, layers, world, shard, step_ms, fwd_bwd_ms, optimizer_ms, steps, units,
-         host, kernels, torch):
+def emit(args, config, shared, results, kernels, torch):
+    world, shard, layers, gpu = shared["world"], shared["shard"], shared["layers"], shared["gpu"]
     tokens = args.micro_batch * args.seq
     mflops, hflops = model_flops(config, layers, tokens, args.micro_batch, args.seq, args.ac)
-    gpu = torch.cuda.get_device_name()
     peak = args.peak_tflops or next((v for k, v in PEAKS.items() if k in gpu), None)
     nodes = world if args.same_gpu else 1
     run = {"source": "reference", "hosts": [socket.gethostname()], "ranks": world, "nodes": nodes,
@@ -273,36 +226,70 @@ def emit(args, config, layers, world, shard, step_ms, fwd_bwd_ms, optimizer_ms, 
     common = {"source": "reference", "model": config.name, "plan": args.plan, "wrap": "block",
               "world": world, "nodes": nodes, "micro_batch": args.micro_batch, "seq": args.seq,
               "layers": layers, "activation_checkpointing": args.ac, "shard_group": shard,
-              "optimizer": args.optimizer}
+              "ep": args.ep, "tp": 1}
 
     def rate(flops, ms):
         return flops / (ms / 1e3) / (peak * 1e12) if peak else None
 
-    records = [dict(common, record="step", tokens_per_step=tokens,
-                    overlapped_ms=step_ms, fwd_bwd_ms=fwd_bwd_ms, optimizer_ms=optimizer_ms,
-                    step_ms=[s[0] for s in steps], fwd_bwd_step_ms=[s[1] for s in steps],
-                    tokens_per_s=tokens * world / (step_ms / 1e3),
-                    mfu=rate(mflops, step_ms), hfu=rate(hflops, step_ms),
-                    mfu_fwd_bwd=rate(mflops, fwd_bwd_ms), hfu_fwd_bwd=rate(hflops, fwd_bwd_ms),
-                    model_flops_per_step=mflops, flops_per_step=hflops, peak_tflops=peak,
-                    host_forward_ms=statistics.median(h[0] for h in host),
-                    host_backward_ms=statistics.median(h[1] for h in host),
-                    host_optimizer_ms=statistics.median(h[2] for h in host),
-                    run=run)]
+    records = []
+    for r in results:
+        step_ms, fwd_bwd_ms, optimizer_ms = r["step_ms"], r["fwd_bwd_ms"], r["optimizer_ms"]
+        record = dict(common, record="step", optimizer=r["optimizer"],
+                      optimizer_impl=r["optimizer_impl"], tokens_per_step=tokens,
+                      overlapped_ms=step_ms, fwd_bwd_ms=fwd_bwd_ms, optimizer_ms=optimizer_ms,
+                      step_ms=[s[0] for s in r["steps"]], fwd_bwd_step_ms=[s[1] for s in r["steps"]],
+                      tokens_per_s=tokens * world / (step_ms / 1e3),
+                      mfu=rate(mflops, step_ms), hfu=rate(hflops, step_ms),
+                      mfu_fwd_bwd=rate(mflops, fwd_bwd_ms), hfu_fwd_bwd=rate(hflops, fwd_bwd_ms),
+                      model_flops_per_step=mflops, flops_per_step=hflops, peak_tflops=peak,
+                      host_forward_ms=statistics.median(h[0] for h in r["host"]),
+                      host_backward_ms=statistics.median(h[1] for h in r["host"]),
+                      host_optimizer_ms=statistics.median(h[2] for h in r["host"]), run=run)
+        if "compute_only_fwd_bwd_ms" in r:
+            compute_ms = r["compute_only_fwd_bwd_ms"] + optimizer_ms
+            record.update(compute_only_fwd_bwd_ms=r["compute_only_fwd_bwd_ms"],
+                          compute_only_fwd_bwd_samples_ms=r["compute_only_fwd_bwd_samples_ms"],
+                          compute_ms=compute_ms, exposed_comm_ms=max(0.0, step_ms - compute_ms))
+        if kernels and "collectives" in kernels and r is results[-1]:
+            c = kernels["collectives"]
+            record.update(trace_exposed_comm_ms=c["exposed_ms"], trace_nccl_ms=c["nccl_ms"],
+                          trace_compute_ms=c["compute_ms"])
+        if r.get("ddp_buckets"):
+            record["ddp_buckets"] = r["ddp_buckets"]
+        records.append(record)
+        print(f"# reference {config.name} {args.plan} world {world} shard {shard} ep {args.ep} "
+              f"layers {layers} micro-batch {args.micro_batch} x seq {args.seq} on {gpu}, AdamW "
+              f"{r['optimizer']} (ran {r['optimizer_impl']}): step {step_ms:.2f} ms (fwd+bwd "
+              f"{fwd_bwd_ms:.2f}, optimizer {optimizer_ms:.2f}), "
+              f"{record['tokens_per_s']:.0f} tokens/s, MFU {100 * (record['mfu'] or 0):.1f}%")
+        if "compute_ms" in record:
+            print(f"#   compute-only fwd+bwd {record['compute_only_fwd_bwd_ms']:.2f} ms, exposed "
+                  f"comm {record['exposed_comm_ms']:.2f} ms (step - compute-only - optimizer)")
+    last = results[-1]
     for i in range(layers):
-        fwd = statistics.median(u[i][0] for u in units)
-        bwd = statistics.median(u[i][1] for u in units)
+        fwd = statistics.median(u[i][0] for u in last["units"])
+        bwd = statistics.median(u[i][1] for u in last["units"])
         records.append(dict(common, record="unit", unit=f"layers.{i}", compute_ms=fwd + bwd,
                             fwd_ms=fwd, bwd_ms=bwd, run=run))
     if kernels:
+        comm = kernels.pop("collectives", None)
         records.append(dict(common, record="kernel_breakdown", **kernels, run=run))
-    print(f"# reference {config.name} layers {layers} micro-batch {args.micro_batch} x seq "
-          f"{args.seq} world {world} on {gpu}: step {step_ms:.2f} ms (fwd+bwd {fwd_bwd_ms:.2f}, "
-          f"optimizer {optimizer_ms:.2f}), {records[0]['tokens_per_s']:.0f} tokens/s, "
-          f"MFU {100 * (records[0]['mfu'] or 0):.1f}%, HFU {100 * (records[0]['hfu'] or 0):.1f}%")
-    if kernels:
         print("# GPU time by kind (ms): " + ", ".join(
             f"{k} {v:.2f}" for k, v in sorted(kernels["by_kind_ms"].items(), key=lambda kv: -kv[1])))
+        if comm:
+            from comm_trace import grouped
+
+            rows = grouped(comm["kernels"])
+            records.append(dict(common, record="collectives", collectives=rows,
+                                nccl_ms=comm["nccl_ms"], compute_ms=comm["compute_ms"],
+                                exposed_ms=comm["exposed_ms"], by_kind_ms=comm["by_kind_ms"],
+                                run=run))
+            print(f"# profiled step, rank 0: NCCL kernels {comm['nccl_ms']:.2f} ms, compute "
+                  f"kernels {comm['compute_ms']:.2f} ms, NCCL not overlapped by compute "
+                  f"{comm['exposed_ms']:.2f} ms")
+            for g in rows:
+                print(f"#   {g['kind']:<15} {g['bytes'] or 0:>12} B x {g['count']:<3} median "
+                      f"{g['median_us']:10.1f} us, total {g['total_ms']:8.2f} ms")
     if args.out:
         write_jsonl(args.out, records)
 

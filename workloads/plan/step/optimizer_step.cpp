@@ -37,12 +37,28 @@ std::uint64_t multi_tensor_launches(std::uint64_t tensors, std::uint64_t numel) 
 
 }  // namespace
 
-OptimizerKind parse_optimizer(std::string_view text, bool dtensor_params) {
-  if (text == "auto") return dtensor_params ? OptimizerKind::adamw_loop : OptimizerKind::adamw_foreach;
-  if (text == "adamw-loop") return OptimizerKind::adamw_loop;
-  if (text == "adamw-foreach") return OptimizerKind::adamw_foreach;
-  if (text == "adamw-fused") return OptimizerKind::adamw_fused;
-  if (text == "none") return OptimizerKind::none;
+OptimizerChoice choose_optimizer(std::string_view text, OptimizerParams params,
+                                 std::string_view param_device) {
+  const bool cuda = param_device == "cuda";
+  if (!cuda && param_device != "cpu")
+    throw UsageError("unknown parameter device '" + std::string(param_device) +
+                     "' (expected cuda or cpu)");
+  if (text == "auto") {
+    const std::string kind = params == OptimizerParams::dtensor ? "DTensor" : "Parameter";
+    if (cuda)
+      return {OptimizerKind::adamw_foreach,
+              "auto: torch 2.11 AdamW with neither fused nor foreach given runs foreach over " +
+                  kind + " parameters on CUDA"};
+    // The host replay (MPI backend, BLAS compute) stands for parameters in host memory.
+    return {OptimizerKind::adamw_loop,
+            "auto: torch 2.11 AdamW with neither fused nor foreach given runs the for-loop over " +
+                kind + " parameters on the CPU (foreach kernels are for cuda and xpu)"};
+  }
+  const std::string asked = "asked for";
+  if (text == "adamw-loop") return {OptimizerKind::adamw_loop, asked};
+  if (text == "adamw-foreach") return {OptimizerKind::adamw_foreach, asked};
+  if (text == "adamw-fused") return {OptimizerKind::adamw_fused, asked};
+  if (text == "none") return {OptimizerKind::none, asked};
   throw UsageError("unknown --optimizer '" + std::string(text) +
                    "' (expected auto, adamw-loop, adamw-foreach, adamw-fused or none)");
 }

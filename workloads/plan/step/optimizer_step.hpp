@@ -1,9 +1,11 @@
 // The optimizer step after the step's last gradient reduction: AdamW over this rank's shard of
 // every parameter, as torch.optim.AdamW runs it (bf16 parameters keep bf16 states). Its default
-// (foreach=None) takes the for-loop over FSDP2's DTensor parameters and the multi-tensor
-// (foreach) path over plain tensors (FSDP1 flat parameters, DDP).
+// (neither fused nor foreach given) follows torch 2.11's _default_to_fused_or_foreach: foreach
+// when every parameter is of a foreach type (Tensor, Parameter, and DTensor, which
+// torch.distributed.tensor appends) on a foreach device (cuda, xpu), else the for-loop.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "workloads/model/work.hpp"
@@ -13,9 +15,19 @@ namespace collreplay {
 
 enum class OptimizerKind { none, adamw_loop, adamw_foreach, adamw_fused };
 
-// "auto" (the default AdamW for the plan: loop for fsdp2, foreach otherwise), "adamw-loop",
-// "adamw-foreach", "adamw-fused", "none"; UsageError otherwise.
-OptimizerKind parse_optimizer(std::string_view text, bool dtensor_params);
+// What torch.optim is handed: DTensors (FSDP2, tensor parallel) or nn.Parameters (DDP; FSDP1,
+// whose FlatParameter.__new__ returns a plain nn.Parameter, and its use_orig_params views).
+enum class OptimizerParams { dtensor, parameter };
+
+struct OptimizerChoice {
+  OptimizerKind kind = OptimizerKind::adamw_foreach;
+  std::string why;  // one line: why auto picked it, or that it was asked for
+};
+
+// "auto" (torch's rule above, for parameters of `params` type on `param_device`: "cuda" or
+// "cpu"), "adamw-loop", "adamw-foreach", "adamw-fused", "none"; UsageError otherwise.
+OptimizerChoice choose_optimizer(std::string_view text, OptimizerParams params,
+                                 std::string_view param_device);
 std::string_view optimizer_name(OptimizerKind kind);
 
 // The kernels of one step over `tensors` parameter tensors holding `numel` elements of

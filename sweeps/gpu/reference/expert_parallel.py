@@ -1,0 +1,95 @@
+"""Expert parallelism for the reference: a catalog MoE block whose experts are split over an expert
+group of `ep` consecutive ranks, with Megatron's all-to-all token dispatcher doing the real work
+that replay's `--ep N` schedules (workloads/README.md, "Mixture of experts"):
+  1. the real router (gate, softmax in fp32, top-k, renormalised) picks experts per token;
+  2. rows (one per (token, chosen expert) pair, `hidden` elements) are sorted by expert;
+  3. every rank's per-expert counts are all-gathered over the expert group (E int64 per rank),
+     then read on the host (Megatron's dispatcher syncs here too, for the split sizes);
+  4. dispatch: all_to_all_single with uneven splits (no capacity factor, no padding: replay's
+     default); the rows arriving from each source are regrouped by local expert;
+  5. each local expert runs its rows (SiLU(gate) * up, down); rows go back in the combine
+     all-to-all, are weighted and summed into their tokens.
+Backward repeats dispatch and combine with the splits swapped; with activation checkpointing
+the recompute repeats steps 1-5 (counts, dispatch, combine), as replay schedules them."""
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from torch import nn
+
+
+class AllToAll(torch.autograd.Function):
+    """all_to_all_single over rows; its backward is the same all-to-all with the splits swapped."""
+
+    @staticmethod
+    def forward(ctx, rows, send_splits, recv_splits, group):
+        ctx.send_splits, ctx.recv_splits, ctx.group = send_splits, recv_splits, group
+        out = rows.new_empty((sum(recv_splits), rows.shape[1]))
+        dist.all_to_all_single(out, rows.contiguous(), recv_splits, send_splits, group=group)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        out = grad.new_empty((sum(ctx.send_splits), grad.shape[1]))
+        dist.all_to_all_single(out, grad.contiguous(), ctx.send_splits, ctx.recv_splits,
+                               group=ctx.group)
+        return out, None, None, None
+
+
+class LocalExperts(nn.Module):
+    """This rank's experts, stacked as transformers 5.x stacks all of them ([E/ep, 2I, h] and
+    [E/ep, h, I]); the FSDP unit replay calls the layer's experts container."""
+
+    def __init__(self, c, local):
+        super().__init__()
+        self.gate_up_proj = nn.Parameter(torch.empty(local, 2 * c.intermediate, c.hidden))
+        self.down_proj = nn.Parameter(torch.empty(local, c.hidden, c.intermediate))
+        for p in (self.gate_up_proj, self.down_proj):
+            nn.init.normal_(p, std=0.02)
+
+    def forward(self, rows, rows_per_expert):
+        outs = []
+        for e, chunk in enumerate(torch.split(rows, rows_per_expert)):
+            gate, up = F.linear(chunk, self.gate_up_proj[e]).chunk(2, dim=-1)
+            outs.append(F.linear(F.silu(gate) * up, self.down_proj[e]))
+        return torch.cat(outs)
+
+
+class ExpertParallelMoe(nn.Module):
+    def __init__(self, c, group, ep_rank, ep):
+        super().__init__()
+        self.top_k, self.num_experts, self.ep = c.top_k, c.experts, ep
+        self.local = c.experts // ep
+        self.first = ep_rank * self.local
+        self.group = group
+        self.gate = nn.Linear(c.hidden, c.experts, bias=False)
+        self.experts = LocalExperts(c, self.local)
+
+    def forward(self, x):
+        b, s, h = x.shape
+        x = x.reshape(-1, h)
+        weights = F.softmax(self.gate(x).float(), dim=-1)
+        top_w, top_i = torch.topk(weights, self.top_k, dim=-1)
+        top_w /= top_w.sum(dim=-1, keepdim=True)
+        expert_of_row = top_i.reshape(-1)
+        order = torch.argsort(expert_of_row, stable=True)  # rows sorted by expert
+        counts = torch.bincount(expert_of_row, minlength=self.num_experts)
+        all_counts = counts.new_empty((self.ep, self.num_experts))
+        dist.all_gather_into_tensor(all_counts, counts, group=self.group)
+        from_each = all_counts[:, self.first:self.first + self.local]  # [source, local expert]
+        send = counts.view(self.ep, self.local).sum(dim=1)
+        send_splits, from_each_host = send.tolist(), from_each.tolist()  # the host sync
+        recv_splits = [sum(row) for row in from_each_host]
+        rows = AllToAll.apply(x[order // self.top_k], send_splits, recv_splits, self.group)
+        # Arrived grouped by source, then expert: regroup by local expert for its GEMMs.
+        local_ids = torch.arange(self.local, device=x.device).repeat(self.ep)
+        by_expert = torch.argsort(torch.repeat_interleave(local_ids, from_each.reshape(-1)),
+                                  stable=True)
+        per_expert = [sum(row[e] for row in from_each_host) for e in range(self.local)]
+        out = self.experts(rows[by_expert], per_expert)
+        back = torch.empty_like(by_expert)
+        back[by_expert] = torch.arange(by_expert.numel(), device=x.device)
+        out = AllToAll.apply(out[back], recv_splits, send_splits, self.group)
+        out = out * top_w.reshape(-1)[order, None].to(out.dtype)
+        y = torch.zeros_like(x).index_add_(0, order // self.top_k, out.to(x.dtype))
+        return y.reshape(b, s, h)
