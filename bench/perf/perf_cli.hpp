@@ -22,7 +22,7 @@
 #include "bench/app/rank_stats.hpp"
 #include "bench/flags/run_flags.hpp"
 #include "collectives/communicator.hpp"
-#include "collectives/ops/peer_counts.hpp"
+#include "collectives/values/peer_counts.hpp"
 #include "common/dtype.hpp"
 
 namespace collreplay {

@@ -5,8 +5,8 @@
 #include <tuple>
 #include <vector>
 
-#include "collectives/ops/fill_pattern.hpp"
-#include "collectives/ops/host_values.hpp"
+#include "collectives/values/fill_pattern.hpp"
+#include "collectives/values/host_values.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {

@@ -5,7 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "collectives/device/cuda_check.hpp"
-#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/values/fill_pattern.hpp"
 
 namespace collreplay {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "collectives/mpi/mpi_check.hpp"
-#include "collectives/ops/host_values.hpp"
+#include "collectives/values/host_values.hpp"
 
 namespace collreplay {
 namespace {

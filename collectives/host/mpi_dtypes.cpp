@@ -4,7 +4,7 @@
 #include <string>
 
 #include "collectives/mpi/mpi_check.hpp"
-#include "collectives/ops/host_values.hpp"
+#include "collectives/values/host_values.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {

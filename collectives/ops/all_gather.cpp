@@ -1,6 +1,6 @@
 // all_gather: every rank contributes `count` elements; everyone receives all ranks' slices,
 // rank-major. In-place (NCCL): the input is this rank's slice of the output buffer.
-#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/values/fill_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 
 namespace collreplay {

@@ -1,5 +1,5 @@
 // all_reduce: every rank ends with the element-wise sum of everyone's `count` elements.
-#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/values/fill_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 
 namespace collreplay {

@@ -1,6 +1,6 @@
 // all_to_all: block p of rank r's input (count elements) goes to rank p, landing in block r.
 // In-place: one buffer serves as input and output.
-#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/values/fill_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 
 namespace collreplay {

@@ -5,7 +5,7 @@
 // express.
 #include <algorithm>
 
-#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/values/fill_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 
 namespace collreplay {

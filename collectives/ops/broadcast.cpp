@@ -3,7 +3,7 @@
 // In-place passes one buffer (the root's input is its output).
 #include <string>
 
-#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/values/fill_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 #include "common/errors.hpp"
 

@@ -1,7 +1,7 @@
 #include "collectives/ops/op_spec.hpp"
 
-#include "collectives/ops/fill_pattern.hpp"
-#include "collectives/ops/host_values.hpp"
+#include "collectives/values/fill_pattern.hpp"
+#include "collectives/values/host_values.hpp"
 
 namespace collreplay {
 

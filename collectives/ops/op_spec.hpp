@@ -12,7 +12,7 @@
 
 #include "collectives/communicator.hpp"
 #include "collectives/ops/collective_kind.hpp"
-#include "collectives/ops/peer_counts.hpp"
+#include "collectives/values/peer_counts.hpp"
 #include "common/dtype.hpp"
 
 namespace collreplay {

@@ -1,6 +1,6 @@
 // reduce_scatter: every rank contributes count x ranks elements; rank r receives the sum of
 // everyone's r-th slice. In-place (NCCL): the result lands in this rank's slice of the input.
-#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/values/fill_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 
 namespace collreplay {

@@ -4,7 +4,7 @@
 // the layout: a schedule pairs them across ranks, so they only run in a p2p group with their
 // partners (the executor groups them); alone they would wait for ever, so the perf harness
 // refuses them. No in-place form: the send and the receive of one rank run at once.
-#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/values/fill_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 
 namespace collreplay {

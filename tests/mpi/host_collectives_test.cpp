@@ -11,7 +11,7 @@
 #include "bench/compute/gemm/gemm_probe.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "collectives/mpi/mpi_request_queue.hpp"
-#include "collectives/ops/host_values.hpp"
+#include "collectives/values/host_values.hpp"
 
 namespace collreplay {
 namespace {

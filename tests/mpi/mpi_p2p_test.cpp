@@ -6,7 +6,7 @@
 
 #include "bench/executor/group_comms.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
-#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/values/fill_pattern.hpp"
 #include "collectives/ops/op_registry.hpp"
 #include "workloads/plan/parallel/mesh.hpp"
 

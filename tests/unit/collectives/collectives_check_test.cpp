@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "collectives/ops/host_values.hpp"
+#include "collectives/values/host_values.hpp"
 #include "collectives/ops/op_registry.hpp"
 
 namespace collreplay {

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "collectives/ops/host_values.hpp"
+#include "collectives/values/host_values.hpp"
 #include "common/dtype.hpp"
 
 namespace collreplay {

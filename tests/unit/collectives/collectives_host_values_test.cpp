@@ -3,7 +3,7 @@
 
 #include "common/errors.hpp"
 
-#include "collectives/ops/host_values.hpp"
+#include "collectives/values/host_values.hpp"
 
 #include <vector>
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "collectives/ops/peer_counts.hpp"
+#include "collectives/values/peer_counts.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {

@@ -1,4 +1,4 @@
-#include "collectives/ops/host_values.hpp"
+#include "collectives/values/host_values.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "collectives/ops/peer_counts.hpp"
+#include "collectives/values/peer_counts.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <numeric>
 
-#include "collectives/ops/fill_pattern.hpp"
+#include "collectives/values/fill_pattern.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {
