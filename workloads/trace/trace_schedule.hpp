@@ -10,6 +10,7 @@
 // Host time of a compute op: the host's wall time from the previous op's launch to its own last
 // launch, less the time the host spent blocked on the GPU (synchronize, cudaMemcpy).
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct TraceImport {
   double compute_us = 0;          // GPU time of all compute
   double collective_us = 0;       // GPU time of all collective kernels
   double host_us = 0;             // the compute ops' host time
+  // FLOPs of the traced compute ops, counted from their input shapes (record_shapes): GEMMs and
+  // attention, forward and backward. nullopt: the trace has no shapes, so the figure is unknown.
+  std::optional<double> compute_flops;
 };
 
 // `host_time` false: compute ops carry no host time (a host that never holds the GPU back).
