@@ -9,6 +9,7 @@
 #   sweeps/gpu/traces/trace_fixtures.sh OUT_DIR [job...]   jobs: ddp fsdp2 hsdp pipeline moe
 # The closing table (also OUT_DIR/summary.md, with every command run): the traced step (the
 # importer's, rank 0), the replayed step (overlapped), replayed / traced, pass within 0.9-1.1.
+# The untrimmed traces stay in OUT_DIR/raw/<job>/ (gzip'd).
 # Fixtures: per-rank rank<R>.trace.json (replayed as 'DIR/rank%d.trace.json'), and moe's
 # tensorboard_trace_handler files rank<R>.<ts>.pt.trace.json.gz (replayed as the folder).
 # fsdp2 keeps its three profiled steps (the importer replays the median); the rest keep the last.
@@ -80,6 +81,8 @@ for job in "${jobs[@]}"; do
     trimmed=$((trimmed + 1))
   done
   [ "$trimmed" = "$ranks" ] || { echo "$job: $trimmed trace files for $ranks ranks in $raw"; status=1; continue; }
+  # The untrimmed traces stay, compressed (tens of MB each as JSON), to be trimmed again.
+  gzip -f "$raw"/*.json 2>/dev/null
   du -h "$fx"/* | sed "s/^/  /"
   # What replay is given: the folder of tensorboard files, or each rank's file by pattern.
   if [ -e "$fx/rank0.trace.json" ]; then
@@ -93,6 +96,8 @@ for job in "${jobs[@]}"; do
   [ "$job" = pipeline ] && tokens=(--micro-batch "$((mb * micro))" --seq "$seq")
   logged 60 "$out/logs/${job}_dry_run.txt" build/bin/replay --dry-run --trace "$listing" "${tokens[@]}" ||
     { echo "$job: replay --dry-run failed:"; tail -5 "$out/logs/${job}_dry_run.txt"; status=1; continue; }
+  # What the importer made of it: the collectives per step and the traced step.
+  sed -n '/^# per step per rank/,/^#   GEMM/p' "$out/logs/${job}_dry_run.txt" | sed "s/^/  /"
   grep -h "traced step" "$out/logs/${job}_dry_run.txt" | head -3
   # Unpinned (--bind-to none), as torchrun runs the job; each rank its own NCCL host.
   logged 150 "$out/logs/${job}_replay.log" mpirun --allow-run-as-root -np "$ranks" --bind-to none \
