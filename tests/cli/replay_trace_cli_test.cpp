@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/results_fixtures.hpp"
+#include "tests/support/synthetic_trace.hpp"
 #include "tests/support/subprocess.hpp"
 
 namespace collreplay::cli_test {
@@ -51,6 +52,62 @@ TEST_F(ReplayTraceCli, BadTracesExitTwoWithOneLine) {
       EXPECT_EQ(count_lines(r.err), 1) << r.err;
       EXPECT_NE(r.err.find(names), std::string::npos) << r.err;
     }
+}
+
+// A training loop's collectives: barrier, broadcast, all-reduce, a pipeline's send and recv, an
+// uneven all_to_all_single (MoE dispatch), in two profiled steps.
+std::string loop_trace(const char* last) {
+  using trace::test_trace::call;
+  using trace::test_trace::json;
+  trace::test_trace::Builder b(0, 2);
+  json bcast = call("broadcast", 1024, 1024, "[0, 1]");
+  bcast["Rank"] = 1;
+  json send = call("send", 256, 256, "[0, 1]"), recv = call("recv", 512, 512, "[0, 1]");
+  send["Dst Rank"] = 1;
+  recv["Src Rank"] = 1;
+  json a2a = call("all_to_allv", 40, 24, "[0, 1]");
+  a2a["In split size"] = "[1, 4]";
+  a2a["Out split size"] = "[2, 1]";
+  b.step(7, 0, 900).step(8, 1000, 500);
+  b.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 10, 20, 5, call("barrier", 1, 1, "[0, 1]", "Float"));
+  b.kernel("ncclDevKernel_Broadcast_RING_LL", 30, 40, 5, bcast);
+  b.kernel("gemm", 50, 60, 30);
+  b.kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 100, 110, 5, call("allreduce", 4096, 4096, "[0, 1]"));
+  b.kernel("ncclDevKernel_SendRecv", 120, 130, 5, send);
+  b.kernel("ncclDevKernel_SendRecv", 140, 150, 5, recv);
+  b.kernel("ncclDevKernel_SendRecv", 160, 170, 5, a2a);
+  b.kernel(last, 1010, 1020, 5, call(last, 8, 8, "[0, 1]"));
+  return b.text();
+}
+
+TEST_F(ReplayTraceCli, DryRunListsEveryCollectiveOfATrainingLoop) {
+  write("loop.json", loop_trace("allreduce"));
+  const Outcome r = run(replay() + " --dry-run --trace-step 7 --trace " + (dir_ / "loop.json").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* line : {"ProfilerStep#7", "all_reduce 4 B f32 world", "broadcast 2048 B bf16 world root 1",
+                           "all_reduce 8192 B bf16 world", "send 512 B bf16 world peer 1",
+                           "recv 1024 B bf16 world peer 1", "all_to_allv 80 B bf16 world send [8,32]",
+                           "6 collectives"})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  // The median of the two steps is the shorter: ProfilerStep#8, one all-reduce.
+  const Outcome median = run(replay() + " --dry-run --trace " + (dir_ / "loop.json").string());
+  ASSERT_EQ(median.exit_code, 0) << median.err;
+  EXPECT_NE(median.out.find("ProfilerStep#8"), std::string::npos) << median.out;
+  EXPECT_NE(median.out.find("1 collectives"), std::string::npos) << median.out;
+}
+
+TEST_F(ReplayTraceCli, WhatCannotBeReplayedIsOneLineExitTwo) {
+  write("reduce.json", loop_trace("reduce"));
+  for (const char* mode : {" --dry-run", ""}) {
+    const Outcome r = run(replay() + mode + " --trace-step 8 --trace " + (dir_ / "reduce.json").string());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("collective 'reduce'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("at ts 1020.000 us"), std::string::npos) << r.err;
+  }
+  const Outcome r = run(replay() + " --dry-run --trace-step 3 --trace " + (dir_ / "reduce.json").string());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("no ProfilerStep#3 (its steps: 7, 8)"), std::string::npos) << r.err;
 }
 
 TEST_F(ReplayTraceCli, TraceAndScheduleExcludeEachOther) {
