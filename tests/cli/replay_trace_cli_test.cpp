@@ -84,7 +84,7 @@ TEST_F(ReplayTraceCli, DryRunListsEveryCollectiveOfATrainingLoop) {
   write("loop.json", loop_trace("allreduce"));
   const Outcome r = run(replay() + " --dry-run --trace-step 7 --trace " + (dir_ / "loop.json").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* line : {"ProfilerStep#7", "all_reduce 4 B f32 world", "broadcast 2048 B bf16 world root 1",
+  for (const char* line : {"ProfilerStep#7", "all_reduce 4 B fp32 world", "broadcast 2048 B bf16 world root 1",
                            "all_reduce 8192 B bf16 world", "send 512 B bf16 world peer 1",
                            "recv 1024 B bf16 world peer 1", "all_to_allv 80 B bf16 world send [8,32]",
                            "6 collectives"})

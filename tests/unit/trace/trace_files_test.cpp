@@ -102,6 +102,7 @@ TEST_F(TraceFolder, AFolderOfTensorboardFilesIsOnePerRank) {
   std::ofstream(dir_ / "notes.txt") << "not a trace";
   WorkloadRequest q;
   q.trace = dir_.string();
+  q.world = 0;  // the traced world
   for (int rank : {0, 1}) {
     q.rank = rank;
     const TraceImport in = import_trace(q);
