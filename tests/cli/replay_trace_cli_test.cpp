@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/results_fixtures.hpp"
-#include "tests/support/synthetic_trace.hpp"
 #include "tests/support/subprocess.hpp"
+#include "tests/support/synthetic_trace.hpp"
 
 namespace collreplay::cli_test {
 namespace {
@@ -21,8 +21,8 @@ class ReplayTraceCli : public ScratchDirTest {
 };
 
 TEST_F(ReplayTraceCli, DryRunListsCollectivesAndCompute) {
-  const Outcome r = run(replay() + " --dry-run --seq 512 --trace " +
-                        fixture("q05_small/rank0.trace.json"));
+  const Outcome r =
+      run(replay() + " --dry-run --seq 512 --trace " + fixture("q05_small/rank0.trace.json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("rank 0 of 2, NVIDIA H100 80GB HBM3"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("8 collectives"), std::string::npos) << r.out;
@@ -69,10 +69,12 @@ std::string loop_trace(const char* last) {
   a2a["In split size"] = "[1, 4]";
   a2a["Out split size"] = "[2, 1]";
   b.step(7, 0, 900).step(8, 1000, 500);
-  b.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 10, 20, 5, call("barrier", 1, 1, "[0, 1]", "Float"));
+  b.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 10, 20, 5,
+           call("barrier", 1, 1, "[0, 1]", "Float"));
   b.kernel("ncclDevKernel_Broadcast_RING_LL", 30, 40, 5, bcast);
   b.kernel("gemm", 50, 60, 30);
-  b.kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 100, 110, 5, call("allreduce", 4096, 4096, "[0, 1]"));
+  b.kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 100, 110, 5,
+           call("allreduce", 4096, 4096, "[0, 1]"));
   b.kernel("ncclDevKernel_SendRecv", 120, 130, 5, send);
   b.kernel("ncclDevKernel_SendRecv", 140, 150, 5, recv);
   b.kernel("ncclDevKernel_SendRecv", 160, 170, 5, a2a);
@@ -82,12 +84,13 @@ std::string loop_trace(const char* last) {
 
 TEST_F(ReplayTraceCli, DryRunListsEveryCollectiveOfATrainingLoop) {
   write("loop.json", loop_trace("allreduce"));
-  const Outcome r = run(replay() + " --dry-run --trace-step 7 --trace " + (dir_ / "loop.json").string());
+  const Outcome r =
+      run(replay() + " --dry-run --trace-step 7 --trace " + (dir_ / "loop.json").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* line : {"ProfilerStep#7", "all_reduce 4 B fp32 world", "broadcast 2048 B bf16 world root 1",
-                           "all_reduce 8192 B bf16 world", "send 512 B bf16 world peer 1",
-                           "recv 1024 B bf16 world peer 1", "all_to_allv 80 B bf16 world send [8,32]",
-                           "6 collectives"})
+  for (const char* line : {"ProfilerStep#7", "all_reduce 4 B fp32 world",
+                           "broadcast 2048 B bf16 world root 1", "all_reduce 8192 B bf16 world",
+                           "send 512 B bf16 world peer 1", "recv 1024 B bf16 world peer 1",
+                           "all_to_allv 80 B bf16 world send [8,32]", "6 collectives"})
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
   // The median of the two steps is the shorter: ProfilerStep#8, one all-reduce.
   const Outcome median = run(replay() + " --dry-run --trace " + (dir_ / "loop.json").string());
@@ -99,20 +102,22 @@ TEST_F(ReplayTraceCli, DryRunListsEveryCollectiveOfATrainingLoop) {
 TEST_F(ReplayTraceCli, WhatCannotBeReplayedIsOneLineExitTwo) {
   write("reduce.json", loop_trace("reduce"));
   for (const char* mode : {" --dry-run", ""}) {
-    const Outcome r = run(replay() + mode + " --trace-step 8 --trace " + (dir_ / "reduce.json").string());
+    const Outcome r =
+        run(replay() + mode + " --trace-step 8 --trace " + (dir_ / "reduce.json").string());
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_EQ(count_lines(r.err), 1) << r.err;
     EXPECT_NE(r.err.find("collective 'reduce'"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("at ts 1020.000 us"), std::string::npos) << r.err;
   }
-  const Outcome r = run(replay() + " --dry-run --trace-step 3 --trace " + (dir_ / "reduce.json").string());
+  const Outcome r =
+      run(replay() + " --dry-run --trace-step 3 --trace " + (dir_ / "reduce.json").string());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("no ProfilerStep#3 (its steps: 7, 8)"), std::string::npos) << r.err;
 }
 
 TEST_F(ReplayTraceCli, TraceAndScheduleExcludeEachOther) {
-  const Outcome r = run(replay() + " --dry-run --schedule x.json --trace " +
-                        fixture("q05_1r/rank0.trace.json"));
+  const Outcome r =
+      run(replay() + " --dry-run --schedule x.json --trace " + fixture("q05_1r/rank0.trace.json"));
   EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
@@ -124,7 +129,8 @@ TEST_F(ReplayTraceCli, ProjectTakesATrace) {
                         (bin_dir().parent_path().parent_path() / "sweeps/fabrics.tsv").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("trace:"), std::string::npos) << r.out;
-  EXPECT_EQ(count_lines(r.out), 7) << r.out;  // three header lines, three node counts, the tipping point
+  EXPECT_EQ(count_lines(r.out), 7)
+      << r.out;  // three header lines, three node counts, the tipping point
 }
 
 }  // namespace

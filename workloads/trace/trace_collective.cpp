@@ -63,9 +63,8 @@ std::vector<std::uint64_t> per_peer(const std::vector<std::int64_t>& splits, std
   }
   const std::int64_t rows = std::accumulate(splits.begin(), splits.end(), std::int64_t{0});
   if (splits.size() != n || (rows > 0 && nelems % rows != 0) || (rows == 0 && nelems != 0))
-    throw UsageError(where + ": split sizes " + std::to_string(splits.size()) +
-                     " for a group of " + std::to_string(n) + " do not fit its " +
-                     std::to_string(nelems) + " elements");
+    throw UsageError(where + ": split sizes " + std::to_string(splits.size()) + " for a group of " +
+                     std::to_string(n) + " do not fit its " + std::to_string(nelems) + " elements");
   const std::int64_t row = rows > 0 ? nelems / rows : 0;
   std::vector<std::uint64_t> counts;
   for (std::int64_t s : splits) counts.push_back(static_cast<std::uint64_t>(s * row * per_element));
@@ -75,10 +74,11 @@ std::vector<std::uint64_t> per_peer(const std::vector<std::int64_t>& splits, std
 CollectiveOp one_collective(const TraceCollective& t, int world, const std::string& where) {
   const std::optional<CollectiveKind> kind = kind_of(t.name);
   if (!kind)
-    throw UsageError(where + ": replay has no such collective (it replays all_gather, "
-                             "reduce_scatter, all_reduce, barrier, broadcast, all_to_all(v), "
-                             "send/recv): cut the step that holds it, or take another step with "
-                             "--trace-step");
+    throw UsageError(where +
+                     ": replay has no such collective (it replays all_gather, "
+                     "reduce_scatter, all_reduce, barrier, broadcast, all_to_all(v), "
+                     "send/recv): cut the step that holds it, or take another step with "
+                     "--trace-step");
   const std::optional<Moved> moved = moved_as(t.dtype);
   if (!moved) throw UsageError(where + ": dtype '" + t.dtype + "' is not one replay moves");
   const bool reduces =
@@ -105,11 +105,12 @@ CollectiveOp one_collective(const TraceCollective& t, int world, const std::stri
                                                             : t.in_nelems;
   if (t.name == "barrier") nelems = 1;  // torch's barrier: an all-reduce of one element
   if (*kind == CollectiveKind::all_to_all) {
-    std::vector<std::uint64_t> send = per_peer(t.in_splits, t.in_nelems, n, moved->per_element, where);
+    std::vector<std::uint64_t> send =
+        per_peer(t.in_splits, t.in_nelems, n, moved->per_element, where);
     std::vector<std::uint64_t> recv =
         per_peer(t.out_splits, t.out_nelems, n, moved->per_element, where);
-    const bool even = std::all_of(send.begin(), send.end(), [&](auto v) { return v == send[0]; }) &&
-                      send == recv;
+    const bool even =
+        std::all_of(send.begin(), send.end(), [&](auto v) { return v == send[0]; }) && send == recv;
     if (!even) {
       c.kind = CollectiveKind::all_to_allv;
       c.bytes = std::accumulate(send.begin(), send.end(), std::uint64_t{0}) * elem;
@@ -154,7 +155,8 @@ TracedGroup traced_group(const std::vector<int>& ranks, int world, const std::st
   const int stride = n >= 2 ? sorted[1] - sorted[0] : 1;
   bool arithmetic = n >= 1 && stride >= 1 && sorted.front() >= 0 && sorted.back() < world;
   for (int i = 1; arithmetic && i < n; ++i)
-    arithmetic = sorted[static_cast<std::size_t>(i)] - sorted[static_cast<std::size_t>(i - 1)] == stride;
+    arithmetic =
+        sorted[static_cast<std::size_t>(i)] - sorted[static_cast<std::size_t>(i - 1)] == stride;
   // Strided groups tile the world: blocks of n x stride ranks, the group starting in the block's
   // first `stride` ranks (workloads/plan/parallel/mesh.hpp strided_group()).
   const int block = n * stride;

@@ -231,8 +231,8 @@ TraceEvents parse_trace(const std::string& text, const std::string& path, int st
     std::vector<TraceCollective> calls;
     for (const auto& [ts, args] : comms[w.launch_tid])
       if (ts > after && ts <= w.launch_us) {
-        TraceCollective c = comm_fields(*args, where + " (record_param_comms" + at_ts(ts) + ")",
-                                        groups, out.world);
+        TraceCollective c =
+            comm_fields(*args, where + " (record_param_comms" + at_ts(ts) + ")", groups, out.world);
         if (!is_coalesced_name(c.name)) calls.push_back(std::move(c));
       }
     if (l.args && l.args->contains("Collective name"))

@@ -20,8 +20,9 @@ struct TraceCollective {
   // all_to_all_single: rows sent to / received from each group rank ("In/Out split size");
   // empty when even.
   std::vector<std::int64_t> in_splits, out_splits;
-  int rank_field = -1;  // "Rank": the caller's group rank; broadcast: the root's; send/recv: the peer's
-  int peer = -1;        // send: "Dst Rank", recv: "Src Rank" (global); -1 when absent
+  // "Rank": the caller's group rank; for a broadcast the root's, for a send or recv the peer's.
+  int rank_field = -1;
+  int peer = -1;  // send: "Dst Rank", recv: "Src Rank" (global); -1 when absent
 };
 
 // One kernel, memcpy or memset on the GPU, with the host call that launched it.

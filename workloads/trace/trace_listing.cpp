@@ -31,17 +31,17 @@ void print_trace_listing(const TraceImport& in, std::ostream& out) {
   int collectives = 0, computes = 0;
   for (const ScheduleOp& op : s.ops) (op.is_collective() ? collectives : computes) += 1;
   char line[400];
-  const std::string step =
-      in.step >= 0 ? "ProfilerStep#" + std::to_string(in.step) : "the whole trace (no ProfilerStep)";
+  const std::string step = in.step >= 0 ? "ProfilerStep#" + std::to_string(in.step)
+                                        : "the whole trace (no ProfilerStep)";
   char flops[64] = "FLOPs unknown (no shapes)";
   if (in.compute_flops)
     std::snprintf(flops, sizeof flops, "%.4g TFLOP from traced shapes", *in.compute_flops / 1e12);
   std::snprintf(line, sizeof line,
                 "# trace %s (rank %d of %d%s%s): %s; traced step %.2f ms; GPU compute %.2f ms, "
                 "collectives %.2f ms, host %.2f ms; %d collectives, %d compute ops; %s\n",
-                s.model.c_str(), s.rank, s.world, in.device.empty() ? "" : ", ",
-                in.device.c_str(), step.c_str(), in.step_us / 1e3, in.compute_us / 1e3,
-                in.collective_us / 1e3, in.host_us / 1e3, collectives, computes, flops);
+                s.model.c_str(), s.rank, s.world, in.device.empty() ? "" : ", ", in.device.c_str(),
+                step.c_str(), in.step_us / 1e3, in.compute_us / 1e3, in.collective_us / 1e3,
+                in.host_us / 1e3, collectives, computes, flops);
   out << line;
   out << "#  op  name                 phase      what                                    "
          "traced_ms  host_ms  waits_for  hides_behind\n";

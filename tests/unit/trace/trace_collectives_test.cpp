@@ -1,6 +1,6 @@
-// Every collective a training loop issues, from small synthetic traces with torch's fields: barrier,
-// broadcast, all-reduce on mesh groups, send/recv and batch_isend_irecv, uneven all_to_all_single,
-// coalesced launches; and the one-line refusal of what replay cannot replay.
+// Every collective a training loop issues, from small synthetic traces with torch's fields:
+// barrier, broadcast, all-reduce on mesh groups, send/recv and batch_isend_irecv, uneven
+// all_to_all_single, coalesced launches; and the one-line refusal of what replay cannot replay.
 #include <gtest/gtest.h>
 
 #include "common/errors.hpp"
@@ -14,7 +14,9 @@ using test_trace::Builder;
 using test_trace::call;
 using test_trace::json;
 
-TraceImport imported(const Builder& b) { return trace_to_schedule(parse_trace(b.text(), "t.json"), true); }
+TraceImport imported(const Builder& b) {
+  return trace_to_schedule(parse_trace(b.text(), "t.json"), true);
+}
 
 std::vector<CollectiveOp> collectives(const Builder& b) {
   std::vector<CollectiveOp> out;
@@ -34,7 +36,8 @@ std::string refusal(const Builder& b) {
 
 TEST(TraceCollectives, BarrierIsAnAllReduceOfOneElement) {
   Builder b(0, 2);
-  b.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 10, 20, 5, call("barrier", 1, 1, "[0, 1]", "Float"));
+  b.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 10, 20, 5,
+           call("barrier", 1, 1, "[0, 1]", "Float"));
   const auto c = collectives(b);
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0].kind, CollectiveKind::all_reduce);
@@ -57,9 +60,10 @@ TEST(TraceCollectives, BroadcastKeepsItsRoot) {
 
 TEST(TraceCollectives, GroupsOfAMeshAreStrided) {
   Builder b(3, 8);
-  b.kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 10, 20, 5, call("allreduce", 64, 64, "[2, 3]"));
+  b.kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 10, 20, 5,
+           call("allreduce", 64, 64, "[2, 3]"));
   b.kernel("ncclDevKernel_AllGather_RING_LL", 30, 40, 5,
-           call("_allgather_base", 16, 64, "[3, 7]"));  // HSDP's replicate group
+           call("_allgather_base", 16, 64, "[3, 7]"));              // HSDP's replicate group
   json truncated = call("allreduce", 64, 64, "[1, 3, 5, 7, ...]");  // torch cuts long lists
   truncated["Group size"] = 4;
   truncated["Global rank start"] = 1;
@@ -75,7 +79,8 @@ TEST(TraceCollectives, GroupsOfAMeshAreStrided) {
 
 TEST(TraceCollectives, ANonArithmeticGroupIsOneClearError) {
   Builder b(0, 4);
-  b.kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 10, 20, 5, call("allreduce", 8, 8, "[0, 1, 3]"));
+  b.kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 10, 20, 5,
+           call("allreduce", 8, 8, "[0, 1, 3]"));
   const std::string why = refusal(b);
   EXPECT_NE(why.find("process group [0,1,3] of a world of 4"), std::string::npos) << why;
   EXPECT_NE(why.find("at ts 20.000 us"), std::string::npos) << why;
@@ -87,7 +92,8 @@ TEST(TraceCollectives, SendAndRecvKeepTheirPeer) {
   send["Dst Rank"] = 2;
   json recv = call("recv", 256, 256, "[0, 1]");  // a stage pair's own group: the peer's group rank
   recv["Rank"] = 0;
-  b.kernel("ncclDevKernel_SendRecv", 10, 20, 5, send).kernel("ncclDevKernel_SendRecv", 30, 40, 5, recv);
+  b.kernel("ncclDevKernel_SendRecv", 10, 20, 5, send)
+      .kernel("ncclDevKernel_SendRecv", 30, 40, 5, recv);
   const auto c = collectives(b);
   ASSERT_EQ(c.size(), 2u);
   EXPECT_EQ(c[0].kind, CollectiveKind::send);
@@ -117,7 +123,8 @@ TEST(TraceCollectives, BatchedP2pIsOneOpPerCallInOrder) {
 
 TEST(TraceCollectives, CoalescedCollectivesAreTheirCalls) {
   Builder b(0, 2);
-  b.comms(5, call("_allgather_base", 10, 20, "[0, 1]")).comms(6, call("_allgather_base", 30, 60, "[0, 1]"));
+  b.comms(5, call("_allgather_base", 10, 20, "[0, 1]"))
+      .comms(6, call("_allgather_base", 30, 60, "[0, 1]"));
   b.kernel("ncclDevKernel_AllGather_RING_LL", 10, 20, 5,
            call("all_gather_into_tensor_coalesced", 40, 80, "[0, 1]"));
   const auto c = collectives(b);

@@ -1,5 +1,6 @@
 // Traces as files come: several profiled steps (--trace-step, the median by default), none, gzip'd
-// (tensorboard_trace_handler(use_gzip=True)), and a folder of tensorboard-named files, one per rank.
+// (tensorboard_trace_handler(use_gzip=True)), and a folder of tensorboard-named files, one per
+// rank.
 #include <gtest/gtest.h>
 
 #include <unistd.h>

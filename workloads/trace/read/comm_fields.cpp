@@ -88,8 +88,9 @@ std::vector<int> group_ranks(const json& args, const std::string& where,
     for (int r = 0; r < world; ++r) all[static_cast<std::size_t>(r)] = r;
     return all;
   }
-  throw UsageError(where + " has no 'Process Group Ranks' (nor a process group of "
-                           "distributedInfo, nor 'Global rank start' with 'Group size')");
+  throw UsageError(where +
+                   " has no 'Process Group Ranks' (nor a process group of "
+                   "distributedInfo, nor 'Global rank start' with 'Group size')");
 }
 
 bool has(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
@@ -98,8 +99,8 @@ bool has(const std::string& text, const char* part) { return text.find(part) != 
 
 bool is_coalesced_name(const std::string& name) { return has(name, "coalesced"); }
 
-TraceCollective comm_fields(const json& args, const std::string& where,
-                            const ProcessGroups& groups, int world) {
+TraceCollective comm_fields(const json& args, const std::string& where, const ProcessGroups& groups,
+                            int world) {
   TraceCollective c;
   auto name = args.find("Collective name");
   if (name == args.end() || !name->is_string())
@@ -113,8 +114,8 @@ TraceCollective comm_fields(const json& args, const std::string& where,
   c.dtype = dtype->get<std::string>();
   c.ranks = group_ranks(args, where, groups, world);
   if (has(c.name, "alltoall") || has(c.name, "all_to_all"))
-    for (auto [key, into] : {std::pair{"In split size", &c.in_splits},
-                             std::pair{"Out split size", &c.out_splits}})
+    for (auto [key, into] :
+         {std::pair{"In split size", &c.in_splits}, std::pair{"Out split size", &c.out_splits}})
       if (auto it = args.find(key); it != args.end()) {
         const IntList splits = int_list(*it, key, where);
         if (splits.cut)

@@ -64,8 +64,8 @@ double attention(const ShapedOp& op, const Attention& a) {
   const Dims* k = input(op, a.query + 1);
   const Dims* v = input(op, a.query + 2);
   if (!q || !k || !v || q->size() != 4 || k->size() != 4 || v->size() != 4) return 0;
-  double f = 2 * product(*q, 0, 3) * static_cast<double>((*k)[2]) *
-             static_cast<double>((*q)[3] + (*v)[3]);
+  double f =
+      2 * product(*q, 0, 3) * static_cast<double>((*k)[2]) * static_cast<double>((*q)[3] + (*v)[3]);
   if (a.is_causal < op.concrete.size() && op.concrete[a.is_causal] == "True") f /= 2;
   return a.backward ? 2.5 * f : f;
 }
@@ -111,8 +111,8 @@ std::optional<double> traced_flops(const TraceEvents& trace) {
   std::vector<bool> holds_counted(ops.size(), false);
   std::vector<std::size_t> open;  // the ops enclosing the current one
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    while (!open.empty() && (ops[open.back()]->tid != ops[i]->tid ||
-                             ops[open.back()]->end_us < ops[i]->end_us))
+    while (!open.empty() &&
+           (ops[open.back()]->tid != ops[i]->tid || ops[open.back()]->end_us < ops[i]->end_us))
       open.pop_back();
     if (!open.empty()) holds_counted[open.back()] = true;
     open.push_back(i);

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <zlib.h>
+#include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
 #include "common/read_file.hpp"
@@ -64,15 +64,17 @@ int sniffed_rank(const std::string& path) {
   for (std::size_t i = open; i < text.size(); ++i) {
     const char c = text[i];
     if (quoted) {
-      if (c == '\\') ++i;
-      else if (c == '"') quoted = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        quoted = false;
     } else if (c == '"') {
       quoted = true;
     } else if (c == '{' || c == '}') {
       depth += c == '{' ? 1 : -1;
       if (depth == 0) {
-        const nlohmann::json info = nlohmann::json::parse(text.substr(open, i - open + 1), nullptr,
-                                                          false);
+        const nlohmann::json info =
+            nlohmann::json::parse(text.substr(open, i - open + 1), nullptr, false);
         if (info.is_object() && info.contains("rank") && info["rank"].is_number_integer())
           return info["rank"].get<int>();
         return -1;
