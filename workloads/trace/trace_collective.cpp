@@ -79,7 +79,10 @@ CollectiveOp one_collective(const TraceCollective& t, int world, const std::stri
                      "reduce_scatter, all_reduce, barrier, broadcast, all_to_all(v), "
                      "send/recv): cut the step that holds it, or take another step with "
                      "--trace-step");
-  const std::optional<Moved> moved = moved_as(t.dtype);
+  // torch records its barrier with dtype Byte and no elements; NCCL reduces one f32.
+  const std::optional<Moved> moved =
+      t.name == "barrier" && t.dtype != "BFloat16" && t.dtype != "Half" ? Moved{DType::f32, 1}
+                                                                         : moved_as(t.dtype);
   if (!moved) throw UsageError(where + ": dtype '" + t.dtype + "' is not one replay moves");
   const bool reduces =
       *kind == CollectiveKind::all_reduce || *kind == CollectiveKind::reduce_scatter;

@@ -31,6 +31,12 @@ bool blocks_on_gpu(const std::string& cat, const std::string& name) {
          (name.find("Synchronize") != std::string::npos || name == "cudaMemcpy");
 }
 bool is_p2p(const std::string& name) { return name == "send" || name == "recv"; }
+// record_param_comms events of calls that launch no NCCL work of their own (torch 2.11 records
+// "wait" for Work::wait and "init" for a new group's communicator).
+bool launches_nothing(const std::string& name) {
+  return name == "wait" || name == "init" || name == "split" || name == "abort" ||
+         name == "shrink";
+}
 
 std::string at_ts(double ts_us) {
   char text[64];
@@ -230,14 +236,21 @@ TraceEvents parse_trace(const std::string& text, const std::string& path, int st
     last_nccl_us[w.launch_tid] = w.launch_us;
     std::vector<TraceCollective> calls;
     for (const auto& [ts, args] : comms[w.launch_tid])
-      if (ts > after && ts <= w.launch_us) {
+      if (ts > after && ts <= w.launch_us &&
+          !launches_nothing(args->value("Collective name", ""))) {
         TraceCollective c =
             comm_fields(*args, where + " (record_param_comms" + at_ts(ts) + ")", groups, out.world);
         if (!is_coalesced_name(c.name)) calls.push_back(std::move(c));
       }
-    if (l.args && l.args->contains("Collective name"))
+    if (l.args && l.args->contains("Collective name")) {
       w.collective = comm_fields(*l.args, where, groups, out.world);
-    else if (!calls.empty())
+      // torch 2.11 writes "Rank" (a broadcast's root, a p2p peer) on the host event only.
+      for (const TraceCollective& c : calls)
+        if (c.name == w.collective->name) {
+          if (w.collective->rank_field < 0) w.collective->rank_field = c.rank_field;
+          if (w.collective->peer < 0) w.collective->peer = c.peer;
+        }
+    } else if (!calls.empty())
       w.collective = calls.back();  // the fields only on the host events
     else
       w.collective = comm_fields(json::object(), where, groups, out.world);
@@ -249,6 +262,15 @@ TraceEvents parse_trace(const std::string& text, const std::string& path, int st
   out.gpu.reserve(gpu.size());
   for (Launched& l : gpu) out.gpu.push_back(std::move(l.work));
   return out;
+}
+
+int median_step(const std::string& text, const std::string& path) {
+  const json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("traceEvents") ||
+      !doc["traceEvents"].is_array())
+    throw UsageError("trace '" + path + "': not a torch.profiler trace (no traceEvents list)");
+  const std::vector<Step> steps = profiler_steps(doc["traceEvents"]);
+  return steps.empty() ? -1 : chosen_step(steps, -1, path).n;
 }
 
 TraceEvents read_trace(const std::string& path, int step) {

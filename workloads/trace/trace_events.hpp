@@ -77,6 +77,9 @@ std::string kernel_label(const std::string& name);
 // the file and what is missing: not JSON, no traceEvents, no such step, no GPU work, GPU work
 // without its launch, an NCCL kernel without its collective fields.
 TraceEvents parse_trace(const std::string& text, const std::string& path, int step = -1);
+// N of the ProfilerStep#N of median duration in `text`, -1 when it has none: what parse_trace
+// reads by default. Ranks of a job with one trace each take rank 0's, so all replay one step.
+int median_step(const std::string& text, const std::string& path);
 // The file (plain or gzip'd JSON, read/trace_file.hpp).
 TraceEvents read_trace(const std::string& path, int step = -1);
 

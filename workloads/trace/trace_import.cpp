@@ -42,8 +42,13 @@ TraceImport import_trace(const WorkloadRequest& request) {
   const TraceSource source = trace_source(request.trace, request.rank);
   const bool per_rank = source.per_rank;
   const std::string& path = source.path;
-  TraceImport in =
-      trace_to_schedule(read_trace(path, request.trace_step), request.host_time == "eager");
+  // One trace per rank: every rank replays the step rank 0's trace names (its median by default).
+  int step = request.trace_step;
+  if (per_rank && step < 0) {
+    const std::string first = trace_source(request.trace, 0).path;
+    step = median_step(read_trace_text(first), first);
+  }
+  TraceImport in = trace_to_schedule(read_trace(path, step), request.host_time == "eager");
   Schedule& s = in.schedule;
   const int world = request.world > 0 ? request.world : s.world;
   if (request.rank < 0 || request.rank >= world)
