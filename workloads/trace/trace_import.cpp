@@ -32,6 +32,18 @@ void spread_over(Schedule& s, int world, const std::string& path) {
   s.world = world;
 }
 
+// One rank's trace as another rank's schedule: a peer, or per-rank all-to-all counts, are the
+// traced rank's own (rank 0's send to rank 1 would have rank 1 send to itself).
+void refuse_rank_bound(const Schedule& s, const std::string& path) {
+  for (const ScheduleOp& op : s.ops)
+    if (op.is_collective() && (is_point_to_point(op.collective().kind) ||
+                               op.collective().kind == CollectiveKind::all_to_allv))
+      throw UsageError("trace '" + path + "' is rank " + std::to_string(s.rank) + "'s and holds a " +
+                       std::string(collective_kind_name(op.collective().kind)) +
+                       " of that rank's own: give every rank its trace (a folder of them, or "
+                       "'dir/rank%d.trace.json')");
+}
+
 }  // namespace
 
 TraceImport import_trace(const WorkloadRequest& request) {
@@ -57,6 +69,7 @@ TraceImport import_trace(const WorkloadRequest& request) {
   if (per_rank && s.rank != request.rank)
     throw UsageError("trace '" + path + "' is rank " + std::to_string(s.rank) + "'s, not rank " +
                      std::to_string(request.rank) + "'s");
+  if (!per_rank && s.rank != request.rank) refuse_rank_bound(s, path);
   if (world != s.world) {
     if (per_rank)
       throw UsageError("the traces are of a world of " + std::to_string(s.world) +

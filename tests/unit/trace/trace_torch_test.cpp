@@ -4,6 +4,7 @@
 // their collectives pair up.
 #include <gtest/gtest.h>
 
+#include "common/errors.hpp"
 #include "tests/support/results_fixtures.hpp"
 #include "workloads/trace/trace_import.hpp"
 
@@ -67,6 +68,15 @@ TEST(TraceTorch211, BothRanksReplayOneStepAndTheirCallsPairUp) {
   EXPECT_EQ(a2a(one).send_counts, (std::vector<std::uint64_t>{24, 16}));
   EXPECT_EQ(a2a(zero).recv_counts[1], a2a(one).send_counts[0]);
   EXPECT_EQ(a2a(one).recv_counts[0], a2a(zero).send_counts[1]);
+}
+
+TEST(TraceTorch211, OneRanksP2pIsNotAnotherRanks) {
+  WorkloadRequest q;
+  q.trace = test_support::fixtures("traces", "c10d_2r/r0.1795614776862930478.pt.trace.json.gz");
+  q.world = 0;
+  EXPECT_EQ(import_trace(q).schedule.ops.size(), rank_of_folder(0).schedule.ops.size());
+  q.rank = 1;  // rank 0's sends to rank 1 cannot be rank 1's
+  EXPECT_THROW(import_trace(q), UsageError);
 }
 
 TEST(TraceTorch211, FlopsOfTheTracedShapes) {
