@@ -129,7 +129,8 @@ std::string kernel_label(const std::string& name) {
   return label;
 }
 
-TraceEvents parse_trace(const std::string& text, const std::string& path, int step) {
+// A field of an unexpected JSON type (nlohmann throws) is bad input like any other.
+TraceEvents parse_trace(const std::string& text, const std::string& path, int step) try {
   const std::string in_file = "trace '" + path + "'";
   const json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded())
@@ -256,12 +257,17 @@ TraceEvents parse_trace(const std::string& text, const std::string& path, int st
       w.collective = comm_fields(json::object(), where, groups, out.world);
     const bool all_p2p = std::all_of(calls.begin(), calls.end(),
                                      [](const TraceCollective& c) { return is_p2p(c.name); });
-    if (calls.size() >= 2 && (is_coalesced_name(w.collective->name) || all_p2p))
+    const std::string& name = w.collective->name;
+    if (calls.size() >= 2 && (is_coalesced_name(name) || (all_p2p && is_p2p(name))))
       w.parts = std::move(calls);
   }
   out.gpu.reserve(gpu.size());
   for (Launched& l : gpu) out.gpu.push_back(std::move(l.work));
   return out;
+} catch (const nlohmann::json::exception& e) {
+  throw UsageError("trace '" + path + "': an event of an unexpected shape (" + e.what() + ")");
+} catch (const std::logic_error& e) {  // a number out of range
+  throw UsageError("trace '" + path + "': a field out of range (" + e.what() + ")");
 }
 
 int median_step(const std::string& text, const std::string& path) {
