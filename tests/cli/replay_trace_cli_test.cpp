@@ -115,6 +115,19 @@ TEST_F(ReplayTraceCli, WhatCannotBeReplayedIsOneLineExitTwo) {
   EXPECT_NE(r.err.find("no ProfilerStep#3 (its steps: 7, 8)"), std::string::npos) << r.err;
 }
 
+// A real torch 2.11 job's calls (tests/fixtures/traces/c10d_2r: barrier, broadcast, all-reduce,
+// send/recv, batch_isend_irecv, uneven all_to_all_single, coalesced all-gathers), one gzip'd
+// tensorboard trace per rank in a folder, replayed on two host ranks: every op runs and pairs up.
+TEST_F(ReplayTraceCli, TwoRanksReplayARealJobsCalls) {
+  const Outcome r = run(mpirun_command() + " -np 2 " + replay() + " --backend mpi --steps 1 " +
+                        "--warmup 0 --trace " + fixture("c10d_2r") + " --out " +
+                        (dir_ / "r.jsonl").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* op : {"bc.fwd.c1", "send.fwd.c4", "recv.fwd.c5", "a2a.fwd.c6", "ag.fwd.c7"})
+    EXPECT_NE(r.out.find(op), std::string::npos) << op << "\n" << r.out;
+  EXPECT_NE(r.out.find("all_to_allv"), std::string::npos) << r.out;
+}
+
 TEST_F(ReplayTraceCli, TraceAndScheduleExcludeEachOther) {
   const Outcome r =
       run(replay() + " --dry-run --schedule x.json --trace " + fixture("q05_1r/rank0.trace.json"));
