@@ -83,7 +83,10 @@ CollectiveOp one_collective(const TraceCollective& t, int world, const std::stri
   const std::optional<Moved> moved =
       t.name == "barrier" && t.dtype != "BFloat16" && t.dtype != "Half" ? Moved{DType::f32, 1}
                                                                          : moved_as(t.dtype);
-  if (!moved) throw UsageError(where + ": dtype '" + t.dtype + "' is not one replay moves");
+  if (!moved)
+    throw UsageError(where + ": dtype '" + t.dtype + "' is not one replay moves (it moves " +
+                     "torch's 1-, 2-, 4- and 8-byte types): cut the step that holds it, or take " +
+                     "another with --trace-step");
   const bool reduces =
       *kind == CollectiveKind::all_reduce || *kind == CollectiveKind::reduce_scatter;
   if (reduces && moved->dtype == DType::fp8)

@@ -1,6 +1,7 @@
 #include "workloads/trace/trace_events.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -206,7 +207,9 @@ TraceEvents parse_trace(const std::string& text, const std::string& path, int st
     w.correlation = args.value("correlation", std::int64_t{-1});
     auto launch = launches.find(w.correlation);
     if (launch == launches.end()) {
-      if (stepped) continue;  // launched in another profiler step
+      // Launched in another profiler step, or before the profiler started (still running when
+      // it did, ahead of every host event).
+      if (stepped || (std::isfinite(first_host) && w.start_us < first_host)) continue;
       throw UsageError(in_file + ": GPU kernel '" + w.label + "'" + at_ts(w.start_us) +
                        " has no launch (no cuda_runtime event with correlation " +
                        std::to_string(w.correlation) + ")");

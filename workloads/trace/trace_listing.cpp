@@ -30,7 +30,7 @@ void print_trace_listing(const TraceImport& in, std::ostream& out) {
   const Schedule& s = in.schedule;
   int collectives = 0, computes = 0;
   for (const ScheduleOp& op : s.ops) (op.is_collective() ? collectives : computes) += 1;
-  char line[400];
+  char line[2048];  // a long trace path stays on its line
   const std::string step = in.step >= 0 ? "ProfilerStep#" + std::to_string(in.step)
                                         : "the whole trace (no ProfilerStep)";
   char flops[64] = "FLOPs unknown (no shapes)";

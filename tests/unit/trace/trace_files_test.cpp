@@ -53,6 +53,9 @@ TEST(TraceFiles, MedianStepByDefaultOrTheOneNamed) {
 TEST(TraceFiles, NoProfilerStepIsTheWholeTrace) {
   Builder b(0, 1);
   b.kernel("a", 10, 20, 4).kernel("b", 500, 510, 4);
+  // Launched before the profiler started, still running when it did: not the step's.
+  b.add({{"ph", "X"}, {"cat", "kernel"}, {"name", "early"}, {"ts", 5.0}, {"dur", 3.0},
+         {"args", {{"correlation", 99}}}});
   const TraceEvents t = parse_trace(b.text(), "t.json");
   EXPECT_EQ(t.step, -1);
   EXPECT_EQ(t.gpu.size(), 2u);
