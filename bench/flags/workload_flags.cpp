@@ -85,7 +85,7 @@ CLI::Option* add_trace_option(CLI::App& app, WorkloadRequest& q) {
   app.add_option("--trace-step", q.trace_step,
                  "with --trace: the ProfilerStep#N to import (default: the step of median "
                  "duration)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(0, 1000000000))
       ->needs(trace);
   return trace;
 }
