@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include <zlib.h>
@@ -21,7 +22,8 @@ bool is_gzip(const std::string& bytes) {
          static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-std::string gunzip(const std::string& bytes, const std::string& path) {
+// The inflated text, or its first `limit` bytes at least when limit > 0.
+std::string gunzip(const std::string& bytes, const std::string& path, std::size_t limit = 0) {
   z_stream zs{};
   if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)  // 16: gzip header and trailer
     throw UsageError("trace '" + path + "': zlib cannot start inflating");
@@ -35,7 +37,10 @@ std::string gunzip(const std::string& bytes, const std::string& path) {
     zs.avail_out = sizeof chunk;
     status = inflate(&zs, Z_NO_FLUSH);
     text.append(chunk, sizeof chunk - zs.avail_out);
-    if (status == Z_BUF_ERROR && zs.avail_in == 0) break;  // cut short
+    if (limit > 0 && text.size() >= limit) {
+      inflateEnd(&zs);
+      return text;
+    }
   }
   inflateEnd(&zs);
   if (status != Z_STREAM_END)
@@ -53,9 +58,8 @@ bool is_trace_name(const std::string& name) {
 }
 
 // distributedInfo.rank without parsing the whole trace: torch writes distributedInfo as one
-// object near the top; -1 when the file has none.
-int sniffed_rank(const std::string& path) {
-  const std::string text = read_trace_text(path);
+// object near the top; -1 when the text has none.
+int rank_in(const std::string& text) {
   const std::size_t key = text.find("\"distributedInfo\"");
   const std::size_t open = key == std::string::npos ? key : text.find('{', key);
   if (open == std::string::npos) return -1;
@@ -82,6 +86,20 @@ int sniffed_rank(const std::string& path) {
     }
   }
   return -1;
+}
+
+// Its first 64 KiB: torch writes distributedInfo ahead of traceEvents, a few hundred bytes in.
+int sniffed_rank(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(1 << 16, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  if (is_gzip(head)) {
+    std::string whole = read_whole_file(path, "trace file");
+    head = gunzip(whole, path, 1 << 16);
+  }
+  const int rank = rank_in(head);
+  return rank >= 0 ? rank : rank_in(read_trace_text(path));
 }
 
 }  // namespace
