@@ -56,7 +56,7 @@ TraceImport import_trace(const WorkloadRequest& request) {
   const std::string& path = source.path;
   // One trace per rank: every rank replays the step rank 0's trace names (its median by default).
   int step = request.trace_step;
-  if (per_rank && step < 0) {
+  if (per_rank && step < 0 && request.rank != 0) {
     const std::string first = trace_source(request.trace, 0).path;
     step = median_step(read_trace_text(first), first);
   }
