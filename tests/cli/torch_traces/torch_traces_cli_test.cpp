@@ -1,0 +1,87 @@
+// The trace fixtures taken from real torch 2.11 jobs (sweeps/gpu/reference/traced_jobs.py on one
+// H100, ranks sharing the GPU as separate NCCL hosts, trimmed by trim_trace.py): `replay
+// --dry-run --trace` imports each and lists every collective the job issued, with the sizes,
+// dtypes and groups torch recorded.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/results_fixtures.hpp"
+#include "tests/support/subprocess.hpp"
+
+namespace collreplay::cli_test {
+namespace {
+
+std::string fixture(const std::string& sub) { return test_support::fixtures("traces", sub); }
+
+// Lines of the dry run's op table that name `what`.
+int count_of(const std::string& out, const std::string& what) {
+  int n = 0;
+  for (std::size_t at = out.find(what); at != std::string::npos; at = out.find(what, at + 1)) ++n;
+  return n;
+}
+
+struct Expected {
+  std::string collective;
+  int count;
+};
+
+class TorchTraces : public ScratchDirTest {
+ protected:
+  void expect_listing(const std::string& trace, const std::string& header,
+                      const std::vector<Expected>& collectives) {
+    const Outcome r = run((bin_dir() / "replay").string() + " --dry-run --trace " + trace);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find(header), std::string::npos) << r.out;
+    for (const Expected& e : collectives)
+      EXPECT_EQ(count_of(r.out, " " + e.collective + " "), e.count) << e.collective << "\n"
+                                                                     << r.out;
+  }
+};
+
+// DDP world 2: its gradient buckets as DDP rebuilt them (the first bucket small, the cap 25 MiB,
+// the embedding alone) and the loss averaged across ranks (one fp32).
+TEST_F(TorchTraces, DdpBucketsAndTheLossAllReduce) {
+  expect_listing(fixture("torch_ddp/rank0.trace.json"), "rank 0 of 2",
+                 {{"all_reduce 8718080 B bf16 world", 1},
+                  {"all_reduce 29824768 B bf16 world", 1},
+                  {"all_reduce 293377792 B bf16 world", 1},
+                  {"all_reduce 4 B fp32 world", 1}});
+}
+
+// FSDP2 world 2 with dist.barrier() before each step and three profiled steps: the median step
+// is replayed, and the barrier is an all-reduce of one fp32 element.
+TEST_F(TorchTraces, Fsdp2BarrierAndTheMedianOfThreeSteps) {
+  expect_listing(fixture("torch_fsdp2/rank0.trace.json"), "ProfilerStep#",
+                 {{"all_reduce 4 B fp32 world", 1},
+                  {"all_gather 272271104 B bf16 world", 1},
+                  {"all_gather 29824768 B bf16 world", 4},
+                  {"reduce_scatter 272271104 B bf16 world", 1},
+                  {"reduce_scatter 29824768 B bf16 world", 2}});
+}
+
+// HSDP on a 2 x 2 mesh: gathers and reduce-scatters on the shard groups (consecutive pairs),
+// the reduced shards all-reduced on the replicate groups (every other rank).
+TEST_F(TorchTraces, HsdpShardAndReplicateGroups) {
+  expect_listing(fixture("torch_hsdp/rank0.trace.json"), "of 4",
+                 {{"all_gather 272271104 B bf16 strided(2,1)", 1},
+                  {"all_gather 29824768 B bf16 strided(2,1)", 4},
+                  {"reduce_scatter 29824768 B bf16 strided(2,1)", 2},
+                  {"all_reduce 136135552 B bf16 strided(2,2)", 1},
+                  {"all_reduce 14912384 B bf16 strided(2,2)", 2}});
+}
+
+// A Mixtral-style MoE layer written by tensorboard_trace_handler(use_gzip=True): the folder of
+// *.pt.trace.json.gz files, the routing counts exchanged, then dispatch and combine with the
+// uneven per-rank splits of top-2 routing.
+TEST_F(TorchTraces, MoeUnevenAllToAllFromAGzipFolder) {
+  expect_listing(fixture("torch_moe"), "rank 0 of 2",
+                 {{"all_to_all 32 B fp32 world", 2},
+                  {"all_to_allv 1835008 B bf16 world", 2},
+                  {"all_to_allv 1870848 B bf16 world", 1},
+                  {"all_to_allv 1858304 B bf16 world", 1}});
+}
+
+}  // namespace
+}  // namespace collreplay::cli_test
