@@ -46,9 +46,18 @@ manifest_set() {
 manifest_table() {
   local ids_json=$1
   {
-    echo "cell status attempts duration_s log"
+    printf 'cell\tstatus\tattempts\tduration_s\tlog\n'
     jq -r --argjson ids "$ids_json" '.cells[] | select(.id as $i | $ids | index($i))
       | [.id, .status, (.attempts // 0), (.duration_s // "-"), (.log // "-")] | @tsv' \
       "$(manifest_path)"
-  } | column -t
+  } | align_columns
+}
+
+# Pads tab-separated columns to their widest cell (what `column -t` does; column is not in a
+# bare Debian, whose util-linux leaves it to bsdextrautils).
+align_columns() {
+  awk -F'\t' '{ rows[NR] = $0; for (i = 1; i <= NF; i++) if (length($i) > w[i]) w[i] = length($i) }
+    END { for (r = 1; r <= NR; r++) { n = split(rows[r], f, "\t"); line = ""
+            for (i = 1; i < n; i++) line = line sprintf("%-" w[i] "s  ", f[i])
+            print line f[n] } }'
 }
