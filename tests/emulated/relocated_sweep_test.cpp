@@ -19,7 +19,7 @@ TEST_F(RelocatedSweep, ACellRunsWithCopiedPrograms) {
                               "--layers 1 --compute model:h100 --timeout 120 --out " +
                               quoted(dir_ / "out") + " -- --seq 64"));
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
-  const auto records = cli_test::read_jsonl(dir_ / "out/eth-10g_n1_r1.jsonl");
+  const auto records = cli_test::read_jsonl(dir_ / "out/eth-10g_n1_r1_qwen2.5-0.5b_fsdp1.jsonl");
   ASSERT_FALSE(records.empty());
   EXPECT_EQ(records.front()["run"]["fabric"], "eth-10g");
   EXPECT_EQ(leftover_namespaces("crs"), "");
