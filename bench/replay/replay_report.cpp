@@ -245,7 +245,7 @@ void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
   std::fprintf(out,
                "#   %s TFLOP/s per rank  mfu %s (model FLOPs; compute-only %s)  hfu %s (with "
                "recompute; compute-only %s)  peak %s TFLOP/s, %s\n",
-               figure_text(tflops_per_s(m.model_flops_per_step, st.overlapped_ms), "%.1f").c_str(),
+               figure_text(tflops_per_s(m.model_flops_per_step, st.overlapped_ms), "%.3g").c_str(),
                optional_text(st.mfu, "%.1f%%", 100).c_str(),
                optional_text(st.mfu_compute_only, "%.1f%%", 100).c_str(),
                optional_text(st.hfu, "%.1f%%", 100).c_str(),

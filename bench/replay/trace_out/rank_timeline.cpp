@@ -106,9 +106,14 @@ class Builder {
 
   void add(json event) {
     event["pid"] = step_.rank;
-    // To the nanosecond: the profiler's own resolution, and shorter numbers in the file.
-    for (const char* key : {"ts", "dur"})
-      if (event.contains(key)) event[key] = std::round(event[key].get<double>() * 1e3) / 1e3;
+    // To the nanosecond (the profiler's own resolution, and shorter numbers in the file): the
+    // start and the end, so that spans that met still meet.
+    auto ns = [](double us) { return std::round(us * 1e3) / 1e3; };
+    if (event.contains("ts")) {
+      const double ts = event["ts"].get<double>();
+      if (event.contains("dur")) event["dur"] = ns(ts + event["dur"].get<double>()) - ns(ts);
+      event["ts"] = ns(ts);
+    }
     out_.events.push_back(std::move(event));
   }
 
@@ -131,6 +136,16 @@ class Builder {
 
   // A launch on the host now, the kernel it launched on `tid`, and the arrow between them.
   void kernel(const std::string& name, int tid, double ts, double dur, int host, json args) {
+    // One stream runs one kernel at a time: an op measured to start a hair before the previous
+    // one's end (two clocks' readings) starts at that end, so that the track's spans nest. Ops
+    // timed as one (a p2p group) keep their common span.
+    auto [last, added] = stream_last_.try_emplace(tid, ts, ts);
+    if (!added && !(ts == last->second.first && ts + dur == last->second.second) &&
+        ts < last->second.second) {
+      dur = std::max(0.0, ts + dur - last->second.second);
+      ts = last->second.second;
+    }
+    last->second = {ts, std::max(last->second.second, ts + dur)};
     const long long id = ++correlation_;
     last_launch_us_ = host_us_;
     add({{"ph", "X"}, {"cat", "cuda_runtime"}, {"name", "cudaLaunchKernel"}, {"tid", host},
@@ -223,6 +238,7 @@ class Builder {
   double host_us_ = 0, last_launch_us_ = 0, gpu_end_ = 0;
   double optimizer_from_ = 1e300, optimizer_to_ = -1;
   std::map<GroupKey, int> streams_;
+  std::map<int, std::pair<double, double>> stream_last_;  // per device track: last span
   std::map<int, std::string> thread_names_;
   std::set<std::string> groups_seen_;
 };

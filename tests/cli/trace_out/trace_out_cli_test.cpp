@@ -30,7 +30,8 @@ using Collective = std::tuple<std::string, std::uint64_t, std::string, std::stri
 
 std::vector<Collective> collectives_in(const fs::path& schedule_file) {
   std::vector<Collective> out;
-  for (const json& op : json::parse(slurp(schedule_file))["ops"])
+  const json schedule = json::parse(slurp(schedule_file));
+  for (const json& op : schedule["ops"])
     if (op.contains("collective")) {
       const json& c = op["collective"];
       out.emplace_back(c["kind"], c["bytes"], c["dtype"], c["group"]);
@@ -79,10 +80,11 @@ void expect_well_formed(const json& doc) {
     std::vector<double> open;  // ends of the enclosing spans
     for (const auto& [from, to] : spans) {
       while (!open.empty() && open.back() <= from + 1e-6) open.pop_back();
-      if (!open.empty())
+      if (!open.empty()) {
         EXPECT_LE(to, open.back() + 1e-6)
             << "pid " << track.first << " tid " << track.second << ": [" << from << ", " << to
             << "] crosses a span ending at " << open.back();
+      }
       open.push_back(to);
     }
   }

@@ -113,8 +113,9 @@ TEST(TraceOut, CollectivesCarryTorchFieldsAndTheirMeasuredTimes) {
   ASSERT_EQ(nccl.size(), 3u);
   EXPECT_EQ(nccl[0]["name"], "ncclDevKernel_AllGather");
   EXPECT_EQ(nccl[0]["args"]["Collective name"], "_allgather_base");
-  EXPECT_EQ(nccl[0]["args"]["In msg nelems"], 4096 / 2 / 4);  // one rank's part
-  EXPECT_EQ(nccl[0]["args"]["Out msg nelems"], 4096 / 2);
+  // 16 KiB of bf16: 8192 elements gathered, 2048 of them each rank's part.
+  EXPECT_EQ(nccl[0]["args"]["In msg nelems"], 2048);
+  EXPECT_EQ(nccl[0]["args"]["Out msg nelems"], 8192);
   EXPECT_EQ(nccl[0]["args"]["dtype"], "BFloat16");
   EXPECT_EQ(nccl[0]["args"]["bytes"], 4 * 4096);
   EXPECT_EQ(nccl[0]["args"]["kind"], "all_gather");
@@ -123,7 +124,8 @@ TEST(TraceOut, CollectivesCarryTorchFieldsAndTheirMeasuredTimes) {
   EXPECT_DOUBLE_EQ(nccl[0]["dur"].get<double>(), 400);
   EXPECT_EQ(nccl[1]["args"]["Process Group Ranks"], "[0, 1]");  // rank 1's shard group
   EXPECT_EQ(nccl[1]["args"]["group"], "shard");
-  EXPECT_EQ(nccl[1]["args"]["Out msg nelems"], 8192 / 4 / 2);
+  EXPECT_EQ(nccl[1]["args"]["In msg nelems"], 4096);  // 16 KiB of f32, scattered over 2
+  EXPECT_EQ(nccl[1]["args"]["Out msg nelems"], 2048);
   EXPECT_EQ(nccl[2]["args"]["Process Group Ranks"], "[1, 3]");  // its replica group
   EXPECT_EQ(nccl[2]["args"]["Collective name"], "allreduce");
   EXPECT_NE(nccl[0]["tid"], kComputeStreamTid);
