@@ -25,7 +25,19 @@ struct Piece {
   json args;
   double weight_ms = 0;  // modeled device time: its share of the op's measured time
   double host_us = 0;    // host time before its launch(es)
+  json aten;             // a GEMM: the aten op torch records with record_shapes, else null
 };
+
+// A GEMM as torch.profiler records it with record_shapes: aten::mm (aten::bmm when batched)
+// with its operands' dims, so that FLOPs counted from traced shapes count it back.
+json aten_gemm(const GemmShape& g, DType dtype) {
+  const std::string type = "c10::" + torch_dtype_name(dtype);
+  json dims = g.batch > 1 ? json::array({json::array({g.batch, g.m, g.k}),
+                                         json::array({g.batch, g.k, g.n})})
+                          : json::array({json::array({g.m, g.k}), json::array({g.k, g.n})});
+  return {{"name", g.batch > 1 ? "aten::bmm" : "aten::mm"},
+          {"args", {{"Input Dims", dims}, {"Input type", {type, type}}}}};
+}
 
 std::vector<Piece> pieces_of(const ScheduleOp& op, const RankStep& step) {
   std::vector<Piece> pieces;
@@ -38,6 +50,7 @@ std::vector<Piece> pieces_of(const ScheduleOp& op, const RankStep& step) {
                 {"K", g.k},         {"batch", g.batch}, {"flops", 2.0 * g.m * g.n * g.k * g.batch}};
       p.weight_ms = modeled_ms({g}, step.model);
       p.host_us = l.host_us;
+      p.aten = aten_gemm(g, op.compute().dtype);
       pieces.push_back(std::move(p));
       continue;
     }
@@ -177,6 +190,14 @@ class Builder {
       host_us_ += p.host_us;
       json args = p.args;
       args.update({{"op", op.name}, {"phase", std::string(phase_name(op.phase))}, {"unit", op.unit}});
+      if (!p.aten.is_null()) {
+        // torch ties the op to its kernel by "External id"; the launch happens inside the op.
+        json aten_args = p.aten["args"];
+        aten_args["External id"] = correlation_ + 1;
+        args["External id"] = correlation_ + 1;
+        add({{"ph", "X"}, {"cat", "cpu_op"}, {"name", p.aten["name"]}, {"tid", host},
+             {"ts", host_us_}, {"dur", 0}, {"args", std::move(aten_args)}});
+      }
       kernel(p.name, kComputeStreamTid, from, to - from, host, std::move(args));
     }
     if (!pieces.empty()) thread_names_[kComputeStreamTid] = "compute stream";

@@ -11,7 +11,9 @@
 //     each, with its label), sharing the op's measured time in proportion to their modeled time;
 //   tid 20+ "comm stream (GROUP)": one per process group, each collective an NCCL kernel with
 //     torch's fields (torch_comm_args.hpp) and its kind, bytes, dtype and group;
-//   each kernel tied to its launch by "correlation" and an "ac2g" flow arrow;
+//   each kernel tied to its launch by "correlation" and an "ac2g" flow arrow; each GEMM also as
+//     the aten::mm / aten::bmm op (cpu_op, "Input Dims") that record_shapes writes, so that
+//     FLOPs counted from traced shapes count the replayed GEMMs back;
 //   "ProfilerStep#1" around the step and "Optimizer.step#..." around the optimizer's launches.
 // The host timeline is the schedule's: each launch after the host time the replay paced before
 // it (launch_order.hpp); a replay enqueues no later than that. Pure: no MPI, no files.

@@ -40,7 +40,7 @@ json merged_document(const std::vector<RankTrace>& by_rank, const TraceOutRun& r
     for (json e : by_rank[r].events) {
       if (r > 0 && e.contains("cat")) {
         const std::string cat = e["cat"];
-        if (cat == "kernel" || cat == "cuda_runtime" || cat == "user_annotation")
+        if (cat == "kernel" || cat == "cuda_runtime" || cat == "user_annotation" || cat == "cpu_op")
           e["cat"] = cat + "@rank" + std::to_string(r);
       }
       events.push_back(std::move(e));

@@ -4,7 +4,8 @@
 //   - one rank's file (a --trace-out path with "%d"): that rank's events, distributedInfo with its
 //     rank; `replay --trace 'FILE%d'` reads the files back, each rank its own;
 //   - every rank in one file: pid = rank, for the viewers; distributedInfo says rank 0, and only
-//     rank 0's events keep torch's categories ("kernel", "cuda_runtime", "user_annotation"), so
+//     rank 0's events keep torch's categories ("kernel", "cuda_runtime", "user_annotation",
+//     "cpu_op"), so
 //     `replay --trace FILE` reads the file as rank 0's trace (a symmetric job's, every rank's);
 //     the other ranks' carry "@rankN" after their category, which the importer passes by.
 // Pure: no MPI, no files.

@@ -154,6 +154,16 @@ TEST(TraceOut, ComputeKernelsShareTheirOpsTimeWithLabels) {
   EXPECT_NEAR(fwd[0]["ts"].get<double>() + fwd[0]["dur"].get<double>(),
               fwd[1]["ts"].get<double>(), 1e-3);
   EXPECT_EQ(phases, (std::map<std::string, int>{{"forward", 1}, {"backward", 1}, {"optimizer", 1}}));
+  // The GEMM as the aten op record_shapes writes, tied to its kernel.
+  int aten = 0;
+  for (const json& e : t.events)
+    if (e["ph"] == "X" && e["cat"] == "cpu_op") {
+      ++aten;
+      EXPECT_EQ(e["name"], "aten::mm");
+      EXPECT_EQ(e["args"]["Input Dims"], json::parse("[[1024, 1024], [1024, 1024]]"));
+      EXPECT_EQ(e["args"]["External id"], fwd[0]["args"]["External id"]);
+    }
+  EXPECT_EQ(aten, 1);
   EXPECT_EQ(threads[kComputeStreamTid], "compute stream");
   EXPECT_EQ(threads[kPhaseTid], "phases");
   EXPECT_EQ(threads[kFirstCommStreamTid], "comm stream (world)");
