@@ -44,7 +44,8 @@ DEBUG ?= -g1
 CXXFLAGS ?= -O2 $(DEBUG)
 # The MPI C++ bindings (deprecated) are skipped: their headers warn under -Wextra.
 CXXFLAGS += -std=c++20 -Wall -Wextra -MMD -MP -I. $(MPI_CFLAGS) -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1
-LDLIBS   := $(MPI_LIBS) -lbenchmark -lopenblas -lpthread
+# zlib: gzip'd traces (workloads/trace/read/trace_file.cpp, tensorboard_trace_handler's .json.gz).
+LDLIBS   := $(MPI_LIBS) -lbenchmark -lopenblas -lz -lpthread
 NVCCFLAGS := -O2 -std=c++20 -I. $(foreach a,$(GPU_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a))
 ifneq ($(HAVE_CUDA),)
 CXXFLAGS += -I$(CUDA_HOME)/include $(NCCL_FLAGS)
@@ -157,7 +158,8 @@ $(BUILD)/libcollreplay.a: $(MODEL_CATALOG_OBJ)
 # The demo's share: no GoogleTest, Slurm or Prometheus (tests and sweeps --slurm use them).
 DEMO_PACKAGES := g++ make openmpi-bin libopenmpi-dev libucx0 libbenchmark-dev \
   libcli11-dev nlohmann-json3-dev libopenblas-dev gnuplot-nox libgnuplot-iostream-dev \
-  libboost-iostreams-dev libboost-filesystem-dev libboost-system-dev iproute2 jq util-linux
+  libboost-iostreams-dev libboost-filesystem-dev libboost-system-dev zlib1g-dev iproute2 jq \
+  util-linux
 DEB_PACKAGES := $(DEMO_PACKAGES) libgtest-dev slurm-wlm slurm-wlm-basic-plugins munge prometheus
 deps: PACKAGES = $(DEB_PACKAGES)
 demo-deps: PACKAGES = $(DEMO_PACKAGES)

@@ -43,16 +43,24 @@ GroupComms::GroupComms(Communicator& world, const Schedule& schedule, int node_c
       used.insert(group_key(op.collective()));
   const int rank = world.rank();
   const MeshLayout mesh = mesh_layout(schedule);
+  // What this rank finds wrong with its own schedule. Every rank takes part in the agreement
+  // below before any throws, so a rank with a bad schedule never leaves the others waiting in it.
+  std::string problem;
   if (mesh.ep < 1 || mesh.tp < 1 || world.size() % (mesh.ep * mesh.tp) != 0 ||
       world.size() % (mesh.shard() * mesh.tp) != 0)
-    throw UsageError("the schedule's mesh (ep " + std::to_string(mesh.ep) + ", tp " +
-                     std::to_string(mesh.tp) + ", shard group " + std::to_string(mesh.shard()) +
-                     ") does not divide the world of " + std::to_string(world.size()) + " ranks");
+    problem = "the schedule's mesh (ep " + std::to_string(mesh.ep) + ", tp " +
+              std::to_string(mesh.tp) + ", shard group " + std::to_string(mesh.shard()) +
+              ") does not divide the world of " + std::to_string(world.size()) + " ranks";
   for (const GroupKey& key : used) {
-    if (key.kind != GroupKind::strided) continue;
-    const std::string problem = StridedGroup{key.size, key.stride}.problem(world.size());
-    if (!problem.empty()) throw UsageError("group " + group_key_label(key) + ": " + problem);
+    if (key.kind != GroupKind::strided || !problem.empty()) continue;
+    const std::string wrong = StridedGroup{key.size, key.stride}.problem(world.size());
+    if (!wrong.empty()) problem = "group " + group_key_label(key) + ": " + wrong;
   }
+  const bool another_rank_failed = agree_max && agree_max(problem.empty() ? 0.0 : 1.0) > 0;
+  if (!problem.empty()) throw UsageError(problem);
+  if (another_rank_failed)
+    throw UsageError("another rank's schedule has groups this world cannot form (its own line says "
+                     "which)");
   if (agree_max) {
     const double digest = groups_digest(used);
     if (agree_max(digest) != digest || agree_max(-digest) != -digest)

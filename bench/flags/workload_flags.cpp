@@ -77,9 +77,17 @@ void add_workload_options(CLI::App& app, WorkloadRequest& q) {
 }
 
 CLI::Option* add_trace_option(CLI::App& app, WorkloadRequest& q) {
-  return app.add_option("--trace", q.trace,
-                        "import the step of a torch.profiler Chrome trace (rank 0's for every "
-                        "rank of a symmetric job; 'dir/rank%d.trace.json': one per rank)");
+  CLI::Option* trace = app.add_option(
+      "--trace", q.trace,
+      "import the step of a torch.profiler Chrome trace (.json or .json.gz; rank 0's for every "
+      "rank of a symmetric job; 'dir/rank%d.trace.json' or a folder of *.pt.trace.json[.gz]: "
+      "one per rank)");
+  app.add_option("--trace-step", q.trace_step,
+                 "with --trace: the ProfilerStep#N to import (default: the step of median "
+                 "duration)")
+      ->check(CLI::Range(0, 1000000000))
+      ->needs(trace);
+  return trace;
 }
 
 }  // namespace collreplay

@@ -51,6 +51,8 @@ struct WorkloadRequest {
   // A torch.profiler trace (or "dir/rank%d.trace.json") to import instead of building from the
   // catalog (workloads/trace/trace_import.hpp); world 0 then means the traced world.
   std::string trace;
+  // --trace-step N: the ProfilerStep#N to import; -1: the step of median duration.
+  int trace_step = -1;
 };
 
 }  // namespace collreplay

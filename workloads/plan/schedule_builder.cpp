@@ -293,11 +293,24 @@ class Builder {
         const CommItem& c = ops.comm[idx];
         label(op, c, StreamKind::comm);
         if (c.after >= 0) op.deps.push_back(compute_index[c.after]);
+        if (const int waits = comm_named(ops, comm_index, c.after_comm); waits >= 0)
+          op.deps.push_back(waits);
+        std::sort(op.deps.begin(), op.deps.end());
         op.hides_behind = c.hides >= 0 ? compute_index[c.hides] : -1;
         op.body = c.op;
       }
       out_.ops.push_back(std::move(op));
     }
+  }
+
+  // The schedule index of the comm item named `name` (it sorts earlier: a lower priority at the
+  // same issue point); -1 for "" or one the phase does not issue (a skipped collective).
+  static int comm_named(const PhaseOps& ops, const std::vector<int>& comm_index,
+                        const std::string& name) {
+    if (name.empty()) return -1;
+    for (std::size_t k = 0; k < ops.comm.size(); ++k)
+      if (ops.comm[k].name == name) return comm_index[k];
+    return -1;
   }
 
   const ResolvedRequest& r_;

@@ -1,6 +1,11 @@
-// One traced NCCL kernel as a schedule collective: its kind from torch's "Collective name", its
-// nccl-tests size S from the element counts and dtype, its group from the process group's ranks.
+// One traced NCCL kernel as schedule collectives: the kind from torch's "Collective name", the
+// nccl-tests size S from the element counts and dtype, the group from the process group's ranks,
+// a broadcast's root, a send's or recv's peer, an uneven all_to_all_single's per-rank counts; a
+// coalesced launch (batch_isend_irecv, *_coalesced) as one op per call it holds.
 #pragma once
+#include <string>
+#include <vector>
+
 #include "workloads/schedule.hpp"
 #include "workloads/trace/trace_events.hpp"
 
@@ -8,17 +13,18 @@ namespace collreplay::trace {
 
 struct TracedGroup {
   GroupKind kind = GroupKind::world;
-  int shard_group = 0;  // shard / replicate: ranks of a shard group; 0 otherwise
+  int size = 0, stride = 1;  // strided: group_size and group_stride
 };
 
-// The process group `ranks` of a job of `world` ranks: all of them (world), a block of S
-// consecutive ranks (shard, FSDP's shard group under HSDP), or every S-th rank (replicate).
-// UsageError otherwise, naming the ranks.
-TracedGroup traced_group(const std::vector<int>& ranks, int world, const std::string& path);
+// The process group `ranks` of a job of `world` ranks: all of them (world), or any arithmetic
+// group that tiles the world as a device mesh's do (strided: consecutive ranks, stride 1, or
+// every stride-th). UsageError "<where>: ..." otherwise, naming the ranks.
+TracedGroup traced_group(const std::vector<int>& ranks, int world, const std::string& where);
 
-// UsageError for a collective replay has no op for (broadcast, send/recv, uneven all-to-all) or
-// a dtype it does not move, naming the kernel.
-CollectiveOp traced_collective(const GpuWork& kernel, int world, const std::string& path,
-                               int& shard_group);
+// The kernel's collectives, in call order. UsageError naming the kernel, its timestamp and what
+// to do for one replay cannot replay (reduce, gather, scatter, a non-arithmetic group, a dtype of
+// one byte reduced, an uneven size where even ones are needed).
+std::vector<CollectiveOp> traced_collectives(const GpuWork& kernel, int world,
+                                             const std::string& path);
 
 }  // namespace collreplay::trace

@@ -1,13 +1,17 @@
 #include "workloads/trace/trace_events.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
-#include "common/read_file.hpp"
+#include "workloads/trace/read/comm_fields.hpp"
+#include "workloads/trace/read/op_flops.hpp"
+#include "workloads/trace/read/trace_file.hpp"
 
 namespace collreplay::trace {
 namespace {
@@ -27,85 +31,91 @@ bool blocks_on_gpu(const std::string& cat, const std::string& name) {
   return cat == "cuda_runtime" &&
          (name.find("Synchronize") != std::string::npos || name == "cudaMemcpy");
 }
+bool is_p2p(const std::string& name) { return name == "send" || name == "recv"; }
+// record_param_comms events of calls that launch no NCCL work of their own (torch 2.11 records
+// "wait" for Work::wait and "init" for a new group's communicator).
+bool launches_nothing(const std::string& name) {
+  return name == "wait" || name == "init" || name == "split" || name == "abort" ||
+         name == "shrink";
+}
 
-class Reader {
- public:
-  explicit Reader(std::string path) : path_(std::move(path)) {}
+std::string at_ts(double ts_us) {
+  char text[64];
+  std::snprintf(text, sizeof text, " at ts %.3f us", ts_us);
+  return text;
+}
 
-  [[noreturn]] void fail(const std::string& what) const {
-    throw UsageError("trace '" + path_ + "': " + what);
-  }
+struct Step {
+  int n = 0;
+  double start_us = 0, dur_us = 0;
+};
 
-  // A number that torch writes as a JSON number or, in some versions, as a string.
-  std::int64_t integer(const json& args, const char* key, const std::string& kernel) const {
-    auto it = args.find(key);
-    if (it == args.end())
-      fail("collective kernel '" + kernel + "' has no '" + key + "' (profile with record_shapes)");
-    if (it->is_number_integer()) return it->get<std::int64_t>();
-    if (it->is_string()) {
-      try {
-        std::size_t used = 0;
-        const std::int64_t v = std::stoll(it->get<std::string>(), &used);
-        if (used == it->get<std::string>().size()) return v;
-      } catch (const std::exception&) {
-      }
+// ProfilerStep#N spans of the host (the GPU's copies, gpu_user_annotation, are left out).
+std::vector<Step> profiler_steps(const json& events) {
+  std::map<int, Step> steps;
+  for (const json& e : events) {
+    if (!e.is_object() || e.value("ph", "") != "X") continue;
+    const std::string name = e.value("name", ""), cat = e.value("cat", "");
+    if (name.rfind("ProfilerStep#", 0) != 0 || cat.rfind("gpu_", 0) == 0) continue;
+    int n = 0;
+    try {
+      n = std::stoi(name.substr(13));
+    } catch (const std::exception&) {
+      continue;
     }
-    fail("collective kernel '" + kernel + "': '" + key + "' is not an integer");
+    steps.emplace(n, Step{n, e.value("ts", 0.0), e.value("dur", 0.0)});
   }
+  std::vector<Step> out;
+  for (const auto& [n, s] : steps) out.push_back(s);
+  std::sort(out.begin(), out.end(),
+            [](const Step& a, const Step& b) { return a.start_us < b.start_us; });
+  return out;
+}
 
-  std::vector<int> rank_list(const std::string& text, const std::string& kernel) const {
-    std::vector<int> ranks;
-    std::string digits;
-    for (char c : text + ",") {
-      if (c >= '0' && c <= '9') {
-        digits += c;
-      } else if (c == ',' || c == ']') {
-        if (!digits.empty()) ranks.push_back(std::stoi(digits));
-        digits.clear();
-      } else if (c != '[' && c != ' ') {
-        fail("collective kernel '" + kernel + "': 'Process Group Ranks' '" + text +
-             "' is not a list of ranks");
-      }
-    }
-    return ranks;
+std::string step_list(const std::vector<Step>& steps) {
+  std::string text;
+  for (const Step& s : steps) text += (text.empty() ? "" : ", ") + std::to_string(s.n);
+  return text;
+}
+
+// The step `wanted`, or the one of median duration (the lower of two) when wanted < 0.
+Step chosen_step(const std::vector<Step>& steps, int wanted, const std::string& path) {
+  if (wanted >= 0) {
+    for (const Step& s : steps)
+      if (s.n == wanted) return s;
+    throw UsageError("trace '" + path + "' has no ProfilerStep#" + std::to_string(wanted) + " (" +
+                     (steps.empty() ? "it has no ProfilerStep: leave out --trace-step"
+                                    : "its steps: " + step_list(steps)) +
+                     ")");
   }
+  std::vector<Step> by_dur = steps;
+  std::stable_sort(by_dur.begin(), by_dur.end(),
+                   [](const Step& a, const Step& b) { return a.dur_us < b.dur_us; });
+  return by_dur[(by_dur.size() - 1) / 2];
+}
 
-  std::vector<int> group_ranks(const json& args, const std::string& kernel,
-                               const std::map<std::string, std::vector<int>>& groups,
-                               int world) const {
-    if (auto it = args.find("Process Group Ranks"); it != args.end() && it->is_string())
-      return rank_list(it->get<std::string>(), kernel);
-    if (auto it = args.find("Process Group Name"); it != args.end() && it->is_string())
-      if (auto g = groups.find(it->get<std::string>()); g != groups.end()) return g->second;
-    if (args.contains("Group size") && integer(args, "Group size", kernel) == world) {
-      std::vector<int> all(static_cast<std::size_t>(world));
-      for (int r = 0; r < world; ++r) all[static_cast<std::size_t>(r)] = r;
-      return all;
-    }
-    fail("collective kernel '" + kernel +
-         "' has no 'Process Group Ranks' (nor a process group of distributedInfo)");
+ShapedOp shaped_op(const json& e, const json& args) {
+  ShapedOp op;
+  op.name = e.value("name", "");
+  op.start_us = e.value("ts", 0.0);
+  op.end_us = op.start_us + e.value("dur", 0.0);
+  op.tid = e.value("tid", std::int64_t{0});
+  for (const json& d : args["Input Dims"]) {
+    std::vector<std::int64_t> dims;
+    if (d.is_array())
+      for (const json& x : d)
+        if (x.is_number_integer()) dims.push_back(x.get<std::int64_t>());
+    op.dims.push_back(std::move(dims));
   }
+  if (auto c = args.find("Concrete Inputs"); c != args.end() && c->is_array())
+    for (const json& x : *c) op.concrete.push_back(x.is_string() ? x.get<std::string>() : "");
+  return op;
+}
 
-  TraceCollective collective(const json& args, const std::string& kernel,
-                             const std::map<std::string, std::vector<int>>& groups,
-                             int world) const {
-    TraceCollective c;
-    auto name = args.find("Collective name");
-    if (name == args.end() || !name->is_string())
-      fail("NCCL kernel '" + kernel + "' has no 'Collective name' (profile with record_shapes)");
-    c.name = name->get<std::string>();
-    c.in_nelems = integer(args, "In msg nelems", kernel);
-    c.out_nelems = integer(args, "Out msg nelems", kernel);
-    auto dtype = args.find("dtype");
-    if (dtype == args.end() || !dtype->is_string())
-      fail("collective kernel '" + kernel + "' has no 'dtype'");
-    c.dtype = dtype->get<std::string>();
-    c.ranks = group_ranks(args, kernel, groups, world);
-    return c;
-  }
-
- private:
-  std::string path_;
+struct Launched {
+  GpuWork work;
+  const json* args = nullptr;
+  bool nccl = false;
 };
 
 }  // namespace
@@ -120,63 +130,76 @@ std::string kernel_label(const std::string& name) {
   return label;
 }
 
-TraceEvents parse_trace(const std::string& text, const std::string& path) {
-  const Reader reader(path);
+// A field of an unexpected JSON type (nlohmann throws) is bad input like any other.
+TraceEvents parse_trace(const std::string& text, const std::string& path, int step) try {
+  const std::string in_file = "trace '" + path + "'";
   const json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded()) reader.fail("not JSON (a torch.profiler export_chrome_trace file?)");
+  if (doc.is_discarded())
+    throw UsageError(in_file + ": not JSON (a torch.profiler export_chrome_trace file?)");
   if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array())
-    reader.fail("no traceEvents list");
+    throw UsageError(in_file + ": no traceEvents list");
+  const json& events = doc["traceEvents"];
   TraceEvents out;
   out.path = path;
-  std::map<std::string, std::vector<int>> groups;
+  ProcessGroups groups;
   if (auto info = doc.find("distributedInfo"); info != doc.end() && info->is_object()) {
     out.rank = info->value("rank", 0);
     out.world = info->value("world_size", 1);
     for (const json& g : info->value("pg_config", json::array()))
-      if (g.is_object() && g.contains("pg_name") && g.contains("ranks"))
+      if (g.is_object() && g.contains("pg_name") && g.contains("ranks") && g["ranks"].is_array())
         groups[g["pg_name"].get<std::string>()] = g["ranks"].get<std::vector<int>>();
   }
   if (out.world < 1 || out.rank < 0 || out.rank >= out.world)
-    reader.fail("distributedInfo has rank " + std::to_string(out.rank) + " of world " +
-                std::to_string(out.world));
+    throw UsageError(in_file + ": distributedInfo has rank " + std::to_string(out.rank) +
+                     " of world " + std::to_string(out.world));
   if (auto dev = doc.find("deviceProperties"); dev != doc.end() && dev->is_array() && !dev->empty())
     out.device = (*dev)[0].value("name", "");
 
-  // The first profiler step, when the profiler ran a schedule of several.
+  const std::vector<Step> steps = profiler_steps(events);
+  for (const Step& s : steps) out.steps.push_back(s.n);
+  const bool stepped = !steps.empty();
   double from = -std::numeric_limits<double>::infinity(), to = -from;
-  bool stepped = false;
-  for (const json& e : doc["traceEvents"]) {
-    const std::string name = e.value("name", "");
-    if (e.value("ph", "") == "X" && name.rfind("ProfilerStep#", 0) == 0 &&
-        (!stepped || e.value("ts", 0.0) < from)) {
-      from = e.value("ts", 0.0);
-      to = from + e.value("dur", 0.0);
-      stepped = true;
-    }
+  if (stepped || step >= 0) {
+    const Step s = chosen_step(steps, step, path);
+    out.step = s.n;
+    from = s.start_us;
+    to = s.start_us + s.dur_us;
   }
   auto inside = [&](double ts) { return ts >= from && ts <= to; };
 
   std::map<std::int64_t, const json*> launches;
+  std::map<std::int64_t, std::vector<std::pair<double, const json*>>> comms;  // per thread
   double first_host = std::numeric_limits<double>::infinity();
-  for (const json& e : doc["traceEvents"]) {
+  for (const json& e : events) {
     if (!e.is_object() || e.value("ph", "") != "X") continue;
     const std::string cat = e.value("cat", ""), name = e.value("name", "");
     const double ts = e.value("ts", 0.0), dur = e.value("dur", 0.0);
     if (!is_host(cat) || !inside(ts)) continue;
     first_host = std::min(first_host, ts);
-    if (is_launcher(cat) && e.contains("args") && e["args"].contains("correlation"))
-      launches[e["args"]["correlation"].get<std::int64_t>()] = &e;
+    const json* args = e.contains("args") && e["args"].is_object() ? &e["args"] : nullptr;
+    if (is_launcher(cat) && args && args->contains("correlation"))
+      launches[(*args)["correlation"].get<std::int64_t>()] = &e;
     if (blocks_on_gpu(cat, name)) out.host_waits.push_back({ts, ts + dur});
     if (cat == "user_annotation" && name.rfind("Optimizer.step", 0) == 0)
       out.optimizer.push_back({ts, ts + dur});
+    if (cat != "cpu_op" || !args) continue;
+    if (name == "record_param_comms" && args->contains("Collective name"))
+      comms[e.value("tid", std::int64_t{0})].emplace_back(ts, args);
+    if (args->contains("Input Dims") && (*args)["Input Dims"].is_array()) {
+      out.has_shapes = true;
+      if (counts_flops(name)) out.shaped_ops.push_back(shaped_op(e, *args));
+    }
   }
   out.step_start_us = stepped ? from : first_host;
 
-  for (const json& e : doc["traceEvents"]) {
+  std::vector<Launched> gpu;
+  for (const json& e : events) {
     if (!e.is_object() || e.value("ph", "") != "X" || !is_gpu_work(e.value("cat", ""))) continue;
     const std::string name = e.value("name", "");
-    const json args = e.value("args", json::object());
-    GpuWork w;
+    Launched l;
+    l.args = e.contains("args") && e["args"].is_object() ? &e["args"] : nullptr;
+    const json args = l.args ? *l.args : json::object();
+    GpuWork& w = l.work;
     w.label = kernel_label(name);
     w.start_us = e.value("ts", 0.0);
     w.dur_us = e.value("dur", 0.0);
@@ -184,27 +207,83 @@ TraceEvents parse_trace(const std::string& text, const std::string& path) {
     w.correlation = args.value("correlation", std::int64_t{-1});
     auto launch = launches.find(w.correlation);
     if (launch == launches.end()) {
-      if (stepped) continue;  // launched in another profiler step
-      reader.fail("GPU kernel '" + w.label + "' has no launch (no cuda_runtime event with " +
-                  "correlation " + std::to_string(w.correlation) + ")");
+      // Launched in another profiler step, or before the profiler started (still running when
+      // it did, ahead of every host event).
+      if (stepped || (std::isfinite(first_host) && w.start_us < first_host)) continue;
+      throw UsageError(in_file + ": GPU kernel '" + w.label + "'" + at_ts(w.start_us) +
+                       " has no launch (no cuda_runtime event with correlation " +
+                       std::to_string(w.correlation) + ")");
     }
     w.launch_us = launch->second->value("ts", 0.0);
     w.launch_end_us = w.launch_us + launch->second->value("dur", 0.0);
     w.launch_tid = launch->second->value("tid", std::int64_t{0});
-    if (args.contains("Collective name") || name.find("nccl") != std::string::npos)
-      w.collective = reader.collective(args, w.label, groups, out.world);
-    out.gpu.push_back(std::move(w));
+    l.nccl = args.contains("Collective name") || name.find("nccl") != std::string::npos;
+    gpu.push_back(std::move(l));
   }
-  if (out.gpu.empty())
-    reader.fail("no GPU kernels (profile with ProfilerActivity.CUDA)");
-  std::sort(out.gpu.begin(), out.gpu.end(), [](const GpuWork& a, const GpuWork& b) {
-    return a.launch_us != b.launch_us ? a.launch_us < b.launch_us : a.correlation < b.correlation;
+  if (gpu.empty())
+    throw UsageError(in_file + ": no GPU kernels" +
+                     (stepped ? " in ProfilerStep#" + std::to_string(out.step) : "") +
+                     " (profile with ProfilerActivity.CUDA)");
+  std::sort(gpu.begin(), gpu.end(), [](const Launched& a, const Launched& b) {
+    return a.work.launch_us != b.work.launch_us ? a.work.launch_us < b.work.launch_us
+                                                : a.work.correlation < b.work.correlation;
   });
+
+  // Each NCCL launch takes the record_param_comms events its thread recorded since the previous.
+  std::map<std::int64_t, double> last_nccl_us;
+  for (Launched& l : gpu) {
+    if (!l.nccl) continue;
+    GpuWork& w = l.work;
+    const std::string where = in_file + ": collective kernel '" + w.label + "'" + at_ts(w.start_us);
+    const auto since = last_nccl_us.find(w.launch_tid);
+    const double after = since == last_nccl_us.end() ? from : since->second;
+    last_nccl_us[w.launch_tid] = w.launch_us;
+    std::vector<TraceCollective> calls;
+    for (const auto& [ts, args] : comms[w.launch_tid])
+      if (ts > after && ts <= w.launch_us &&
+          !launches_nothing(args->value("Collective name", ""))) {
+        TraceCollective c =
+            comm_fields(*args, where + " (record_param_comms" + at_ts(ts) + ")", groups, out.world);
+        if (!is_coalesced_name(c.name)) calls.push_back(std::move(c));
+      }
+    if (l.args && l.args->contains("Collective name")) {
+      w.collective = comm_fields(*l.args, where, groups, out.world);
+      // torch 2.11 writes "Rank" (a broadcast's root, a p2p peer) on the host event only.
+      for (const TraceCollective& c : calls)
+        if (c.name == w.collective->name) {
+          if (w.collective->rank_field < 0) w.collective->rank_field = c.rank_field;
+          if (w.collective->peer < 0) w.collective->peer = c.peer;
+        }
+    } else if (!calls.empty())
+      w.collective = calls.back();  // the fields only on the host events
+    else
+      w.collective = comm_fields(json::object(), where, groups, out.world);
+    const bool all_p2p = std::all_of(calls.begin(), calls.end(),
+                                     [](const TraceCollective& c) { return is_p2p(c.name); });
+    const std::string& name = w.collective->name;
+    if (calls.size() >= 2 && (is_coalesced_name(name) || (all_p2p && is_p2p(name))))
+      w.parts = std::move(calls);
+  }
+  out.gpu.reserve(gpu.size());
+  for (Launched& l : gpu) out.gpu.push_back(std::move(l.work));
   return out;
+} catch (const nlohmann::json::exception& e) {
+  throw UsageError("trace '" + path + "': an event of an unexpected shape (" + e.what() + ")");
+} catch (const std::logic_error& e) {  // a number out of range
+  throw UsageError("trace '" + path + "': a field out of range (" + e.what() + ")");
 }
 
-TraceEvents read_trace(const std::string& path) {
-  return parse_trace(read_whole_file(path, "trace file"), path);
+int median_step(const std::string& text, const std::string& path) {
+  const json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("traceEvents") ||
+      !doc["traceEvents"].is_array())
+    throw UsageError("trace '" + path + "': not a torch.profiler trace (no traceEvents list)");
+  const std::vector<Step> steps = profiler_steps(doc["traceEvents"]);
+  return steps.empty() ? -1 : chosen_step(steps, -1, path).n;
+}
+
+TraceEvents read_trace(const std::string& path, int step) {
+  return parse_trace(read_trace_text(path), path, step);
 }
 
 }  // namespace collreplay::trace

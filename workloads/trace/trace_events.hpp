@@ -10,12 +10,19 @@
 
 namespace collreplay::trace {
 
-// An NCCL kernel's collective fields, as torch records them (record_shapes).
+// An NCCL call's fields, as torch records them on its kernel and its record_param_comms event
+// (torch/csrc/profiler/util.cpp saveNcclMeta, torch 2.4 to 2.11; read/comm_fields.hpp).
 struct TraceCollective {
-  std::string name;  // "Collective name": _allgather_base, _reduce_scatter_base, allreduce, ...
+  std::string name;  // "Collective name": _allgather_base, allreduce, barrier, send, ...
   std::int64_t in_nelems = 0, out_nelems = 0;
   std::string dtype;       // "BFloat16", "Float", ...
-  std::vector<int> ranks;  // the process group's ranks
+  std::vector<int> ranks;  // the process group's global ranks, in group order
+  // all_to_all_single: rows sent to / received from each group rank ("In/Out split size");
+  // empty when even.
+  std::vector<std::int64_t> in_splits, out_splits;
+  // "Rank": the caller's group rank; for a broadcast the root's, for a send or recv the peer's.
+  int rank_field = -1;
+  int peer = -1;  // send: "Dst Rank", recv: "Src Rank" (global); -1 when absent
 };
 
 // One kernel, memcpy or memset on the GPU, with the host call that launched it.
@@ -28,6 +35,18 @@ struct GpuWork {
   std::int64_t launch_tid = 0;   // the host thread (autograd runs backward on its own)
   std::int64_t correlation = 0;  // ties the two; orders launches made at the same instant
   std::optional<TraceCollective> collective;
+  // A coalesced launch (batch_isend_irecv, *_coalesced): the calls it holds, from the
+  // record_param_comms events its thread recorded since its previous NCCL launch; empty otherwise.
+  std::vector<TraceCollective> parts;
+};
+
+// A host op with its input shapes (record_shapes), of the kinds read/op_flops.hpp counts.
+struct ShapedOp {
+  std::string name;  // "aten::mm"
+  double start_us = 0, end_us = 0;
+  std::int64_t tid = 0;
+  std::vector<std::vector<std::int64_t>> dims;  // "Input Dims"; [] for a scalar or None
+  std::vector<std::string> concrete;            // "Concrete Inputs" ("True", "0.0", ""), if any
 };
 
 struct HostSpan {
@@ -39,9 +58,13 @@ struct TraceEvents {
   int rank = 0, world = 1;  // distributedInfo (rank 0 of 1 without one)
   std::string device;       // deviceProperties[0].name, "" when absent
   double step_start_us = 0;  // ProfilerStep#N's start, or the first host event's
+  int step = -1;             // N of the ProfilerStep#N read; -1: no ProfilerStep, the whole trace
+  std::vector<int> steps;    // every ProfilerStep#N of the trace, by start
   std::vector<GpuWork> gpu;  // in launch order
   std::vector<HostSpan> host_waits;  // host calls that block on the GPU (synchronize, cudaMemcpy)
   std::vector<HostSpan> optimizer;   // "Optimizer.step#..." annotations
+  bool has_shapes = false;           // some host op carries "Input Dims" (record_shapes)
+  std::vector<ShapedOp> shaped_ops;  // the step's GEMM and attention ops with their shapes
 };
 
 inline constexpr std::size_t kLabelChars = 64;  // sweeps/gpu/reference/trim_trace.py: LABEL_CHARS
@@ -49,10 +72,15 @@ inline constexpr std::size_t kLabelChars = 64;  // sweeps/gpu/reference/trim_tra
 // "void at::native::vectorized_elementwise_kernel<4, ...>(...)" -> "at::native::vectorized_elementwise_kernel".
 std::string kernel_label(const std::string& name);
 
-// Parses `text` (the contents of `path`). The first profiler step when the trace has several.
-// UsageError naming the file and what is missing: not JSON, no traceEvents, no GPU work, GPU work
+// Parses `text` (the contents of `path`): ProfilerStep#`step`, or with step < 0 the step of median
+// duration (the lower of two), or the whole trace when it has no ProfilerStep. UsageError naming
+// the file and what is missing: not JSON, no traceEvents, no such step, no GPU work, GPU work
 // without its launch, an NCCL kernel without its collective fields.
-TraceEvents parse_trace(const std::string& text, const std::string& path);
-TraceEvents read_trace(const std::string& path);
+TraceEvents parse_trace(const std::string& text, const std::string& path, int step = -1);
+// N of the ProfilerStep#N of median duration in `text`, -1 when it has none: what parse_trace
+// reads by default. Ranks of a job with one trace each take rank 0's, so all replay one step.
+int median_step(const std::string& text, const std::string& path);
+// The file (plain or gzip'd JSON, read/trace_file.hpp).
+TraceEvents read_trace(const std::string& path, int step = -1);
 
 }  // namespace collreplay::trace

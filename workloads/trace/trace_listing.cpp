@@ -12,19 +12,36 @@ std::string op_list(const std::vector<int>& ops) {
   return text.empty() ? "-" : text;
 }
 
+// Who else the op names: a broadcast's root, a send's or recv's peer, an all_to_allv's counts.
+std::string party(const CollectiveOp& c) {
+  if (c.kind == CollectiveKind::broadcast) return " root " + std::to_string(c.root);
+  if (is_point_to_point(c.kind) && c.peer >= 0) return " peer " + std::to_string(c.peer);
+  if (c.kind != CollectiveKind::all_to_allv) return "";
+  std::string counts;
+  for (std::size_t i = 0; i < c.send_counts.size() && i < 8; ++i)
+    counts += (i ? "," : "") + std::to_string(c.send_counts[i]);
+  if (c.send_counts.size() > 8) counts += ",...";
+  return " send [" + counts + "]";
+}
+
 }  // namespace
 
 void print_trace_listing(const TraceImport& in, std::ostream& out) {
   const Schedule& s = in.schedule;
   int collectives = 0, computes = 0;
   for (const ScheduleOp& op : s.ops) (op.is_collective() ? collectives : computes) += 1;
-  char line[320];
+  char line[2048];  // a long trace path stays on its line
+  const std::string step = in.step >= 0 ? "ProfilerStep#" + std::to_string(in.step)
+                                        : "the whole trace (no ProfilerStep)";
+  char flops[64] = "FLOPs unknown (no shapes)";
+  if (in.compute_flops)
+    std::snprintf(flops, sizeof flops, "%.4g TFLOP from traced shapes", *in.compute_flops / 1e12);
   std::snprintf(line, sizeof line,
-                "# trace %s (rank %d of %d%s%s): traced step %.2f ms; GPU compute %.2f ms, "
-                "collectives %.2f ms, host %.2f ms; %d collectives, %d compute ops\n",
-                s.model.c_str(), s.rank, s.world, in.device.empty() ? "" : ", ",
-                in.device.c_str(), in.step_us / 1e3, in.compute_us / 1e3, in.collective_us / 1e3,
-                in.host_us / 1e3, collectives, computes);
+                "# trace %s (rank %d of %d%s%s): %s; traced step %.2f ms; GPU compute %.2f ms, "
+                "collectives %.2f ms, host %.2f ms; %d collectives, %d compute ops; %s\n",
+                s.model.c_str(), s.rank, s.world, in.device.empty() ? "" : ", ", in.device.c_str(),
+                step.c_str(), in.step_us / 1e3, in.compute_us / 1e3, in.collective_us / 1e3,
+                in.host_us / 1e3, collectives, computes, flops);
   out << line;
   out << "#  op  name                 phase      what                                    "
          "traced_ms  host_ms  waits_for  hides_behind\n";
@@ -35,7 +52,7 @@ void print_trace_listing(const TraceImport& in, std::ostream& out) {
     if (op.is_collective()) {
       const CollectiveOp& c = op.collective();
       what = std::string(collective_kind_name(c.kind)) + " " + std::to_string(c.bytes) + " B " +
-             std::string(dtype_name(c.dtype)) + " " + group_label(c);
+             std::string(dtype_name(c.dtype)) + " " + group_label(c) + party(c);
     } else {
       std::uint64_t launches = 0;
       for (const KernelSlice& k : op.compute().kernels) launches += k.launches;

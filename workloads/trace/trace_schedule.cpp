@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "workloads/trace/read/op_flops.hpp"
 #include "workloads/trace/trace_collective.hpp"
 
 namespace collreplay::trace {
@@ -18,6 +19,10 @@ const char* short_kind(CollectiveKind k) {
     case CollectiveKind::all_reduce: return "ar";
     case CollectiveKind::all_to_all:
     case CollectiveKind::all_to_allv: return "a2a";
+    case CollectiveKind::broadcast: return "bc";
+    case CollectiveKind::send: return "send";
+    case CollectiveKind::recv: return "recv";
+    case CollectiveKind::send_recv: return "sr";
   }
   return "c";
 }
@@ -123,19 +128,28 @@ class Converter {
     out_.traced_us.push_back(open_us_);
   }
 
+  // One op per call the kernel holds (a coalesced launch holds several: consecutive p2p ops
+  // replay as one group, as batch_isend_irecv issued them); the kernel's time is shared by bytes.
   void add_collective(const GpuWork& w) {
-    ScheduleOp op;
-    op.body = traced_collective(w, trace_.world, trace_.path, shard_group_);
+    const std::vector<CollectiveOp> calls = traced_collectives(w, trace_.world, trace_.path);
+    std::uint64_t total_bytes = 0;
+    for (const CollectiveOp& c : calls) total_bytes += c.bytes;
     const Phase phase = phase_of(w);
-    op.name = std::string(short_kind(op.collective().kind)) + "." + short_phase(phase) + ".c" +
-              std::to_string(collectives_++);
-    op.stream = StreamKind::comm;
-    op.phase = phase;
-    op.unit = "trace";
-    if (last_compute_ >= 0) op.deps = {last_compute_};
-    collective_end_us_.emplace_back(static_cast<int>(ops().size()), w.start_us + w.dur_us);
-    ops().push_back(std::move(op));
-    out_.traced_us.push_back(w.dur_us);
+    for (const CollectiveOp& c : calls) {
+      ScheduleOp op;
+      op.body = c;
+      op.name = std::string(short_kind(c.kind)) + "." + short_phase(phase) + ".c" +
+                std::to_string(collectives_++);
+      op.stream = StreamKind::comm;
+      op.phase = phase;
+      op.unit = "trace";
+      if (last_compute_ >= 0) op.deps = {last_compute_};
+      collective_end_us_.emplace_back(static_cast<int>(ops().size()), w.start_us + w.dur_us);
+      ops().push_back(std::move(op));
+      const double share = total_bytes > 0 ? static_cast<double>(c.bytes) / total_bytes
+                                           : 1.0 / static_cast<double>(calls.size());
+      out_.traced_us.push_back(w.dur_us * share);
+    }
     out_.collective_us += w.dur_us;
   }
 
@@ -152,7 +166,6 @@ class Converter {
         break;
       }
     }
-    out_.schedule.shard_group = shard_group_;
   }
 
   std::vector<ScheduleOp>& ops() { return out_.schedule.ops; }
@@ -167,7 +180,7 @@ class Converter {
   ComputeOp open_op_;
   std::vector<int> open_deps_;
   double open_us_ = 0;
-  int segment_ = 0, collectives_ = 0, last_compute_ = -1, shard_group_ = 0;
+  int segment_ = 0, collectives_ = 0, last_compute_ = -1;
   std::map<std::int64_t, double> stream_end_us_;
   std::vector<std::pair<int, double>> collective_end_us_;
 };
@@ -180,6 +193,8 @@ TraceImport trace_to_schedule(const TraceEvents& trace, bool host_time) {
   s.plan = "trace";
   s.world = trace.world;
   s.rank = trace.rank;
+  out.step = trace.step;
+  out.compute_flops = traced_flops(trace);
   return out;
 }
 

@@ -1,5 +1,5 @@
 // A traced step as a Schedule (the one seam): every collective with its kind, size, dtype and
-// group in the order the host issued them; the GPU work between them as compute ops whose kernels
+// group in the order the host issued them (a coalesced launch: each call it holds); the GPU work between them as compute ops whose kernels
 // are timed slices of the traced GPU duration (KernelKind::timed), with the host time the job
 // spent issuing them; and the waits between the two, as the trace shows them:
 //   - a collective waits for the compute issued before it (FSDP records its copy-in and
@@ -25,6 +25,7 @@ struct TraceImport {
   Schedule schedule;
   std::vector<double> traced_us;  // per op: the GPU time the trace shows (collective: its kernel)
   std::string device;             // the GPU the trace was taken on
+  int step = -1;                  // the ProfilerStep#N imported; -1: the whole trace (none)
   double step_us = 0;             // first host event (or ProfilerStep) to the last GPU work's end
   double compute_us = 0;          // GPU time of all compute
   double collective_us = 0;       // GPU time of all collective kernels

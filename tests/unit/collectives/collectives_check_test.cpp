@@ -66,7 +66,9 @@ TEST(HostCheck, AcceptsCorrectAndCatchesCorruptedResults) {
   for (const OpSpec* op : all_ops()) {
     if (op->name() == "send") continue;  // receives nothing: nothing to check
     for (DType t : {DType::bf16, DType::f16, DType::f32}) {
-      const auto in = inputs(*op, 37, t, params);
+      // A recv's data is what its peer's send filled (recv itself sends nothing).
+      const OpSpec& filled_by = op->name() == "recv" ? find_op("send") : *op;
+      const auto in = inputs(filled_by, 37, t, params);
       for (int rank = 0; rank < kRanks; ++rank) {
         const OpLayout l = op->layout(37, kRanks, rank, params);
         const std::vector<float> expected = simulate(*op, l, in);

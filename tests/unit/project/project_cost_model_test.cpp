@@ -107,7 +107,9 @@ TEST(ProjectCostModel, NamesOfNcclAlgorithms) {
   EXPECT_EQ(a, Algo::tree);
   EXPECT_FALSE(algo_from_name("CollNetDirect", a));
   EXPECT_EQ(coll_kind_from_name("all_to_allv"), CollKind::all_to_all);
-  EXPECT_THROW(coll_kind_from_name("broadcast"), UsageError);
+  EXPECT_EQ(coll_kind_from_name("broadcast"), CollKind::broadcast);
+  EXPECT_EQ(coll_kind_from_name("sendrecv"), CollKind::point_to_point);
+  EXPECT_THROW(coll_kind_from_name("gather"), UsageError);
 }
 
 // Where a schedule's groups sit (workloads/plan/parallel/mesh.hpp): HSDP's shard group and TP

@@ -165,6 +165,8 @@ TEST(TraceRead, RefusesWhatItCannotUse) {
   expect_refused(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 3,
                   "dur": 5, "args": {"correlation": 9}}]})",
                  "no launch");
+  expect_refused(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "soon"}]})",
+                 "unexpected shape");
   EXPECT_THROW(read_trace("/nonexistent/rank0.trace.json"), UsageError);
 }
 

@@ -2,6 +2,7 @@
 // shapes (FACTS.md) and PyTorch's / Megatron's rules, at sizes that need padding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "common/errors.hpp"
@@ -53,6 +54,14 @@ TEST(Hsdp, Fsdp1PadsToTheShardGroupAndAllReducesTheShardAcrossReplicas) {
   // Right behind its reduce-scatter on the comm stream, meant to hide behind the same compute.
   EXPECT_EQ(index_of(s, "ar.layers.3"), index_of(s, "rs.layers.3") + 1);
   EXPECT_EQ(ar.hides_behind, op(s, "rs.layers.3").hides_behind);
+  // It runs on the replicate group's stream, so it must wait for its own reduce-scatter (FSDP1's
+  // reduced shard; FSDP2: all_reduce_stream.wait_stream(reduce_scatter_stream)), or it would
+  // all-reduce a shard not yet reduced, beside the reduce-scatter, and hide time real runs spend.
+  const std::vector<int>& deps = ar.deps;
+  EXPECT_NE(std::find(deps.begin(), deps.end(), index_of(s, "rs.layers.3")), deps.end());
+  const std::vector<int>& root_deps = op(s, "ar.root").deps;
+  EXPECT_NE(std::find(root_deps.begin(), root_deps.end(), index_of(s, "rs.root")),
+            root_deps.end());
   const std::uint64_t root = 2 * V * H + H;
   EXPECT_EQ(op(s, "ar.root").collective().bytes, up(root, 6) / 6 * 2);
   const ScheduleTotals t = schedule_totals(s);
@@ -75,6 +84,8 @@ TEST(Hsdp, Fsdp2PadsEveryDim0AndZero2DropsBackwardGathers) {
   EXPECT_EQ(op(s, "rs.layers.0").collective().bytes, layer * 4);
   EXPECT_EQ(op(s, "ar.layers.0").collective().bytes, layer / 6 * 4);
   EXPECT_EQ(op(s, "ar.layers.0").collective().dtype, DType::f32);
+  const std::vector<int>& deps = op(s, "ar.layers.0").deps;
+  EXPECT_NE(std::find(deps.begin(), deps.end(), index_of(s, "rs.layers.0")), deps.end());
   EXPECT_EQ(schedule_totals(s).allgathers, 29u);
 }
 

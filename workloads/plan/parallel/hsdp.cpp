@@ -18,6 +18,7 @@ void add_hsdp_allreduce(const ResolvedRequest& r, const Unit& unit, const CommIt
   c.op.group = dense_replica_group(r);
   c.op.bytes = times(numel, dtype_size_bytes(r.reduce_dtype));
   c.priority = 3;
+  c.after_comm = reduce_scatter.name;
   ops.comm.push_back(c);
 }
 

@@ -20,6 +20,10 @@ struct CommItem {
   int after = -1;      // issued once this compute item is done
   int needed_by = -1;  // this compute item waits for it
   int hides = -1;      // the compute item it is meant to overlap
+  // The name of an earlier comm item of the phase this one waits for, "" for none: HSDP's
+  // all-reduce runs on its own stream after its reduce-scatter (FSDP2 foreach_reduce:
+  // all_reduce_stream.wait_stream(reduce_scatter_stream)).
+  std::string after_comm;
   // At one issue point: critical path (MoE, TP) 0, all-gather 1, reduce-scatter 2, its
   // all-reduce across replicas 3.
   int priority = 0;

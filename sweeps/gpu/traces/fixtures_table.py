@@ -1,0 +1,94 @@
+"""The closing table of sweeps/gpu/traces/trace_fixtures.sh: per job, the traced step (what
+`replay --dry-run --trace` reports for rank 0's trace), the replayed step (replay's overlapped
+step), replayed / traced and pass when that is within 0.9-1.1; beside them the job's unprofiled
+step (traced_jobs.py's own timing: the profiler slows the host) and the fixture's files. Printed
+and written, with the commands the run made, to OUT_DIR/summary.md.
+  python3 sweeps/gpu/traces/fixtures_table.py OUT_DIR JOB...
+Exit 1 when a job has no traced or replayed step or misses the band."""
+
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from step_record import step  # noqa: E402
+
+BAND = (0.9, 1.1)
+
+
+def traced_ms(path):
+    if not os.path.exists(path):
+        return None
+    m = re.search(r"traced step ([0-9.]+) ms", open(path).read())
+    return float(m.group(1)) if m else None
+
+
+def job_record(path):
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return json.load(f)
+
+
+def fixture_files(folder):
+    if not os.path.isdir(folder):
+        return "-"
+    files = sorted(os.listdir(folder))
+    kb = sum(os.path.getsize(os.path.join(folder, f)) for f in files) / 1024
+    return f"{len(files)} files, {kb:.0f} KB"
+
+
+def fmt(x):
+    return "-" if x is None else f"{x:.1f}"
+
+
+def table(out, jobs):
+    rows = ["| job | ranks | traced step ms | replayed step ms | replayed / traced | pass (0.9-1.1) "
+            "| unprofiled step ms | fixture |", "|---|---|---|---|---|---|---|---|"]
+    ok = True
+    for job in jobs:
+        rec = job_record(os.path.join(out, "raw", f"{job}.json"))
+        t = traced_ms(os.path.join(out, "logs", f"{job}_dry_run.txt"))
+        r = step(os.path.join(out, "raw", f"{job}_replay.jsonl"))
+        rep = r["overlapped_ms"] if r else None
+        ratio = rep / t if rep and t else None
+        passed = ratio is not None and BAND[0] <= ratio <= BAND[1]
+        ok = ok and passed
+        verdict = "pass" if passed else ("FAIL" if ratio is not None else "missing")
+        rows.append(f"| {job} | {rec.get('ranks', '-')} | {fmt(t)} | {fmt(rep)} | "
+                    f"{'-' if ratio is None else f'{ratio:.2f}'} | {verdict} | "
+                    f"{fmt(rec.get('unprofiled_step_ms'))} | "
+                    f"{fixture_files(os.path.join(out, 'fixtures', job))} |")
+    return rows, ok
+
+
+def main(argv):
+    if len(argv) < 3:
+        print("usage: fixtures_table.py OUT_DIR JOB...", file=sys.stderr)
+        return 2
+    out, jobs = argv[1], argv[2:]
+    rows, ok = table(out, jobs)
+    print("\n".join(rows))
+    first = next((job_record(os.path.join(out, "raw", f"{j}.json")) for j in jobs
+                  if os.path.exists(os.path.join(out, "raw", f"{j}.json"))), {})
+    commands = os.path.join(out, "commands.sh")
+    text = ["# Trace fixtures from real torch jobs, replayed", "",
+            f"GPU: {first.get('gpu', '-')}, torch {first.get('torch', '-')}; model "
+            f"{first.get('model', '-')}, {first.get('layers', '-')} layers, micro-batch "
+            f"{first.get('micro_batch', '-')} x seq {first.get('seq', '-')}; ranks share GPU 0 as "
+            "separate NCCL hosts (loopback sockets). Fixtures: fixtures/<job>/.", "",
+            *rows, "", "Traced step: `replay --dry-run --trace` on rank 0's trace (the importer's "
+            "step); replayed: replay's overlapped step on the same ranks; unprofiled: the job's "
+            "own median step without the profiler.", "", "## Commands", "", "```"]
+    if os.path.exists(commands):
+        text += open(commands).read().rstrip("\n").split("\n")
+    text += ["```", ""]
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write("\n".join(text))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Trace fixtures from real torch jobs, on one GPU, in one call: each job of
+# sweeps/gpu/reference/traced_jobs.py (written as users write them, profiled as people take
+# traces: wait=1 warmup=1 active=3, p.step() each iteration) runs under torchrun with its ranks
+# sharing GPU 0 as separate NCCL hosts (loopback sockets); its traces are trimmed
+# (sweeps/gpu/reference/trim_trace.py) into OUT_DIR/fixtures/<job>/, listed by
+# `replay --dry-run --trace` and replayed on the GPU with the same ranks (replay --emulate-nodes N
+# --transport socket --ifname lo, as sweeps/gpu/trace_replay.sh replays its 2-rank trace).
+#   sweeps/gpu/traces/trace_fixtures.sh OUT_DIR [job...]   jobs: ddp fsdp2 hsdp pipeline moe
+# The closing table (also OUT_DIR/summary.md, with every command run): the traced step (the
+# importer's, rank 0), the replayed step (overlapped), replayed / traced, pass within 0.9-1.1.
+# The untrimmed traces stay in OUT_DIR/raw/<job>/ (gzip'd).
+# Fixtures: per-rank rank<R>.trace.json (replayed as 'DIR/rank%d.trace.json'), and moe's
+# tensorboard_trace_handler files rank<R>.<ts>.pt.trace.json.gz (replayed as the folder).
+# fsdp2 keeps its three profiled steps (the importer replays the median); the rest keep the last.
+# Needs a GPU, python3 with torch (torchrun), mpirun, and build/bin/replay (make build/bin/replay).
+# TRACE_FIXTURES_BUDGET_S (default 480) bounds the whole run: a job that cannot start with 60 s
+# left is skipped and said so; every command runs under `timeout`; a failed job is reported and
+# the rest carry on (exit 1 at the end).
+set -uo pipefail
+cd "$(dirname "$0")/../../.." || exit 2
+out=${1:?usage: trace_fixtures.sh OUT_DIR [job...]   jobs: ddp fsdp2 hsdp pipeline moe}
+shift
+jobs=("$@")
+[ ${#jobs[@]} -gt 0 ] || jobs=(ddp fsdp2 hsdp pipeline moe)
+for j in "${jobs[@]}"; do
+  case $j in ddp | fsdp2 | hsdp | pipeline | moe) ;;
+    *) echo "trace_fixtures.sh: unknown job '$j' (ddp fsdp2 hsdp pipeline moe)" >&2; exit 2 ;;
+  esac
+done
+[ -x build/bin/replay ] || { echo "trace_fixtures.sh: build/bin/replay not built (make build/bin/replay)" >&2; exit 2; }
+mkdir -p "$out/raw" "$out/fixtures" "$out/logs"
+out=$(cd "$out" && pwd)
+export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
+deadline=$((SECONDS + ${TRACE_FIXTURES_BUDGET_S:-480}))
+commands="$out/commands.sh"
+echo "# the commands trace_fixtures.sh ran, in order ($(date -u +%Y-%m-%dT%H:%M:%SZ))" >"$commands"
+status=0
+mb=1 seq=512 micro=4
+
+# logged SECONDS_CAP LOG CMD...: runs CMD under timeout (capped by what is left of the budget),
+# output to LOG, the command line to commands.sh.
+logged() {
+  local cap=$1 log=$2 left
+  shift 2
+  left=$((deadline - SECONDS))
+  [ "$left" -lt "$cap" ] && cap=$left
+  [ "$cap" -gt 5 ] || { echo "out of time budget" >"$log"; return 124; }
+  printf '%q ' "$@" >>"$commands"
+  echo >>"$commands"
+  timeout -k 10 "$cap" "$@" >"$log" 2>&1
+}
+
+ranks_of() { case $1 in hsdp) echo 4 ;; *) echo 2 ;; esac; }
+
+for job in "${jobs[@]}"; do
+  if [ $((deadline - SECONDS)) -lt 60 ]; then
+    echo "$job: skipped, under 60 s of the time budget left" | tee "$out/logs/$job.skipped"
+    status=1
+    continue
+  fi
+  ranks=$(ranks_of "$job")
+  raw="$out/raw/$job" fx="$out/fixtures/$job"
+  rm -rf "$raw" "$fx"
+  mkdir -p "$fx"
+  echo "== $job: $ranks ranks"
+  logged 150 "$out/logs/${job}_torch.log" torchrun --nproc-per-node "$ranks" \
+    --master-port $((29600 + RANDOM % 300)) sweeps/gpu/reference/traced_jobs.py --job "$job" \
+    --same-gpu --micro-batch $mb --seq $seq --micro-batches $micro --trace-dir "$raw" \
+    --record "$out/raw/$job.json" ||
+    { echo "$job: the torch job failed:"; tail -8 "$out/logs/${job}_torch.log"; status=1; continue; }
+  grep -h "^# traced job" "$out/logs/${job}_torch.log"
+  steps=1
+  [ "$job" = fsdp2 ] && steps=3
+  trimmed=0
+  for f in "$raw"/*.json "$raw"/*.json.gz; do
+    [ -e "$f" ] || continue
+    logged 60 "$out/logs/${job}_trim_$(basename "$f").log" python3 sweeps/gpu/reference/trim_trace.py \
+      --steps $steps "$f" "$fx/$(basename "$f")" ||
+      { echo "$job: trim of $f failed:"; cat "$out/logs/${job}_trim_$(basename "$f").log"; status=1; }
+    trimmed=$((trimmed + 1))
+  done
+  [ "$trimmed" = "$ranks" ] || { echo "$job: $trimmed trace files for $ranks ranks in $raw"; status=1; continue; }
+  # The untrimmed traces stay, compressed (tens of MB each as JSON), to be trimmed again.
+  gzip -f "$raw"/*.json 2>/dev/null
+  du -h "$fx"/* | sed "s/^/  /"
+  # What replay is given: the folder of tensorboard files, or each rank's file by pattern.
+  if [ -e "$fx/rank0.trace.json" ]; then
+    trace="$fx/rank%d.trace.json" listing="$fx/rank0.trace.json"
+  else
+    trace="$fx" listing="$fx"
+  fi
+  # Tokens a step (replay reads them from its flags, not from the trace): the pipeline's step
+  # is its micro-batches.
+  tokens=(--micro-batch "$mb" --seq "$seq")
+  [ "$job" = pipeline ] && tokens=(--micro-batch "$((mb * micro))" --seq "$seq")
+  logged 60 "$out/logs/${job}_dry_run.txt" build/bin/replay --dry-run --trace "$listing" "${tokens[@]}" ||
+    { echo "$job: replay --dry-run failed:"; tail -5 "$out/logs/${job}_dry_run.txt"; status=1; continue; }
+  # What the importer made of it: the collectives per step and the traced step.
+  sed -n '/^# per step per rank/,/^#   GEMM/p' "$out/logs/${job}_dry_run.txt" | sed "s/^/  /"
+  grep -h "traced step" "$out/logs/${job}_dry_run.txt" | head -3
+  # Unpinned (--bind-to none), as torchrun runs the job; each rank its own NCCL host.
+  logged 150 "$out/logs/${job}_replay.log" mpirun --allow-run-as-root -np "$ranks" --bind-to none \
+    -x NCCL_NVLS_ENABLE -x NCCL_IB_DISABLE=1 -x NCCL_SOCKET_IFNAME=lo build/bin/replay \
+    --trace "$trace" "${tokens[@]}" --gpus-per-node 1 --emulate-nodes "$ranks" \
+    --transport socket --ifname lo --steps 10 --out "$out/raw/${job}_replay.jsonl" ||
+    { echo "$job: replay failed:"; tail -8 "$out/logs/${job}_replay.log"; status=1; }
+done
+
+python3 sweeps/gpu/traces/fixtures_table.py "$out" "${jobs[@]}" || status=1
+exit $status
