@@ -130,10 +130,15 @@ nlohmann::json collective_args(const ScheduleOp& op, const std::vector<int>& mem
                          {"op", op.name},
                          {"phase", std::string(phase_name(op.phase))},
                          {"unit", op.unit}};
-  if (c.kind == CollectiveKind::broadcast) args["root"] = c.root;
+  // torch's "Rank": a broadcast's root, a send's or recv's peer, as a group rank.
+  if (c.kind == CollectiveKind::broadcast) {
+    args["root"] = c.root;
+    args["Rank"] = c.root;
+  }
   if ((c.kind == CollectiveKind::send || c.kind == CollectiveKind::recv) && c.peer >= 0 &&
       c.peer < static_cast<int>(members.size())) {
     args["peer"] = c.peer;
+    args["Rank"] = c.peer;
     args[c.kind == CollectiveKind::send ? "Dst Rank" : "Src Rank"] =
         members[static_cast<std::size_t>(c.peer)];
   }

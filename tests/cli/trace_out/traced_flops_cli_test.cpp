@@ -1,7 +1,7 @@
-// TFLOP/s and MFU of a trace without shapes are unknown: project --trace and replay --trace print
-// "-" for them (never 0.0%) and record null. (With shapes the importer counts the FLOPs;
-// tests/unit/replay/step_flops_test.cpp and tests/unit/project/project_traced_flops_test.cpp
-// show a known figure printed.)
+// TFLOP/s and MFU of a trace: with shapes (a step written by replay --trace-out carries its GEMMs
+// as aten::mm with their dims) project --trace prints both, from exactly the step's GEMM FLOPs;
+// without shapes they are unknown: project --trace and replay --trace print "-" for them (never
+// 0.0%) and record null.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -40,16 +40,60 @@ std::vector<std::string> column(const std::string& table, const std::string& nam
   return values;
 }
 
+const std::string kQuick = " --backend mpi --steps 1 --warmup 0 --compute model:a100@0.001";
+const std::string kTinyOne = " --model sweeps/models/replay-tiny.json --layers 1 --seq 32 --world 1";
+
+std::string project_args() {
+  return " --fabric eth-10g --compute model:h100@0.5 --gpus-per-node 1 --fabrics-file " +
+         (bin_dir().parent_path().parent_path() / "sweeps/fabrics.tsv").string();
+}
+
 class TracedFlopsCli : public ScratchDirTest {};
+
+TEST_F(TracedFlopsCli, ProjectPrintsTflopsAndMfuForATraceWithShapes) {
+  const std::string trace = (dir_ / "t.json").string();
+  ASSERT_EQ(run(bin("replay") + kQuick + kTinyOne + " --trace-out " + trace).exit_code, 0);
+  // The step's GEMM FLOPs, from its schedule.
+  const std::string schedule = (dir_ / "s.json").string();
+  ASSERT_EQ(run(bin("replay") + " --dry-run --backend mpi" + kTinyOne + " --save-schedule " +
+                schedule)
+                .exit_code,
+            0);
+  double flops = 0;
+  const json s = json::parse(slurp(schedule));
+  for (const json& op : s["ops"])
+    if (op.contains("compute"))
+      for (const json& g : op["compute"]["gemms"])
+        flops += 2.0 * g["m"].get<double>() * g["n"].get<double>() * g["k"].get<double>() *
+                 g["batch"].get<double>();
+  ASSERT_GT(flops, 0);
+  const std::string out = (dir_ / "p.jsonl").string();
+  const Outcome r = run(bin("project") + " --trace " + trace + " --nodes 1" + project_args() +
+                        " --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> mfu = column(r.out, "MFU"), tflops = column(r.out, "TFLOP/s");
+  ASSERT_EQ(mfu.size(), 1u) << r.out;
+  EXPECT_EQ(mfu[0].back(), '%') << r.out;
+  ASSERT_EQ(tflops.size(), 1u) << r.out;
+  EXPECT_NE(tflops[0], "-") << r.out;
+  int rows = 0;
+  for (const json& record : read_jsonl(out))
+    if (record.contains("tflops_per_gpu")) {
+      ASSERT_TRUE(record["tflops_per_gpu"].is_number()) << record.dump();
+      EXPECT_NEAR(record["tflops_per_gpu"].get<double>() * record["step_ms"].get<double>() * 1e9,
+                  flops, flops * 1e-9);
+      EXPECT_NEAR(record["mfu"].get<double>(), record["tflops_per_gpu"].get<double>() / 989.4,
+                  1e-12);
+      ++rows;
+    }
+  EXPECT_EQ(rows, 1);
+}
 
 TEST_F(TracedFlopsCli, ProjectPrintsADashForATraceWithoutShapes) {
   const std::string out = (dir_ / "p.jsonl").string();
   const Outcome r = run(bin("project") + " --seq 512 --trace " +
                         test_support::fixtures("traces", "q05_small/rank0.trace.json") +
-                        " --fabric eth-10g --compute model:h100@0.5 --nodes 1,2 "
-                        "--gpus-per-node 1 --fabrics-file " +
-                        (bin_dir().parent_path().parent_path() / "sweeps/fabrics.tsv").string() +
-                        " --out " + out);
+                        " --nodes 1,2" + project_args() + " --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find("0.0%"), std::string::npos) << r.out;
   EXPECT_EQ(column(r.out, "MFU"), (std::vector<std::string>{"-", "-"})) << r.out;
@@ -64,26 +108,33 @@ TEST_F(TracedFlopsCli, ProjectPrintsADashForATraceWithoutShapes) {
   EXPECT_EQ(rows, 2);
 }
 
-TEST_F(TracedFlopsCli, ReplayOfATraceWithoutShapesPrintsADash) {
-  // A trace without shapes: a tiny model's step written by --trace-out, replayed as a trace.
-  const std::string quick = " --backend mpi --steps 1 --warmup 0 --compute model:a100@0.001";
-  const std::string trace = (dir_ / "t.json").string();
-  const Outcome w = run(bin("replay") + quick +
-                        " --model sweeps/models/replay-tiny.json --layers 1 --seq 32 --world 1"
-                        " --trace-out " + trace);
-  ASSERT_EQ(w.exit_code, 0) << w.err;
+TEST_F(TracedFlopsCli, ReplayOfATracePrintsTheFiguresItKnows) {
+  // Without shapes (the trimmed q05 fixture): "-" and null.
   const std::string out = (dir_ / "r.jsonl").string();
-  const Outcome r = run(bin("replay") + quick + " --trace " + trace + " --out " + out);
+  const Outcome r = run(bin("replay") + kQuick + " --seq 512 --trace " +
+                        test_support::fixtures("traces", "q05_1r/rank0.trace.json") + " --out " +
+                        out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("#   - TFLOP/s per rank  mfu - (model FLOPs; compute-only -)"),
             std::string::npos)
       << r.out;
+  int steps = 0;
   for (const json& record : read_jsonl(out))
     if (record["record"] == "step") {
       EXPECT_TRUE(record["mfu"].is_null());
       EXPECT_TRUE(record["model_flops_per_step"].is_null());
       EXPECT_TRUE(record["tflops_per_rank"].is_null());
+      ++steps;
     }
+  EXPECT_EQ(steps, 1);
+  // With shapes (a step written by --trace-out): numbers.
+  const std::string trace = (dir_ / "t.json").string();
+  ASSERT_EQ(run(bin("replay") + kQuick + kTinyOne + " --trace-out " + trace).exit_code, 0);
+  const Outcome k = run(bin("replay") + kQuick + " --trace " + trace);
+  ASSERT_EQ(k.exit_code, 0) << k.err;
+  EXPECT_EQ(k.out.find("#   - TFLOP/s per rank"), std::string::npos) << k.out;
+  EXPECT_EQ(k.out.find("mfu - "), std::string::npos) << k.out;
+  EXPECT_NE(k.out.find(" TFLOP/s per rank  mfu "), std::string::npos) << k.out;
 }
 
 }  // namespace

@@ -192,10 +192,10 @@ TEST(TraceOut, TheImporterReadsItBack) {
     EXPECT_EQ(a.kind, b.kind) << i;
     EXPECT_EQ(a.bytes, b.bytes) << i;
     EXPECT_EQ(a.dtype, b.dtype) << i;
-    EXPECT_EQ(a.group, b.group) << i;
+    // The same ranks (the importer names any mesh group by its size and stride).
+    EXPECT_EQ(group_members(s, a, 1, {}), group_members(back.schedule, b, 1, {})) << i;
     EXPECT_EQ(ours[i]->phase, theirs[i]->phase) << i;
   }
-  EXPECT_EQ(back.schedule.shard_group, 2);
   // The host time the schedule paced comes back with the compute, and the optimizer's ops are
   // the optimizer's again.
   double host_us = 0;
@@ -207,6 +207,63 @@ TEST(TraceOut, TheImporterReadsItBack) {
     }
   EXPECT_NEAR(host_us, 60, 0.2);  // and a hundredth of a microsecond per launch
   EXPECT_TRUE(optimizer);
+}
+
+// Broadcast with its root, uneven all-to-all with its splits, send and recv with their peer on a
+// strided group, an all-reduce on another: each comes back as it went.
+TEST(TraceOut, EveryKindTheImporterKnowsComesBack) {
+  Schedule s = hsdp_schedule();
+  s.shard_group = 0;
+  ScheduleOp bcast = collective("bc", Phase::forward, CollectiveKind::broadcast, DType::bf16,
+                                GroupKind::world, 8192);
+  std::get<CollectiveOp>(bcast.body).root = 2;
+  ScheduleOp a2av = collective("a2av", Phase::forward, CollectiveKind::all_to_allv, DType::bf16,
+                               GroupKind::world, 2 * (1 + 2 + 3 + 4));
+  std::get<CollectiveOp>(a2av.body).send_counts = {1, 2, 3, 4};
+  std::get<CollectiveOp>(a2av.body).recv_counts = {4, 3, 2, 1};
+  auto strided = [](ScheduleOp op, int size, int stride, int peer) {
+    CollectiveOp& c = std::get<CollectiveOp>(op.body);
+    c.group_size = size;
+    c.group_stride = stride;
+    c.peer = peer;
+    return op;
+  };
+  s.ops = {bcast,
+           a2av,
+           strided(collective("send", Phase::forward, CollectiveKind::send, DType::bf16,
+                              GroupKind::strided, 4096),
+                   2, 2, 1),
+           strided(collective("recv", Phase::forward, CollectiveKind::recv, DType::bf16,
+                              GroupKind::strided, 4096),
+                   2, 2, 1),
+           strided(collective("ar", Phase::forward, CollectiveKind::all_reduce, DType::f32,
+                              GroupKind::strided, 1024),
+                   2, 1, -1),
+           compute("compute.fwd", Phase::forward, s.ops[1].compute())};
+  RankStep step;
+  step.schedule = &s;
+  step.op_start_ms = {0.0, 0.1, 0.2, 0.2, 0.3, 0.4};
+  step.op_end_ms = {0.1, 0.2, 0.3, 0.3, 0.4, 0.6};
+  const TraceOutRun run{s.model, s.plan, "nccl", "engine", 4, {}};
+  const trace::TraceImport back = trace::trace_to_schedule(
+      trace::parse_trace(rank_document(rank_trace(step), 0, run).dump(), "kinds.json"), true);
+  std::vector<CollectiveOp> theirs;
+  for (const ScheduleOp& op : back.schedule.ops)
+    if (op.is_collective()) theirs.push_back(op.collective());
+  ASSERT_EQ(theirs.size(), 5u);
+  for (std::size_t i = 0; i < theirs.size(); ++i) {
+    const CollectiveOp& a = s.ops[i].collective();
+    const CollectiveOp& b = theirs[i];
+    EXPECT_EQ(a.kind, b.kind) << i;
+    EXPECT_EQ(a.bytes, b.bytes) << i;
+    EXPECT_EQ(a.dtype, b.dtype) << i;
+    EXPECT_EQ(group_members(s, a, 0, {}), group_members(back.schedule, b, 0, {})) << i;
+  }
+  EXPECT_EQ(theirs[0].root, 2);
+  EXPECT_EQ(theirs[1].send_counts, (std::vector<std::uint64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(theirs[1].recv_counts, (std::vector<std::uint64_t>{4, 3, 2, 1}));
+  EXPECT_EQ(theirs[2].peer, 1);
+  EXPECT_EQ(theirs[3].peer, 1);
 }
 
 TEST(TraceOut, MergedFileKeepsRankZeroForTheImporter) {
