@@ -1,10 +1,37 @@
 #include "bench/replay/trace_out/trace_out.hpp"
 
+#include <zlib.h>
+
 #include "collectives/mpi/mpi_watched.hpp"
 #include "common/errors.hpp"
 #include "workloads/schedule_file.hpp"
 
 namespace collreplay {
+namespace {
+
+bool ends_with_gz(const std::string& path) {
+  return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+}
+
+// `text` as a gzip file (what tensorboard_trace_handler(use_gzip=True) writes).
+std::string gzip(const std::string& text) {
+  z_stream zs{};
+  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+                   Z_DEFAULT_STRATEGY) != Z_OK)
+    throw RuntimeError("--trace-out: zlib cannot start deflating");
+  std::string out(deflateBound(&zs, text.size()), '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  zs.avail_in = static_cast<uInt>(text.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  const int status = deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  if (status != Z_STREAM_END) throw RuntimeError("--trace-out: zlib could not deflate the trace");
+  return out;
+}
+
+}  // namespace
 
 TraceOut::TraceOut(std::string path, MPI_Comm comm, double timeout_s)
     : path_(std::move(path)), comm_(comm), timeout_s_(timeout_s) {
@@ -53,16 +80,16 @@ std::vector<std::string> TraceOut::write(const Schedule& schedule, const PassRes
     by_rank.push_back({j["events"], j["groups"]});
   }
   std::vector<std::string> written;
-  if (!per_rank_) {
-    files_[0]->append(merged_document(by_rank, run).dump());
-  } else {
-    for (std::size_t r = 0; r < files_.size(); ++r)
-      files_[r]->append(rank_document(by_rank[r], static_cast<int>(r), run).dump());
-  }
-  for (const std::unique_ptr<AtomicFile>& f : files_) {
-    f->append("\n");
-    f->commit();
-    written.push_back(f->path());
+  for (std::size_t r = 0; r < files_.size(); ++r) {
+    AtomicFile& f = *files_[r];
+    const std::string text =
+        (per_rank_ ? rank_document(by_rank[r], static_cast<int>(r), run)
+                   : merged_document(by_rank, run))
+            .dump() +
+        "\n";
+    f.append(ends_with_gz(f.path()) ? gzip(text) : text);
+    f.commit();
+    written.push_back(f.path());
   }
   return written;
 }

@@ -1,7 +1,8 @@
 // `replay --trace-out FILE`: the measured step as a Chrome trace (trace_document.hpp). Every rank
 // sends its own step (its schedule, its op times) to rank 0, which writes. Each file goes to
 // "<FILE>.partial" and is renamed over FILE once whole (common/atomic_file.hpp); a run that fails
-// leaves no file, not even a partial one.
+// leaves no file, not even a partial one. A FILE ending in ".gz" is written gzip'd, as
+// tensorboard_trace_handler(use_gzip=True) writes its traces.
 #pragma once
 #include <mpi.h>
 

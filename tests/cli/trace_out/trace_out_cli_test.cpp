@@ -177,6 +177,24 @@ TEST_F(TraceOutCli, PerRankFilesReadBackPerRank) {
   EXPECT_EQ(collectives_in(back), asked);
 }
 
+TEST_F(TraceOutCli, GzipNamesAreWrittenGzipped) {
+  const fs::path file = dir_ / "step.pt.trace.json.gz";
+  const Outcome o = run(replay() + " --backend mpi " + kTiny + " --world 1 " + kQuick +
+                        " --trace-out " + file.string());
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  const std::string bytes = slurp(file);
+  ASSERT_GE(bytes.size(), 2u);
+  EXPECT_EQ(static_cast<unsigned char>(bytes[0]), 0x1f);
+  EXPECT_EQ(static_cast<unsigned char>(bytes[1]), 0x8b);
+  const std::vector<Collective> asked = dry_run(kTiny + " --world 1");
+  const fs::path back = dir_ / "back.json";
+  ASSERT_EQ(run(replay() + " --dry-run --trace " + file.string() + " --save-schedule " +
+                back.string())
+                .exit_code,
+            0);
+  EXPECT_EQ(collectives_in(back), asked);
+}
+
 TEST_F(TraceOutCli, BadUsesExitTwoWithOneLineAndWriteNothing) {
   const std::string file = (dir_ / "x.json").string();
   const Outcome dry = run(replay() + " --dry-run " + kTiny + " --trace-out " + file);
