@@ -62,8 +62,12 @@ GroupComms::GroupComms(Communicator& world, const Schedule& schedule, int node_c
     throw UsageError("another rank's schedule has groups this world cannot form (its own line says "
                      "which)");
   if (agree_max) {
+    // Both agreements run on every rank: a rank whose digest is not the largest must still join
+    // the second one (a short-circuit || left the others waiting in it).
     const double digest = groups_digest(used);
-    if (agree_max(digest) != digest || agree_max(-digest) != -digest)
+    const double largest = agree_max(digest);
+    const double smallest = -agree_max(-digest);
+    if (largest != digest || smallest != digest)
       throw UsageError("the ranks' schedules use different sets of groups (this rank: " +
                        list(used) + "); every rank must take part in every group's split");
   }
