@@ -89,6 +89,26 @@ TEST_F(TracedFlopsCli, ProjectPrintsTflopsAndMfuForATraceWithShapes) {
   EXPECT_EQ(rows, 1);
 }
 
+// A real torch job's trace taken with record_shapes (the FSDP2 fixture).
+TEST_F(TracedFlopsCli, ProjectPrintsTflopsAndMfuForATorchTraceWithShapes) {
+  const std::string out = (dir_ / "p.jsonl").string();
+  const Outcome r = run(bin("project") + " --trace " +
+                        test_support::fixtures("traces", "torch_fsdp2/rank0.trace.json") +
+                        " --nodes 1,2" + project_args() + " --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const std::string& mfu : column(r.out, "MFU")) EXPECT_EQ(mfu.back(), '%') << r.out;
+  for (const std::string& tflops : column(r.out, "TFLOP/s")) EXPECT_NE(tflops, "-") << r.out;
+  int rows = 0;
+  for (const json& record : read_jsonl(out))
+    if (record.contains("tflops_per_gpu")) {
+      ASSERT_TRUE(record["tflops_per_gpu"].is_number() && record["mfu"].is_number());
+      EXPECT_NEAR(record["mfu"].get<double>(), record["tflops_per_gpu"].get<double>() / 989.4,
+                  1e-12);
+      ++rows;
+    }
+  EXPECT_EQ(rows, 2);
+}
+
 TEST_F(TracedFlopsCli, ProjectPrintsADashForATraceWithoutShapes) {
   const std::string out = (dir_ / "p.jsonl").string();
   const Outcome r = run(bin("project") + " --seq 512 --trace " +
