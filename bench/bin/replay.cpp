@@ -7,6 +7,7 @@
 #include "bench/replay/cli/dry_run.hpp"
 #include "bench/replay/cli/replay_cli.hpp"
 #include "bench/replay/replay_run.hpp"
+#include "common/errors.hpp"
 
 int main(int argc, char** argv) {
   return collreplay::guarded_main(argc, argv, [](int n, char** args) {
@@ -31,6 +32,10 @@ int main(int argc, char** argv) {
     // A dry run describes a GPU run unless --backend mpi asks for a host one.
     request.param_device =
         collreplay::replay_param_device(replay.backend == "mpi", replay.run);
+    if (dry_run && !replay.trace_out.empty())
+      throw collreplay::UsageError(
+          "--trace-out writes a measured step: run without --dry-run (--save-schedule writes "
+          "the schedule)");
     if (dry_run) return collreplay::run_dry_run(request, dry);
     replay.schedule_file = dry.schedule_file;
     replay.command_line.assign(args, args + n);

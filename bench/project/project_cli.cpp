@@ -13,6 +13,7 @@
 #include "bench/project/project_report.hpp"
 #include "bench/project/projection.hpp"
 #include "bench/project/validate.hpp"
+#include "workloads/trace/trace_import.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay::project {
@@ -106,6 +107,13 @@ int run_project(const ProjectOptions& o) {
   ProjectionInputs in;
   in.request = o.request;
   in.compute = parse_compute(o.compute, o.request);
+  if (!o.request.trace.empty()) {
+    // The traced world and rank 0's trace: its FLOPs per rank, whatever world is projected.
+    WorkloadRequest traced = o.request;
+    traced.world = 0;
+    traced.rank = 0;
+    in.traced_flops = trace::import_trace(traced).compute_flops;
+  }
   // The fits go out with the projection: input refused on the way (expert groups that do not
   // tile nodes) leaves its one line and nothing else.
   std::ostringstream fits;

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <ostream>
 
+#include "bench/replay/flops/step_flops.hpp"
+
 namespace collreplay::project {
 namespace {
 
@@ -149,6 +151,7 @@ json projection_json(const ProjectionRow& row, const ProjectionLabels& l,
           {"tokens_per_s", row.tokens_per_s},
           {"tokens_per_s_per_gpu", row.tokens_per_s_per_gpu},
           {"optimizer_ms", row.optimizer_ms},
+          {"tflops_per_gpu", row.tflops_per_gpu ? json(*row.tflops_per_gpu) : json(nullptr)},
           {"mfu", row.mfu ? json(*row.mfu) : json(nullptr)},
           {"algorithms", row.algorithms},
           {"tipping_point_nodes", tip ? json(*tip) : json(nullptr)},
@@ -166,9 +169,9 @@ void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLa
          "and "
          "exposed comm per step in ms\n";
   char line[320];
-  std::snprintf(line, sizeof line, "%7s %7s %10s %10s %10s %21s %10s %10s %13s %6s  %s\n", "nodes",
-                "world", "layer_comm", "layer_comp", "headroom", "[lo, hi]", "step", "exposed",
-                "tokens/s", "MFU", "algorithms");
+  std::snprintf(line, sizeof line, "%7s %7s %10s %10s %10s %21s %10s %10s %13s %8s %6s  %s\n",
+                "nodes", "world", "layer_comm", "layer_comp", "headroom", "[lo, hi]", "step",
+                "exposed", "tokens/s", "TFLOP/s", "MFU", "algorithms");
   out << line;
   for (const ProjectionRow& r : rows) {
     std::string algos;
@@ -177,10 +180,11 @@ void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLa
     const std::string band =
         "[" + fmt("%.2f", r.headroom_lo_ms) + ", " + fmt("%.2f", r.headroom_hi_ms) + "]";
     std::snprintf(line, sizeof line,
-                  "%7d %7d %10.2f %10.2f %10.2f %21s %10.1f %10.1f %13.0f %6s  %s\n", r.nodes,
+                  "%7d %7d %10.2f %10.2f %10.2f %21s %10.1f %10.1f %13.0f %8s %6s  %s\n", r.nodes,
                   r.world, r.layer_comm_ms, r.layer_compute_ms, r.headroom_ms, band.c_str(),
                   r.step_ms, r.exposed_comm_ms, r.tokens_per_s,
-                  r.mfu ? fmt("%.1f%%", *r.mfu * 100).c_str() : "-", algos.c_str());
+                  figure_text(r.tflops_per_gpu, "%.1f").c_str(),
+                  figure_text(r.mfu, "%.1f%%", 100).c_str(), algos.c_str());
     out << line;
   }
   out << "# tipping point (first node count where the median layer's headroom < 0): "

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "bench/project/model/measured_points.hpp"
+#include "bench/replay/flops/step_flops.hpp"
 #include "bench/replay/headroom.hpp"
 #include "common/dtype.hpp"
 #include "common/errors.hpp"
@@ -103,9 +104,12 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
   if (row.step_ms > 0) {
     row.tokens_per_s = static_cast<double>(s.tokens_per_step) * row.world / (row.step_ms / 1e3);
     row.tokens_per_s_per_gpu = row.tokens_per_s / row.world;
-    if (in.compute.peak_tflops)
-      row.mfu = schedule_totals(s).flops / (row.step_ms / 1e3) / (*in.compute.peak_tflops * 1e12);
   }
+  // What the hardware ran: the schedule's GEMMs, or a trace's FLOPs (unknown without shapes).
+  const StepFlops flops =
+      in.request.trace.empty() ? schedule_step_flops(s) : traced_step_flops(in.traced_flops);
+  row.tflops_per_gpu = tflops_per_s(flops.hardware, row.step_ms);
+  row.mfu = flops_utilization(flops.hardware, row.step_ms, in.compute.peak_tflops);
   return row;
 }
 

@@ -21,6 +21,9 @@ struct ProjectionInputs {
   double ratio_lo = 1, ratio_hi = 1;  // comm-time band (fit residuals)
   ComputeSource compute;
   StepTerms terms;  // what steps pay beyond bandwidth (fitted from observed throughput; else off)
+  // request.trace: the FLOPs of the traced step, counted from its shapes (TraceImport::
+  // compute_flops); nullopt without shapes: TFLOP/s and MFU are unknown.
+  std::optional<double> traced_flops;
 };
 
 struct UnitProjection {
@@ -40,6 +43,7 @@ struct ProjectionRow {
   double tokens_per_s = 0;          // the whole job
   double tokens_per_s_per_gpu = 0;  // tokens_per_s / world
   double optimizer_ms = 0;          // the optimizer step after the last reduce-scatter
+  std::optional<double> tflops_per_gpu;  // FLOPs per rank / step; unknown for a trace without shapes
   std::optional<double> mfu;
   std::map<std::string, std::string> algorithms;  // collective kind -> algorithm of its largest op
 };

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "bench/executor/collective_plan.hpp"
+#include "bench/replay/flops/step_flops.hpp"
 #include "bench/replay/graph_step.hpp"
 #include "collectives/ops/op_registry.hpp"
 #include "common/sizes.hpp"
@@ -166,8 +167,10 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
                      {"mfu_compute_only", optional_json(st.mfu_compute_only)},
                      {"hfu", optional_json(st.hfu)},
                      {"hfu_compute_only", optional_json(st.hfu_compute_only)},
-                     {"flops_per_step", m.flops_per_step},
-                     {"model_flops_per_step", m.model_flops_per_step},
+                     {"flops_per_step", optional_json(m.flops_per_step)},
+                     {"model_flops_per_step", optional_json(m.model_flops_per_step)},
+                     {"tflops_per_rank",
+                      optional_json(tflops_per_s(m.model_flops_per_step, st.overlapped_ms))},
                      {"peak_tflops", optional_json(m.peak_tflops)},
                      {"peak_source", m.peak_source},
                      {"compute_scale", m.compute_scale},
@@ -240,8 +243,9 @@ void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
                optional_text(st.compute_slowdown, "%.3f").c_str(),
                optional_text(st.tokens_per_s, "%.0f").c_str());
   std::fprintf(out,
-               "#   mfu %s (model FLOPs; compute-only %s)  hfu %s (with recompute; compute-only "
-               "%s)  peak %s TFLOP/s, %s\n",
+               "#   %s TFLOP/s per rank  mfu %s (model FLOPs; compute-only %s)  hfu %s (with "
+               "recompute; compute-only %s)  peak %s TFLOP/s, %s\n",
+               figure_text(tflops_per_s(m.model_flops_per_step, st.overlapped_ms), "%.3g").c_str(),
                optional_text(st.mfu, "%.1f%%", 100).c_str(),
                optional_text(st.mfu_compute_only, "%.1f%%", 100).c_str(),
                optional_text(st.hfu, "%.1f%%", 100).c_str(),

@@ -42,8 +42,9 @@ struct ReplayMeasurements {
   double compute_scale = 1;
   std::optional<double> peak_tflops;
   std::string peak_source;
-  double flops_per_step = 0;                  // hardware FLOPs (recompute included)
-  double model_flops_per_step = 0;            // model FLOPs (MFU's numerator)
+  // Unknown for a trace without shapes (bench/replay/flops/step_flops.hpp).
+  std::optional<double> flops_per_step;        // hardware FLOPs (recompute included)
+  std::optional<double> model_flops_per_step;  // model FLOPs (MFU's numerator)
   std::uint64_t collective_buffer_bytes = 0;  // largest over ranks
   std::uint64_t compute_buffer_bytes = 0;
   std::vector<std::string> hosts, devices;  // by rank

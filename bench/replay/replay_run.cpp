@@ -18,7 +18,6 @@
 #include "bench/compute/cpu/compute_blas.hpp"
 #include "bench/compute/compute_cublas.hpp"
 #include "bench/compute/compute_model.hpp"
-#include "bench/compute/gemm/gemm_probe.hpp"
 #include "bench/compute/cpu/host_threads.hpp"
 #include "bench/executor/executor.hpp"
 #include "bench/flags/run_flags.hpp"
@@ -29,6 +28,9 @@
 #include "bench/replay/rank_placement.hpp"
 #include "bench/replay/replay_check.hpp"
 #include "bench/replay/replay_report.hpp"
+#include "bench/replay/flops/peak.hpp"
+#include "bench/replay/flops/step_flops.hpp"
+#include "bench/replay/trace_out/trace_out.hpp"
 #include "collectives/backend.hpp"
 #include "collectives/mpi/mpi_check.hpp"
 #include "collectives/mpi/mpi_watched.hpp"
@@ -44,39 +46,17 @@
 namespace collreplay {
 namespace {
 
-constexpr double kGpuPeakTflops = 989;  // H100 / H200 SXM, bf16 dense
 constexpr double kBackstopExtraS = 5;
 
-Schedule schedule_for_rank(const ReplayOptions& options, WorkloadRequest request, int world,
-                           int rank, int ranks_per_node) {
-  if (!options.schedule_file.empty()) return load_schedule_for_rank(options.schedule_file, rank);
+ScheduleWithFlops schedule_for_rank(const ReplayOptions& options, WorkloadRequest request,
+                                    int world, int rank, int ranks_per_node) {
+  if (!options.schedule_file.empty())
+    return with_flops(load_schedule_for_rank(options.schedule_file, rank));
   request.world = world;
   request.rank = rank;
   // Measured unless given: --gpus-per-node N lays out emulated nodes on fewer hosts.
   if (!options.gpus_per_node_given) request.gpus_per_node = ranks_per_node;
-  return schedule_for_request(request);
-}
-
-struct Peak {
-  std::optional<double> tflops;
-  std::string source;
-};
-
-// Given, the modeled GPU's, the GPU default, or (host) the fastest rank's measured sgemm: MFU
-// needs a peak.
-Peak choose_peak(const ReplayOptions& options, const RunSetup& setup, ComputeEngine& engine) {
-  if (options.peak_tflops) return {options.peak_tflops, "--peak-tflops"};
-  if (setup.compute_model)
-    return {setup.compute_model->gpu.bf16_dense_tflops,
-            "modeled " + std::string(setup.compute_model->gpu.name) + " bf16 dense"};
-  if (engine.enqueues_on_device()) return {kGpuPeakTflops, "H100/H200 bf16 dense default"};
-  // One rank of a node at a time: ranks probing together share the cores and see a fraction.
-  MPI_Comm node = MPI_COMM_NULL;
-  MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  const GemmProbe probe = probe_gemm_rank_by_rank(engine, node, 1024, 3);
-  MPI_Comm_free(&node);
-  return {max_across_ranks(MPI_COMM_WORLD, probe.tflops, options.timeout_s),
-          "measured sgemm 1024^3, one rank per node at a time, fastest rank"};
+  return schedule_with_flops(request);
 }
 
 // With dilation D everything emulated ran D times slower: report undilated times.
@@ -179,13 +159,16 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& asked) {
   }
   throw_if_any_rank_has(MPI_COMM_WORLD, out_problem, timeout_s);
   ResultsFile& results = *results_file;
+  TraceOut trace_out(options.trace_out, MPI_COMM_WORLD, timeout_s);
   const RankPlacement placement = place(all_gather_identities(MPI_COMM_WORLD, "", timeout_s), rank);
   const RankPlacement nodes = emulated_placement(setup, world, rank, placement);
   // Every rank loads or builds its own schedule; a problem on any rank stops every rank alike.
-  Schedule schedule;
+  ScheduleWithFlops planned;
+  Schedule& schedule = planned.schedule;
+  const StepFlops& step_flops = planned.flops;
   std::string schedule_problem;
   try {
-    schedule = schedule_for_rank(options, request, world, rank, nodes.ranks_per_node);
+    planned = schedule_for_rank(options, request, world, rank, nodes.ranks_per_node);
     if (schedule.world != world)
       throw UsageError("the schedule is for " + std::to_string(schedule.world) +
                        " ranks, but this run has " + std::to_string(world));
@@ -240,7 +223,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& asked) {
   if (options.preflight)
     run_preflight(MPI_COMM_WORLD, *engine, comm->device_description(),
                   {options.slow_threshold, options.strict});
-  const Peak peak = choose_peak(options, setup, *engine);
+  const Peak peak = choose_peak(options.peak_tflops, setup, *engine, timeout_s);
   const double flops = schedule_totals(schedule).flops;
   // Steps to come: warm-up, then three passes of --steps (until stable: between 5 and
   // --max-steps; half the cap is the guess). The estimate is the GEMMs' time at the peak, a
@@ -289,7 +272,7 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& asked) {
   executor.warm_up();
   progress.advance(options.warmup, "warm-up (" + std::to_string(options.warmup) + " steps)");
 
-  const double model_flops_per_step = model_flops(schedule);
+  const double model_flops_per_step = step_flops.model.value_or(0);
   if (options.target_mfu > 0) {
     if (!peak.tflops) throw UsageError("--target-mfu needs --peak-tflops");
     executor.set_compute_scale(1);
@@ -308,9 +291,11 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& asked) {
   ReplayMeasurements m;
   m.schedule = &schedule;
   int passes_done = 0;
+  PassResult overlapped;  // this rank's, for --trace-out
   for (PassKind pass : {PassKind::compute_only, PassKind::comm_only, PassKind::overlapped}) {
-    m.passes[static_cast<std::size_t>(pass)] =
-        summarize(undilated(executor.run_pass(pass), setup.dilation), timeout_s);
+    const PassResult result = undilated(executor.run_pass(pass), setup.dilation);
+    if (pass == PassKind::overlapped) overlapped = result;
+    m.passes[static_cast<std::size_t>(pass)] = summarize(result, timeout_s);
     ++passes_done;
     progress.advance(
         options.warmup + passes_done * pass_steps,
@@ -328,6 +313,11 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& asked) {
   // Collective: every host's counters to rank 0, before the other ranks are done.
   std::vector<nlohmann::json> counter_records =
       finish_host_monitor(monitor.get(), MPI_COMM_WORLD, timeout_s);
+  for (const std::string& path :
+       trace_out.write(schedule, overlapped, {executor.compute_scale(), setup.compute_model,
+                                              nodes.node_color, meta.backend,
+                                              engine->description(), meta.devices}))
+    say(rank, "trace: " + path + " (each rank's median step of the overlapped pass)");
   if (rank != 0) return kExitOk;
 
   m.op_times = {slowest(pass_of(m, PassKind::compute_only).op_ms),
@@ -338,15 +328,16 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& asked) {
                             pass_of(m, PassKind::overlapped).step_ms};
   m.step =
       step_headroom(schedule, steps, m.op_times,
-                    {schedule.tokens_per_step, world, flops, model_flops_per_step, peak.tflops});
+                    {schedule.tokens_per_step, world, step_flops.hardware.value_or(0),
+                     model_flops_per_step, peak.tflops});
   m.op_headroom = op_headroom(schedule, m.op_times);
   m.units = unit_headroom(schedule, m.op_times);
   m.sanity_problems = step_sanity(m.step, kSanityTolerance);
   m.compute_scale = executor.compute_scale();
   m.peak_tflops = peak.tflops;
   m.peak_source = peak.source;
-  m.flops_per_step = flops;
-  m.model_flops_per_step = model_flops_per_step;
+  m.flops_per_step = step_flops.hardware;
+  m.model_flops_per_step = step_flops.model;
   m.collective_buffer_bytes = collective_bytes;
   m.compute_buffer_bytes = compute_bytes;
   m.hosts = meta.hosts;

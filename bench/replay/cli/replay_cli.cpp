@@ -81,6 +81,11 @@ void add_replay_options(CLI::App& app, ReplayOptions& o) {
                  "than the median by more than this "
                  "fraction is named (default 0.10)");
   app.add_option("--out", o.out, "JSON Lines results file (records: step, unit, op)");
+  app.add_option("--trace-out", o.trace_out,
+                 "write the measured step as a Chrome trace (Perfetto, chrome://tracing): per "
+                 "rank its compute and comm streams, collectives, kernels and phases; readable "
+                 "back with --trace. A path with %d: one file per rank; ending in .gz: gzip'd. "
+                 "Not with --dry-run");
   app.add_flag("-c,--check", o.check, "verify every replayed collective's data once, untimed");
   app.add_option("-G,--cudagraph", o.graph_launches,
                  "after the passes, record the comm-only step as one CUDA graph and time this "

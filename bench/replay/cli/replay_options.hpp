@@ -25,6 +25,7 @@ struct ReplayOptions {
   bool strict = false;           // preflight problems are errors (exit 6), not warnings
   double slow_threshold = 0.10;  // preflight: slower than the median GEMM by more than this
   std::string out;               // JSON Lines results file
+  std::string trace_out;         // the measured step as a Chrome trace ("%d": one file per rank)
   bool check = false;            // verify every replayed collective's data once, untimed
   int graph_launches = 0;        // -G: the comm-only step also as one CUDA graph, launched N times
   bool progress = false;         // progress on stderr even when it is not a terminal
