@@ -42,4 +42,12 @@ std::vector<CrossRankStat> gather_stats_to_root(MPI_Comm comm, std::span<const d
   return summarize_across_ranks(all, static_cast<int>(rows.size()), local.size());
 }
 
+bool same_size_on_every_rank(MPI_Comm comm, std::size_t n, double timeout_s) {
+  const double value = static_cast<double>(n);
+  // Both reductions run on every rank before either is compared.
+  const double largest = max_across_ranks(comm, value, timeout_s);
+  const double smallest = -max_across_ranks(comm, -value, timeout_s);
+  return largest == smallest;
+}
+
 }  // namespace collreplay

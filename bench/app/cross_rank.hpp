@@ -32,4 +32,7 @@ std::vector<std::vector<double>> gather_rows_to_root(MPI_Comm comm, std::span<co
 std::vector<CrossRankStat> gather_stats_to_root(MPI_Comm comm, std::span<const double> local,
                                                 double timeout_s = 0);
 
+// Whether every rank of `comm` passes the same `n` (collective: every rank must call it).
+bool same_size_on_every_rank(MPI_Comm comm, std::size_t n, double timeout_s = 0);
+
 }  // namespace collreplay

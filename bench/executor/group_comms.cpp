@@ -26,6 +26,30 @@ double groups_digest(const std::set<GroupKey>& keys) {
   return static_cast<double>(sum);
 }
 
+// What every rank of a job must issue alike, as an exact double: the number of collectives
+// outside send / recv (whose partners differ by rank) and the bytes of those whose size is the
+// same on every rank (all but all_to_allv, whose splits differ).
+struct CollectiveTally {
+  std::uint64_t calls = 0, bytes = 0;
+  double digest() const {
+    constexpr std::uint64_t kMask = (std::uint64_t{1} << 50) - 1;
+    return static_cast<double>((calls * 0x9e3779b1ULL + bytes) & kMask);
+  }
+};
+
+CollectiveTally tally(const Schedule& schedule) {
+  CollectiveTally t;
+  for (const ScheduleOp& op : schedule.ops) {
+    if (!op.is_collective()) continue;
+    const CollectiveKind k = op.collective().kind;
+    if (k == CollectiveKind::send || k == CollectiveKind::recv || k == CollectiveKind::send_recv)
+      continue;
+    ++t.calls;
+    if (k != CollectiveKind::all_to_allv) t.bytes += op.collective().bytes;
+  }
+  return t;
+}
+
 std::string list(const std::set<GroupKey>& keys) {
   std::string text;
   for (const GroupKey& k : keys) text += (text.empty() ? "" : ", ") + group_key_label(k);
@@ -70,6 +94,17 @@ GroupComms::GroupComms(Communicator& world, const Schedule& schedule, int node_c
     if (largest != digest || smallest != digest)
       throw UsageError("the ranks' schedules use different sets of groups (this rank: " +
                        list(used) + "); every rank must take part in every group's split");
+    // Ranks that issue different collectives would pair the wrong calls (wrong sizes, a hang):
+    // per-rank traces cut at different points of the job do.
+    const CollectiveTally mine = tally(schedule);
+    const double calls = mine.digest();
+    const double most = agree_max(calls);
+    const double least = -agree_max(-calls);
+    if (most != calls || least != calls)
+      throw UsageError("the ranks' schedules issue different collectives (this rank: " +
+                       std::to_string(mine.calls) + " besides send/recv, " +
+                       std::to_string(mine.bytes) + " bytes); with one trace per rank, trace "
+                       "every rank over the same step");
   }
   // std::set iterates in key order, so every rank splits in the same order. Every group but
   // node follows the schedule's layout (its gpus_per_node), so emulated nodes on one host work.

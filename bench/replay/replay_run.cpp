@@ -87,11 +87,20 @@ PassSummary summarize(const PassResult& result, double timeout_s) {
   const auto step_stats =
       gather_stats_to_root(MPI_COMM_WORLD, std::span(&my_step_ms, 1), timeout_s);
   if (!step_stats.empty()) s.rank_step_ms = step_stats[0];
-  s.op_ms = gather_stats_to_root(MPI_COMM_WORLD, result.op_ms, timeout_s);
-  // The timeline of the slowest rank: its op starts and ends within one of its steps.
   const auto steps_by_rank =
       gather_rows_to_root(MPI_COMM_WORLD, std::span(&my_step_ms, 1), timeout_s);
   for (const std::vector<double>& row : steps_by_rank) s.rank_step_ms_all.push_back(row[0]);
+  // Per-rank traces can import to op lists of different lengths (each rank's own kernels split
+  // its compute): a per-op gather needs one length, so each rank's op times then stand for its
+  // own ops and rank 0 reports its own.
+  if (!same_size_on_every_rank(MPI_COMM_WORLD, result.op_ms.size(), timeout_s)) {
+    for (double v : result.op_ms) s.op_ms.push_back({v, v, v, 0});
+    s.op_start_ms = result.op_start_ms;
+    s.op_end_ms = result.op_end_ms;
+    return s;
+  }
+  s.op_ms = gather_stats_to_root(MPI_COMM_WORLD, result.op_ms, timeout_s);
+  // The timeline of the slowest rank: its op starts and ends within one of its steps.
   const auto starts = gather_rows_to_root(MPI_COMM_WORLD, result.op_start_ms, timeout_s);
   const auto ends = gather_rows_to_root(MPI_COMM_WORLD, result.op_end_ms, timeout_s);
   if (!starts.empty()) {

@@ -83,5 +83,16 @@ TEST_F(TorchTraces, MoeUnevenAllToAllFromAGzipFolder) {
                   {"all_to_allv 1858304 B bf16 world", 1}});
 }
 
+// Per-rank traces cut at different points of the job (here rank 1's trace lacks DDP's first
+// bucket) would pair the wrong collectives: every rank refuses before the first one, exit 2.
+TEST_F(TorchTraces, RanksWithDifferentCollectivesAreRefused) {
+  const Outcome r = run(mpirun_command() + " -np 2 " + (bin_dir() / "replay").string() +
+                        " --backend mpi --compute model:h100 --steps 1 --warmup 0 --timeout 60" +
+                        " --trace " + fixture("torch_ddp/rank%d.trace.json"));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("the ranks' schedules issue different collectives"), std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace collreplay::cli_test
