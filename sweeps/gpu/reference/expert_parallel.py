@@ -65,6 +65,13 @@ class ExpertParallelMoe(nn.Module):
         self.gate = nn.Linear(c.hidden, c.experts, bias=False)
         self.experts = LocalExperts(c, self.local)
 
+    def exchange_counts(self, counts):
+        """Rows each source sends this rank's local experts, [source, local expert]: Megatron's
+        dispatcher all-gathers every rank's per-expert counts over the expert group."""
+        all_counts = counts.new_empty((self.ep, self.num_experts))
+        dist.all_gather_into_tensor(all_counts, counts, group=self.group)
+        return all_counts[:, self.first:self.first + self.local]
+
     def forward(self, x):
         b, s, h = x.shape
         x = x.reshape(-1, h)
@@ -74,9 +81,7 @@ class ExpertParallelMoe(nn.Module):
         expert_of_row = top_i.reshape(-1)
         order = torch.argsort(expert_of_row, stable=True)  # rows sorted by expert
         counts = torch.bincount(expert_of_row, minlength=self.num_experts)
-        all_counts = counts.new_empty((self.ep, self.num_experts))
-        dist.all_gather_into_tensor(all_counts, counts, group=self.group)
-        from_each = all_counts[:, self.first:self.first + self.local]  # [source, local expert]
+        from_each = self.exchange_counts(counts)  # [source, local expert]
         send = counts.view(self.ep, self.local).sum(dim=1)
         send_splits, from_each_host = send.tolist(), from_each.tolist()  # the host sync
         recv_splits = [sum(row) for row in from_each_host]

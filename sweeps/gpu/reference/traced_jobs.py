@@ -215,50 +215,21 @@ def pipeline_job(torch, dist, ctx):
 
 
 def moe_layer(torch, group, ep_rank, ep):
-    """A Mixtral-style MoE block whose experts are split over the ranks of `group`."""
+    """A Mixtral-style MoE block whose experts are split over the ranks of `group`: the
+    reference's expert-parallel block (router, uneven dispatch and combine), with the routing
+    counts exchanged as many hand-written dispatchers do, by an all_to_all_single."""
     import torch.distributed as dist
-    import torch.nn.functional as F
-    from torch import nn
 
-    from expert_parallel import AllToAll, LocalExperts
+    from expert_parallel import ExpertParallelMoe
 
-    class UnevenAllToAllMoe(nn.Module):
-        def __init__(self, c):
-            super().__init__()
-            self.top_k, self.num_experts, self.local = c.top_k, c.experts, c.experts // ep
-            self.gate = nn.Linear(c.hidden, c.experts, bias=False)
-            self.experts = LocalExperts(c, self.local)
-
-        def forward(self, x):
-            b, s, h = x.shape
-            x = x.reshape(-1, h)
-            weights = F.softmax(self.gate(x).float(), dim=-1)
-            top_w, top_i = torch.topk(weights, self.top_k, dim=-1)
-            top_w /= top_w.sum(dim=-1, keepdim=True)
-            expert_of_row = top_i.reshape(-1)
-            order = torch.argsort(expert_of_row, stable=True)  # rows grouped by expert
-            counts = torch.bincount(expert_of_row, minlength=self.num_experts)
-            # Counts first: each rank learns how many rows each source sends its local experts.
+    class UnevenAllToAllMoe(ExpertParallelMoe):
+        def exchange_counts(self, counts):
+            # Each rank receives, from every source, the counts of its own local experts.
             from_each = torch.empty_like(counts)
-            dist.all_to_all_single(from_each, counts, group=group)
-            from_each = from_each.view(ep, self.local)  # [source, local expert]
-            send_splits = counts.view(ep, self.local).sum(dim=1).tolist()
-            from_each_host = from_each.tolist()  # the host sync every dispatcher has
-            recv_splits = [sum(row) for row in from_each_host]
-            rows = AllToAll.apply(x[order // self.top_k], send_splits, recv_splits, group)
-            local_ids = torch.arange(self.local, device=x.device).repeat(ep)
-            by_expert = torch.argsort(torch.repeat_interleave(local_ids, from_each.reshape(-1)),
-                                      stable=True)
-            per_expert = [sum(row[e] for row in from_each_host) for e in range(self.local)]
-            out = self.experts(rows[by_expert], per_expert)
-            back = torch.empty_like(by_expert)
-            back[by_expert] = torch.arange(by_expert.numel(), device=x.device)
-            out = AllToAll.apply(out[back], recv_splits, send_splits, group)
-            out = out * top_w.reshape(-1)[order, None].to(out.dtype)
-            y = torch.zeros_like(x).index_add_(0, order // self.top_k, out.to(x.dtype))
-            return y.reshape(b, s, h)
+            dist.all_to_all_single(from_each, counts, group=self.group)
+            return from_each.view(self.ep, self.local)
 
-    return UnevenAllToAllMoe
+    return lambda c: UnevenAllToAllMoe(c, group, ep_rank, ep)
 
 
 def moe_job(torch, dist, ctx):
