@@ -50,6 +50,14 @@ CollectiveTally tally(const Schedule& schedule) {
   return t;
 }
 
+// Whether every rank holds `value`. Both reductions run on every rank before either is compared
+// (a short-circuit || once left the rank with the largest value waiting in the second).
+bool same_on_every_rank(const AgreeMax& agree_max, double value) {
+  const double largest = agree_max(value);
+  const double smallest = -agree_max(-value);
+  return largest == value && smallest == value;
+}
+
 std::string list(const std::set<GroupKey>& keys) {
   std::string text;
   for (const GroupKey& k : keys) text += (text.empty() ? "" : ", ") + group_key_label(k);
@@ -86,21 +94,13 @@ GroupComms::GroupComms(Communicator& world, const Schedule& schedule, int node_c
     throw UsageError("another rank's schedule has groups this world cannot form (its own line says "
                      "which)");
   if (agree_max) {
-    // Both agreements run on every rank: a rank whose digest is not the largest must still join
-    // the second one (a short-circuit || left the others waiting in it).
-    const double digest = groups_digest(used);
-    const double largest = agree_max(digest);
-    const double smallest = -agree_max(-digest);
-    if (largest != digest || smallest != digest)
+    if (!same_on_every_rank(agree_max, groups_digest(used)))
       throw UsageError("the ranks' schedules use different sets of groups (this rank: " +
                        list(used) + "); every rank must take part in every group's split");
     // Ranks that issue different collectives would pair the wrong calls (wrong sizes, a hang):
     // per-rank traces cut at different points of the job do.
     const CollectiveTally mine = tally(schedule);
-    const double calls = mine.digest();
-    const double most = agree_max(calls);
-    const double least = -agree_max(-calls);
-    if (most != calls || least != calls)
+    if (!same_on_every_rank(agree_max, mine.digest()))
       throw UsageError("the ranks' schedules issue different collectives (this rank: " +
                        std::to_string(mine.calls) + " besides send/recv, " +
                        std::to_string(mine.bytes) + " bytes); with one trace per rank, trace "
