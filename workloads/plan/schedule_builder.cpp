@@ -119,6 +119,7 @@ class Builder {
       counts.op.group = GroupKind::expert;
       counts.op.bytes = times(times(2 * static_cast<std::uint64_t>(r_.model.experts), 4),
                               static_cast<std::uint64_t>(r_.request.ep));
+      counts.host_reads_back = true;  // the split sizes, read on the host before the dispatch
       ops.comm.push_back(counts);
     }
     // Dispatch and combine move rows in their own dtypes in forward; gradients in the param dtype.
@@ -257,18 +258,25 @@ class Builder {
       return a.after != b.after ? a.after < b.after : a.priority < b.priority;
     });
     const int n = static_cast<int>(ops.compute.size());
-    std::vector<std::pair<bool, int>> order;  // (is_compute, index)
+    enum class Slot { compute, comm, read_back };  // read_back: the host waits on comm item idx
+    std::vector<std::pair<Slot, int>> order;
     std::size_t next = 0;
     for (int i = -1; i < n; ++i) {
-      if (i >= 0) order.emplace_back(true, i);
-      while (next < ops.comm.size() && ops.comm[next].after == i)
-        order.emplace_back(false, static_cast<int>(next++));
+      if (i >= 0) order.emplace_back(Slot::compute, i);
+      for (; next < ops.comm.size() && ops.comm[next].after == i; ++next) {
+        order.emplace_back(Slot::comm, static_cast<int>(next));
+        if (ops.comm[next].host_reads_back)
+          order.emplace_back(Slot::read_back, static_cast<int>(next));
+      }
     }
     const int base = static_cast<int>(out_.ops.size());
     std::vector<int> compute_index(n), comm_index(ops.comm.size());
-    for (std::size_t pos = 0; pos < order.size(); ++pos)
-      (order[pos].first ? compute_index[order[pos].second] : comm_index[order[pos].second]) =
-          base + static_cast<int>(pos);
+    for (std::size_t pos = 0; pos < order.size(); ++pos) {
+      const auto [slot, idx] = order[pos];
+      if (slot != Slot::read_back)
+        (slot == Slot::compute ? compute_index[idx] : comm_index[idx]) =
+            base + static_cast<int>(pos);
+    }
     // Compute and comm items carry the same labels under the same names.
     auto label = [](ScheduleOp& op, const auto& item, StreamKind stream) {
       op.name = item.name;
@@ -277,18 +285,31 @@ class Builder {
       op.unit = item.unit;
       op.layer = item.layer;
     };
-    for (const auto& [is_compute, idx] : order) {
+    const auto per_launch_us = [&](Phase phase) {
+      return phase == Phase::forward ? r_.host_time.forward_us : r_.host_time.backward_us;
+    };
+    for (const auto& [slot, idx] : order) {
       ScheduleOp op;
-      if (is_compute) {
+      if (slot == Slot::compute) {
         const ComputeItem& c = ops.compute[idx];
         label(op, c, StreamKind::compute);
         for (std::size_t k = 0; k < ops.comm.size(); ++k)
           if (ops.comm[k].needed_by == idx) op.deps.push_back(comm_index[k]);
         std::sort(op.deps.begin(), op.deps.end());
-        const double per_launch_us = c.phase == Phase::forward ? r_.host_time.forward_us
-                                                               : r_.host_time.backward_us;
         op.body = ComputeOp{r_.param_dtype, c.work.gemms, c.work.kernels,
-                            static_cast<double>(c.work.launches()) * per_launch_us};
+                            static_cast<double>(c.work.launches()) * per_launch_us(c.phase)};
+      } else if (slot == Slot::read_back) {
+        const CommItem& c = ops.comm[idx];
+        label(op, c, StreamKind::compute);
+        op.name = "host_sync." + c.name;
+        op.deps.push_back(comm_index[idx]);
+        Work w;
+        KernelSlice k;
+        k.kind = KernelKind::sync;
+        k.label = c.name + ": result read on the host (.tolist()): host waits";
+        w.add_kernel(std::move(k));
+        op.body = ComputeOp{r_.param_dtype, {}, w.kernels,
+                            static_cast<double>(w.launches()) * per_launch_us(c.phase)};
       } else {
         const CommItem& c = ops.comm[idx];
         label(op, c, StreamKind::comm);

@@ -97,6 +97,37 @@ TEST(WorkloadsSchedule, MixtralExpertParallelCounts) {
   EXPECT_EQ(t.alltoalls, 0u);
 }
 
+// Megatron's dispatcher (and the reference) read the gathered counts on the host (.tolist())
+// for the all-to-all's split sizes: the host waits for the gather before it issues the dispatch.
+TEST(WorkloadsSchedule, RoutingCountsReadOnTheHostBeforeDispatch) {
+  WorkloadRequest q = request("mixtral-8x7b", 2);
+  q.ep = 2;
+  q.layers = 2;
+  const Schedule s = build_schedule(q);
+  for (const std::string phase : {"fwd", "recompute"}) {
+    const std::string counts = "ag.counts." + phase + ".layers.1";
+    int at_counts = -1, at_sync = -1, at_dispatch = -1;
+    for (std::size_t i = 0; i < s.ops.size(); ++i) {
+      if (s.ops[i].name == counts) at_counts = static_cast<int>(i);
+      if (s.ops[i].name == "host_sync." + counts) at_sync = static_cast<int>(i);
+      if (s.ops[i].name == "a2a.dispatch." + phase + ".layers.1") at_dispatch = static_cast<int>(i);
+    }
+    ASSERT_GE(at_counts, 0) << phase;
+    ASSERT_EQ(at_sync, at_counts + 1) << phase;  // right after the gather, before the dispatch
+    EXPECT_GT(at_dispatch, at_sync) << phase;
+    const ScheduleOp& sync = s.ops[at_sync];
+    EXPECT_EQ(sync.stream, StreamKind::compute);
+    EXPECT_EQ(sync.deps, std::vector<int>{at_counts});
+    ASSERT_EQ(sync.compute().kernels.size(), 1u);
+    EXPECT_EQ(sync.compute().kernels[0].kind, KernelKind::sync);
+    EXPECT_TRUE(sync.compute().gemms.empty());
+  }
+  // Backward knows its splits from forward: no gather, no read-back.
+  for (const ScheduleOp& o : s.ops) {
+    if (o.phase == Phase::backward) EXPECT_EQ(o.name.find("counts"), std::string::npos) << o.name;
+  }
+}
+
 TEST(WorkloadsSchedule, DependenciesAndOverlapTargets) {
   for (const std::string wrap : {"block", "submodule", "size"}) {
     WorkloadRequest q = request("mixtral-8x7b", 16, "fsdp2", wrap);

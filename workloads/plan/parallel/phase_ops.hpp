@@ -24,6 +24,10 @@ struct CommItem {
   // all-reduce runs on its own stream after its reduce-scatter (FSDP2 foreach_reduce:
   // all_reduce_stream.wait_stream(reduce_scatter_stream)).
   std::string after_comm;
+  // The host reads the result back before it issues anything more (the routing counts' .tolist()
+  // for the all-to-all's split sizes): the compute stream waits for it and the host for the
+  // compute stream, as torch's current stream waits on the collective and .tolist() syncs it.
+  bool host_reads_back = false;
   // At one issue point: critical path (MoE, TP) 0, all-gather 1, reduce-scatter 2, its
   // all-reduce across replicas 3.
   int priority = 0;
