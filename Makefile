@@ -155,12 +155,14 @@ $(MODEL_CATALOG_OBJ): $(MODEL_CATALOG_CPP) $(FLAGS_STAMP)
 $(BUILD)/libcollreplay.a: $(MODEL_CATALOG_OBJ)
 
 # Debian packages the suite needs; installed only when missing (apt-get needs root or sudo).
-# The demo's share: no GoogleTest, Slurm or Prometheus (tests and sweeps --slurm use them).
+# The demo's share: no GoogleTest, Slurm, Prometheus or python3 (tests and sweeps --slurm use
+# them; python3 runs the trace-trimming tool's tests).
 DEMO_PACKAGES := g++ make openmpi-bin libopenmpi-dev libucx0 libbenchmark-dev \
   libcli11-dev nlohmann-json3-dev libopenblas-dev gnuplot-nox libgnuplot-iostream-dev \
   libboost-iostreams-dev libboost-filesystem-dev libboost-system-dev zlib1g-dev iproute2 jq \
   util-linux
-DEB_PACKAGES := $(DEMO_PACKAGES) libgtest-dev slurm-wlm slurm-wlm-basic-plugins munge prometheus
+DEB_PACKAGES := $(DEMO_PACKAGES) libgtest-dev slurm-wlm slurm-wlm-basic-plugins munge prometheus \
+  python3
 deps: PACKAGES = $(DEB_PACKAGES)
 demo-deps: PACKAGES = $(DEMO_PACKAGES)
 # `make deps` fails when a package cannot be installed; the demo says which it could not install

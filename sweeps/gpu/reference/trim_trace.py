@@ -17,7 +17,16 @@ the last --steps profiler steps (default 1), and of their events only
   - distributedInfo (rank, world, process groups), the GPU's name, the thread/process names.
 
 The result is still a Chrome trace and imports to the same schedule as the untrimmed file.
-  python3 sweeps/gpu/reference/trim_trace.py [--steps N] IN OUT
+  python3 sweeps/gpu/reference/trim_trace.py [--steps N | --step N ...] IN OUT
+  python3 sweeps/gpu/reference/trim_trace.py [--steps N] --ranks OUT_DIR IN...
+  python3 sweeps/gpu/reference/trim_trace.py --list IN...
+Steps are ProfilerStep#N spans of the host, whatever their category (torch writes them as
+user_annotation or cpu_op), kept in the output as user_annotation. By default the last --steps
+steps that launched GPU work (the schedule's last ProfilerStep can be an empty span); --step picks
+them by number. --ranks trims the per-rank traces of one job over the same step numbers (the last
+--steps that every rank holds with GPU work), writes each as OUT_DIR/<its name>, and says whether
+the ranks' steps issue the same collectives (a replay of per-rank traces needs them to). --list
+prints each trace's steps: duration, GPU launches, and the collectives launched in it.
 IN may be gzip'd (read by its magic bytes); OUT is gzip'd when its name ends in .gz. Python
 standard library only. Bad input: one line on stderr and exit 2."""
 
@@ -61,13 +70,60 @@ def is_nccl(e):
     return "nccl" in e.get("name", "").lower() or "Collective name" in e.get("args", {})
 
 
-def step_windows(events, steps):
-    """[(start, end)] of the last `steps` ProfilerStep#N spans; None when there is none."""
-    spans = sorted((e for e in events if e.get("name", "").startswith("ProfilerStep#")),
-                   key=lambda e: e["ts"])
-    if not spans:
-        return None
-    return [(e["ts"], e["ts"] + e.get("dur", 0)) for e in spans[-steps:]]
+def profiler_steps(events):
+    """{N: (start, end)} of the host's ProfilerStep#N spans of positive duration (the GPU's
+    copies, gpu_user_annotation, left out)."""
+    steps = {}
+    for e in events:
+        name = e.get("name", "")
+        if not name.startswith("ProfilerStep#") or e.get("cat", "").startswith("gpu_"):
+            continue
+        try:
+            n = int(name[len("ProfilerStep#"):])
+        except ValueError:
+            continue
+        if e.get("dur", 0) > 0:
+            steps[n] = (e["ts"], e["ts"] + e["dur"])
+    return steps
+
+
+def launches_by_correlation(events):
+    return {e["args"]["correlation"]: e for e in events
+            if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})}
+
+
+def step_contents(events, steps):
+    """{N: (GPU launches, [collective signature])} of each step: the kernels whose host launch
+    falls in the step, and of those the NCCL ones as (name, input elements, group)."""
+    launches = launches_by_correlation(events)
+    found = {n: [0, []] for n in steps}
+    for e in sorted((e for e in events if e.get("cat") in GPU_CATS), key=lambda e: e["ts"]):
+        args = e.get("args", {})
+        launch = launches.get(args.get("correlation"))
+        if launch is None:
+            continue
+        for n, (lo, hi) in steps.items():
+            if lo <= launch["ts"] <= hi:
+                found[n][0] += 1
+                if is_nccl(e):
+                    found[n][1].append((args.get("Collective name", label(e["name"])),
+                                        args.get("In msg nelems"),
+                                        args.get("Process Group Name", args.get("Group size"))))
+                break
+    return {n: (count, comms) for n, (count, comms) in found.items()}
+
+
+def pick_steps(steps, contents, count, numbers=None):
+    """The step numbers kept: `numbers` when given (each must exist), else the last `count` that
+    launched GPU work."""
+    if numbers:
+        missing = [n for n in numbers if n not in steps]
+        if missing:
+            raise ValueError(f"no ProfilerStep#{missing[0]} (its steps: "
+                             f"{', '.join(map(str, sorted(steps))) or 'none'})")
+        return sorted(numbers)
+    busy = [n for n in sorted(steps, key=lambda n: steps[n][0]) if contents[n][0] > 0]
+    return busy[-count:]
 
 
 def copy(e, args):
@@ -75,16 +131,26 @@ def copy(e, args):
                 ts=e["ts"], dur=e.get("dur", 0), args=args)
 
 
-def trim(trace, steps=1):
-    events = [e for e in trace.get("traceEvents", []) if e.get("ph") == "X" and "ts" in e]
-    windows = step_windows(events, steps)
+def host_events(trace):
+    return [e for e in trace.get("traceEvents", []) if e.get("ph") == "X" and "ts" in e]
+
+
+def trim(trace, steps=1, numbers=None):
+    """The trimmed trace over the chosen steps (all of it when it has no ProfilerStep)."""
+    events = host_events(trace)
+    spans = profiler_steps(events)
+    kept_steps = pick_steps(spans, step_contents(events, spans), steps, numbers) if spans else []
+    if spans and not kept_steps:
+        raise ValueError("none of its ProfilerStep spans launched GPU work")
+    windows = [spans[n] for n in kept_steps] or None
 
     def inside(ts):
         return windows is None or any(lo <= ts <= hi for lo, hi in windows)
 
-    launches = {e["args"]["correlation"]: e for e in events
-                if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})}
-    kept = []
+    launches = launches_by_correlation(events)
+    kept = [dict(copy(e, {}), cat="user_annotation") for e in events
+            if e.get("name") in {f"ProfilerStep#{n}" for n in kept_steps}
+            and not e.get("cat", "").startswith("gpu_")]
     for e in events:
         if e.get("cat") not in GPU_CATS:
             continue
@@ -110,6 +176,8 @@ def trim(trace, steps=1):
             kept.append(copy(e, dict(args)))
         elif e.get("cat") == "cpu_op" and FLOP_OPS.match(name):
             kept.append(copy(e, {k: args[k] for k in SHAPE_KEYS if k in args}))
+        elif e.get("name", "").startswith("ProfilerStep#"):
+            continue  # the kept steps' spans are in already
         elif is_sync(e) or e.get("cat") == "user_annotation" or id(e) in firsts:
             kept.append(copy(e, {}))
     out = {"schemaVersion": trace.get("schemaVersion", 1)}
@@ -143,30 +211,98 @@ def write_trace(path, trace):
     os.replace(tmp, path)
 
 
-def main(argv):
-    p = argparse.ArgumentParser(prog="trim_trace.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("--steps", type=int, default=1, help="keep the last N ProfilerStep#s")
-    p.add_argument("input")
-    p.add_argument("output")
+def readable(path):
     try:
-        a = p.parse_args(argv[1:])
+        trace = read_trace(path)
+    except (OSError, ValueError, EOFError) as e:
+        raise ValueError(f"cannot read '{path}' as JSON (or gzip'd JSON): {e}") from e
+    if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
+        raise ValueError(f"'{path}' has no traceEvents list")
+    return trace
+
+
+def contents_of(trace):
+    events = host_events(trace)
+    spans = profiler_steps(events)
+    return spans, step_contents(events, spans)
+
+
+def list_steps(paths):
+    for path in paths:
+        spans, contents = contents_of(readable(path))
+        print(f"{path}: {len(spans)} ProfilerStep spans")
+        for n in sorted(spans, key=lambda n: spans[n][0]):
+            count, comms = contents[n]
+            kinds = ", ".join(f"{c[0]} {c[1]}" for c in comms)
+            print(f"  ProfilerStep#{n}: {(spans[n][1] - spans[n][0]) / 1e3:.1f} ms, {count} GPU "
+                  f"launches, {len(comms)} collectives: {kinds or '-'}")
+
+
+def trim_ranks(paths, out_dir, steps):
+    """Each rank's trace over the last `steps` step numbers every rank holds with GPU work."""
+    traces = [readable(p) for p in paths]
+    per_rank = [contents_of(t) for t in traces]
+    common = None
+    for spans, contents in per_rank:
+        busy = {n for n in spans if contents[n][0] > 0}
+        common = busy if common is None else common & busy
+    if not common:
+        raise ValueError("the traces share no ProfilerStep number with GPU work on every rank")
+    numbers = sorted(common)[-steps:]
+    signatures = [[c for n in numbers for c in contents[n][1]] for _, contents in per_rank]
+    os.makedirs(out_dir, exist_ok=True)
+    for path, trace in zip(paths, traces):
+        write_trace(os.path.join(out_dir, os.path.basename(path)), trim(trace, steps, numbers))
+    same = all(s == signatures[0] for s in signatures)
+    print(f"trimmed {len(paths)} traces over ProfilerStep#{', #'.join(map(str, numbers))}: "
+          f"{len(signatures[0])} collectives on rank 0, "
+          + ("the same on every rank" if same else
+             "NOT the same on every rank: " + "; ".join(
+                 f"{os.path.basename(p)} {len(s)}" for p, s in zip(paths, signatures))))
+    return 0 if same else 1
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """A usage error is one line (exit 2), as every tool of the suite says it."""
+
+    def error(self, message):
+        print(f"trim_trace.py: {message} (see --help)", file=sys.stderr)
+        sys.exit(2)
+
+
+def main(argv):
+    p = OneLineParser(prog="trim_trace.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("--steps", type=int, default=1,
+                   help="keep the last N ProfilerStep#s that launched GPU work")
+    p.add_argument("--step", type=int, action="append", default=[],
+                   help="keep ProfilerStep#N (repeat for several)")
+    p.add_argument("--ranks", metavar="OUT_DIR", default="",
+                   help="trim the per-rank traces of one job over the same steps into OUT_DIR")
+    p.add_argument("--list", action="store_true", help="print each trace's steps")
+    p.add_argument("paths", nargs="+", metavar="IN [OUT]")
+    try:
+        a = p.parse_intermixed_args(argv[1:])
     except SystemExit as e:
         return 0 if e.code == 0 else 2
-    if a.steps <= 0:
-        print("trim_trace.py: --steps must be positive", file=sys.stderr)
-        return 2
     try:
-        trace = read_trace(a.input)
-    except (OSError, ValueError, EOFError) as e:
-        print(f"trim_trace.py: cannot read '{a.input}' as JSON (or gzip'd JSON): {e}", file=sys.stderr)
+        if a.steps <= 0:
+            raise ValueError("--steps must be positive")
+        if a.list:
+            list_steps(a.paths)
+            return 0
+        if a.ranks:
+            if a.step:
+                raise ValueError("--ranks picks the steps the ranks share: leave out --step")
+            return trim_ranks(a.paths, a.ranks, a.steps)
+        if len(a.paths) != 2:
+            raise ValueError("expected IN OUT (or --ranks OUT_DIR IN..., or --list IN...)")
+        trace = readable(a.paths[0])
+        write_trace(a.paths[1], trim(trace, a.steps, a.step))
+    except ValueError as e:
+        print(f"trim_trace.py: {e}", file=sys.stderr)
         return 2
-    if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
-        print(f"trim_trace.py: '{a.input}' has no traceEvents list", file=sys.stderr)
-        return 2
-    try:
-        write_trace(a.output, trim(trace, a.steps))
     except OSError as e:
-        print(f"trim_trace.py: cannot write '{a.output}': {e}", file=sys.stderr)
+        print(f"trim_trace.py: cannot write: {e}", file=sys.stderr)
         return 2
     return 0
 

@@ -12,7 +12,9 @@
 # The untrimmed traces stay in OUT_DIR/raw/<job>/ (gzip'd).
 # Fixtures: per-rank rank<R>.trace.json (replayed as 'DIR/rank%d.trace.json'), and moe's
 # tensorboard_trace_handler files rank<R>.<ts>.pt.trace.json.gz (replayed as the folder).
-# fsdp2 keeps its three profiled steps (the importer replays the median); the rest keep the last.
+# Every rank of a job is cut over the same ProfilerStep numbers (trim_trace.py --ranks): fsdp2
+# keeps its three profiled steps (the importer replays the median), the rest the last busy one;
+# OUT_DIR/logs/<job>_steps.txt lists each raw trace's steps and their collectives.
 # Needs a GPU, python3 with torch (torchrun), mpirun, and build/bin/replay (make build/bin/replay).
 # TRACE_FIXTURES_BUDGET_S (default 480) bounds the whole run: a job that cannot start with 60 s
 # left is skipped and said so; every command runs under `timeout`; a failed job is reported and
@@ -72,15 +74,17 @@ for job in "${jobs[@]}"; do
   grep -h "^# traced job" "$out/logs/${job}_torch.log"
   steps=1
   [ "$job" = fsdp2 ] && steps=3
-  trimmed=0
-  for f in "$raw"/*.json "$raw"/*.json.gz; do
-    [ -e "$f" ] || continue
-    logged 60 "$out/logs/${job}_trim_$(basename "$f").log" python3 sweeps/gpu/reference/trim_trace.py \
-      --steps $steps "$f" "$fx/$(basename "$f")" ||
-      { echo "$job: trim of $f failed:"; cat "$out/logs/${job}_trim_$(basename "$f").log"; status=1; }
-    trimmed=$((trimmed + 1))
-  done
-  [ "$trimmed" = "$ranks" ] || { echo "$job: $trimmed trace files for $ranks ranks in $raw"; status=1; continue; }
+  raws=()
+  for f in "$raw"/*.json "$raw"/*.json.gz; do [ -e "$f" ] && raws+=("$f"); done
+  [ ${#raws[@]} = "$ranks" ] || { echo "$job: ${#raws[@]} trace files for $ranks ranks in $raw"; status=1; continue; }
+  # Each rank's steps as torch wrote them, then every rank cut over the same step numbers.
+  logged 120 "$out/logs/${job}_steps.txt" python3 sweeps/gpu/reference/trim_trace.py --list "${raws[@]}"
+  sed "s/^/  /" "$out/logs/${job}_steps.txt" | cut -c1-160
+  logged 180 "$out/logs/${job}_trim.log" python3 sweeps/gpu/reference/trim_trace.py --steps $steps \
+    --ranks "$fx" "${raws[@]}"
+  trimmed=$?
+  sed "s/^/  /" "$out/logs/${job}_trim.log"
+  [ $trimmed = 0 ] || { echo "$job: not replayed (the trim failed or the ranks' steps differ)"; status=1; continue; }
   # The untrimmed traces stay, compressed (tens of MB each as JSON), to be trimmed again.
   gzip -f "$raw"/*.json 2>/dev/null
   du -h "$fx"/* | sed "s/^/  /"
