@@ -8,7 +8,7 @@
 #     (the reference's --same-gpu; replay's --emulate-nodes 2), so NCCL talks over loopback
 #     sockets, as tests/fixtures/traces/q05_small was taken. Each rank replays its own trace.
 # Columns: the traced step (the profiled step in the trace: first host event to the last GPU
-# work), the reference's unprofiled step (its step record; the profiler slows the host), the
+# work, less what its first work stood queued behind the previous step's), the reference's unprofiled step (its step record; the profiler slows the host), the
 # replayed overlapped step, and replayed / traced.
 # Needs a GPU, python3 with torch (torchrun) and `make` having built build/bin/replay.
 set -uo pipefail

@@ -27,9 +27,11 @@ bool is_host(const std::string& cat) {
          cat == "python_function";
 }
 // Host calls that return only when the GPU has caught up: their time is the GPU's, not the host's.
+// cudaMemcpyAsync too: a copy to or from pageable memory (.tolist(), .item(), .cpu()) returns
+// when it is done; one that only queues returns in microseconds, so counting it costs nothing.
 bool blocks_on_gpu(const std::string& cat, const std::string& name) {
-  return cat == "cuda_runtime" &&
-         (name.find("Synchronize") != std::string::npos || name == "cudaMemcpy");
+  return cat == "cuda_runtime" && (name.find("Synchronize") != std::string::npos ||
+                                   name == "cudaMemcpy" || name == "cudaMemcpyAsync");
 }
 bool is_p2p(const std::string& name) { return name == "send" || name == "recv"; }
 // record_param_comms events of calls that launch no NCCL work of their own (torch 2.11 records

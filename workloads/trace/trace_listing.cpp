@@ -37,10 +37,12 @@ void print_trace_listing(const TraceImport& in, std::ostream& out) {
   if (in.compute_flops)
     std::snprintf(flops, sizeof flops, "%.4g TFLOP from traced shapes", *in.compute_flops / 1e12);
   std::snprintf(line, sizeof line,
-                "# trace %s (rank %d of %d%s%s): %s; traced step %.2f ms; GPU compute %.2f ms, "
-                "collectives %.2f ms, host %.2f ms; %d collectives, %d compute ops; %s\n",
+                "# trace %s (rank %d of %d%s%s): %s; traced step %.2f ms (after %.2f ms waiting "
+                "for the previous step's GPU work); GPU compute %.2f ms, collectives %.2f ms, "
+                "host %.2f ms; %d collectives, %d compute ops; %s\n",
                 s.model.c_str(), s.rank, s.world, in.device.empty() ? "" : ", ", in.device.c_str(),
-                step.c_str(), in.step_us / 1e3, in.compute_us / 1e3, in.collective_us / 1e3,
+                step.c_str(), in.step_us / 1e3, in.queued_us / 1e3, in.compute_us / 1e3,
+                in.collective_us / 1e3,
                 in.host_us / 1e3, collectives, computes, flops);
   out << line;
   out << "#  op  name                 phase      what                                    "

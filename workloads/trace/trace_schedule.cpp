@@ -1,6 +1,8 @@
 #include "workloads/trace/trace_schedule.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 
 #include "workloads/trace/read/op_flops.hpp"
@@ -36,7 +38,20 @@ class Converter {
   }
 
   TraceImport run() {
+    std::vector<HostSpan> waits = trace_.host_waits;
+    std::sort(waits.begin(), waits.end(),
+              [](const HostSpan& a, const HostSpan& b) { return a.start_us < b.start_us; });
+    std::size_t next_wait = 0;
+    double last_launch_us = -std::numeric_limits<double>::infinity();
     for (const GpuWork& w : trace_.gpu) {
+      // The host stood blocked on the GPU between two launches (.item(), .tolist(), a
+      // synchronize): replay waits there too. Waits before the first launch held the step up
+      // for the previous one's work (queued_us), not for its own.
+      for (; next_wait < waits.size() && waits[next_wait].end_us <= w.launch_us; ++next_wait)
+        if (std::isfinite(last_launch_us) && waits[next_wait].start_us >= last_launch_us &&
+            waits[next_wait].end_us - waits[next_wait].start_us > kWaitSlackUs)
+          add_host_sync(waits[next_wait], phase_of(w));
+      last_launch_us = w.launch_us;
       if (w.collective) {
         close(w.launch_us);
         add_collective(w);
@@ -48,7 +63,17 @@ class Converter {
     close(trace_.gpu.back().launch_end_us);
     link_hiding();
     out_.device = trace_.device;
-    out_.step_us = gpu_end_us_ - trace_.step_start_us;
+    // Work launched before the step can hold it up at its start: the host blocks on it before
+    // its first launch (an event or stream sync), or the step's first work stands queued behind
+    // it on the GPU (a loop with no sync between steps). That time belongs to the steps before;
+    // the step as it runs alone, as replay runs it, starts after it.
+    const GpuWork& first = trace_.gpu.front();
+    double start_us = trace_.step_start_us;
+    for (const HostSpan& wait : trace_.host_waits)
+      if (wait.start_us < first.launch_us) start_us = std::max(start_us, wait.end_us);
+    out_.queued_us = start_us - trace_.step_start_us +
+                     std::max(0.0, first.start_us - std::max(first.launch_end_us, start_us));
+    out_.step_us = gpu_end_us_ - trace_.step_start_us - out_.queued_us;
     return std::move(out_);
   }
 
@@ -128,6 +153,26 @@ class Converter {
     out_.traced_us.push_back(open_us_);
   }
 
+  // The host waits for the compute stream (the collectives it read back were waited for there).
+  void add_host_sync(const HostSpan& wait, Phase phase) {
+    close(wait.start_us);
+    ScheduleOp op;
+    op.name = "host_sync." + std::string(short_phase(phase)) + ".w" + std::to_string(syncs_++);
+    op.stream = StreamKind::compute;
+    op.phase = phase;
+    op.unit = "trace";
+    KernelSlice k;
+    k.kind = KernelKind::sync;
+    k.label = "the host waited for the GPU";
+    ComputeOp body;
+    body.kernels.push_back(k);
+    op.body = body;
+    host_from_us_ = wait.end_us;
+    last_compute_ = static_cast<int>(ops().size());
+    ops().push_back(std::move(op));
+    out_.traced_us.push_back(0);
+  }
+
   // One op per call the kernel holds (a coalesced launch holds several: consecutive p2p ops
   // replay as one group, as batch_isend_irecv issued them); the kernel's time is shared by bytes.
   void add_collective(const GpuWork& w) {
@@ -180,7 +225,7 @@ class Converter {
   ComputeOp open_op_;
   std::vector<int> open_deps_;
   double open_us_ = 0;
-  int segment_ = 0, collectives_ = 0, last_compute_ = -1;
+  int segment_ = 0, collectives_ = 0, syncs_ = 0, last_compute_ = -1;
   std::map<std::int64_t, double> stream_end_us_;
   std::vector<std::pair<int, double>> collective_end_us_;
 };

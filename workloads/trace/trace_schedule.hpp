@@ -26,7 +26,11 @@ struct TraceImport {
   std::vector<double> traced_us;  // per op: the GPU time the trace shows (collective: its kernel)
   std::string device;             // the GPU the trace was taken on
   int step = -1;                  // the ProfilerStep#N imported; -1: the whole trace (none)
-  double step_us = 0;             // first host event (or ProfilerStep) to the last GPU work's end
+  // First host event (or ProfilerStep) to the last GPU work's end, less queued_us.
+  double step_us = 0;
+  // How long the step stood waiting for work launched before it (the previous step's tail): the
+  // host blocked on the GPU before the step's first launch, then that first work queued.
+  double queued_us = 0;
   double compute_us = 0;          // GPU time of all compute
   double collective_us = 0;       // GPU time of all collective kernels
   double host_us = 0;             // the compute ops' host time

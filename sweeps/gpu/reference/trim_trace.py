@@ -63,7 +63,8 @@ def label(name):
 
 
 def is_sync(e):
-    return e.get("cat") == "cuda_runtime" and ("Synchronize" in e["name"] or e["name"] == "cudaMemcpy")
+    return e.get("cat") == "cuda_runtime" and ("Synchronize" in e["name"] or
+                                               e["name"] in ("cudaMemcpy", "cudaMemcpyAsync"))
 
 
 def is_nccl(e):
@@ -238,6 +239,14 @@ def list_steps(paths):
                   f"launches, {len(comms)} collectives: {kinds or '-'}")
 
 
+def alike(comms):
+    """What every rank of a job must issue alike, as replay checks it before the first call: the
+    collectives but send / recv (partners differ by rank), with their sizes but all_to_all's
+    (uneven splits differ); groups differ by rank, so they are left out."""
+    return sorted((name, None if name.startswith("all_to_all") else nelems)
+                  for name, nelems, _ in comms if name not in ("send", "recv"))
+
+
 def trim_ranks(paths, out_dir, steps):
     """Each rank's trace over the last `steps` step numbers every rank holds with GPU work."""
     traces = [readable(p) for p in paths]
@@ -249,13 +258,13 @@ def trim_ranks(paths, out_dir, steps):
     if not common:
         raise ValueError("the traces share no ProfilerStep number with GPU work on every rank")
     numbers = sorted(common)[-steps:]
-    signatures = [[c for n in numbers for c in contents[n][1]] for _, contents in per_rank]
+    signatures = [alike(c for n in numbers for c in contents[n][1]) for _, contents in per_rank]
     os.makedirs(out_dir, exist_ok=True)
     for path, trace in zip(paths, traces):
         write_trace(os.path.join(out_dir, os.path.basename(path)), trim(trace, steps, numbers))
     same = all(s == signatures[0] for s in signatures)
     print(f"trimmed {len(paths)} traces over ProfilerStep#{', #'.join(map(str, numbers))}: "
-          f"{len(signatures[0])} collectives on rank 0, "
+          f"{len(signatures[0])} collectives besides send / recv on rank 0, "
           + ("the same on every rank" if same else
              "NOT the same on every rank: " + "; ".join(
                  f"{os.path.basename(p)} {len(s)}" for p, s in zip(paths, signatures))))

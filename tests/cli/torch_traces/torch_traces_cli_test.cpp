@@ -40,11 +40,13 @@ class TorchTraces : public ScratchDirTest {
   }
 };
 
-// DDP world 2: its gradient buckets as DDP rebuilt them (the first bucket small, the cap 25 MiB,
-// the embedding alone) and the loss averaged across ranks (one fp32).
+// DDP world 2: its module buffers broadcast from rank 0 at each forward, its gradient buckets as
+// DDP rebuilt them (the first bucket small, the cap 25 MiB, the embedding alone) and the loss
+// averaged across ranks (one fp32).
 TEST_F(TorchTraces, DdpBucketsAndTheLossAllReduce) {
   expect_listing(fixture("torch_ddp/rank0.trace.json"), "rank 0 of 2",
-                 {{"all_reduce 8718080 B bf16 world", 1},
+                 {{"broadcast 128 B fp32 world", 1},
+                  {"all_reduce 8718080 B bf16 world", 1},
                   {"all_reduce 29824768 B bf16 world", 1},
                   {"all_reduce 293377792 B bf16 world", 1},
                   {"all_reduce 4 B fp32 world", 1}});
@@ -78,17 +80,47 @@ TEST_F(TorchTraces, HsdpShardAndReplicateGroups) {
 TEST_F(TorchTraces, MoeUnevenAllToAllFromAGzipFolder) {
   expect_listing(fixture("torch_moe"), "rank 0 of 2",
                  {{"all_to_all 32 B fp32 world", 2},
-                  {"all_to_allv 1835008 B bf16 world", 2},
-                  {"all_to_allv 1870848 B bf16 world", 1},
-                  {"all_to_allv 1858304 B bf16 world", 1}});
+                  {"all_to_allv 1835008 B bf16 world", 4},
+                  {"all_to_allv 1858304 B bf16 world", 2},
+                  {"all_to_allv 1870848 B bf16 world", 2}});
 }
 
-// Per-rank traces cut at different points of the job (here rank 1's trace lacks DDP's first
-// bucket) would pair the wrong collectives: every rank refuses before the first one, exit 2.
+// Two pipeline stages (GPipe, 4 micro-batches): stage 0 sends each micro-batch's activations to
+// stage 1 and receives their gradients back; stage 1's loss broadcast for stage 0's log line.
+TEST_F(TorchTraces, PipelineSendRecvBetweenStages) {
+  expect_listing(fixture("torch_pipeline/rank0.trace.json"), "rank 0 of 2",
+                 {{"send 917504 B bf16 world", 4},
+                  {"recv 917504 B bf16 world", 4},
+                  {"broadcast 4 B fp32 world", 1}});
+}
+
+// Each fixture's ranks were traced over the same step: replayed one trace per rank, their
+// collectives pair up and the step runs (host backend, modeled compute).
+TEST_F(TorchTraces, EveryFixtureReplaysWithATracePerRank) {
+  const std::vector<std::pair<std::string, int>> jobs = {
+      {"torch_ddp/rank%d.trace.json", 2},     {"torch_fsdp2/rank%d.trace.json", 2},
+      {"torch_hsdp/rank%d.trace.json", 4},    {"torch_pipeline/rank%d.trace.json", 2},
+      {"torch_moe", 2}};
+  for (const auto& [trace, ranks] : jobs) {
+    const Outcome r = run(mpirun_command() + " -np " + std::to_string(ranks) + " " +
+                          (bin_dir() / "replay").string() +
+                          " --backend mpi --compute model:h100 --steps 1 --warmup 0 --timeout 60" +
+                          " --micro-batch 1 --seq 512 --trace " + fixture(trace) + " --out " +
+                          (dir_ / "r.jsonl").string());
+    EXPECT_EQ(r.exit_code, 0) << trace << "\n" << r.err;
+    EXPECT_EQ(read_jsonl(dir_ / "r.jsonl").empty(), false) << trace;
+    fs::remove(dir_ / "r.jsonl");
+  }
+}
+
+// Per-rank traces of different steps or jobs (here DDP's rank 0 beside FSDP2's rank 1) would pair
+// the wrong collectives: every rank refuses before the first one, exit 2.
 TEST_F(TorchTraces, RanksWithDifferentCollectivesAreRefused) {
+  fs::copy_file(fixture("torch_ddp/rank0.trace.json"), dir_ / "rank0.trace.json");
+  fs::copy_file(fixture("torch_fsdp2/rank1.trace.json"), dir_ / "rank1.trace.json");
   const Outcome r = run(mpirun_command() + " -np 2 " + (bin_dir() / "replay").string() +
                         " --backend mpi --compute model:h100 --steps 1 --warmup 0 --timeout 60" +
-                        " --trace " + fixture("torch_ddp/rank%d.trace.json"));
+                        " --trace " + (dir_ / "rank%d.trace.json").string());
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("the ranks' schedules issue different collectives"), std::string::npos)
       << r.err;
