@@ -7,6 +7,9 @@
 # `replay --dry-run --trace` and replayed on the GPU with the same ranks (replay --emulate-nodes N
 # --transport socket --ifname lo, as sweeps/gpu/trace_replay.sh replays its 2-rank trace).
 #   sweeps/gpu/traces/trace_fixtures.sh OUT_DIR [job...]   jobs: ddp fsdp2 hsdp pipeline moe
+#   sweeps/gpu/traces/trace_fixtures.sh OUT_DIR replay [job...]: no torch run; replays the
+#       committed fixtures tests/fixtures/traces/torch_<job> the same way (their jobs' records,
+#       with the unprofiled step, in sweeps/measured/2026-11-25-traces/<job>.json)
 # The closing table (also OUT_DIR/summary.md, with every command run): the traced step (the
 # importer's, rank 0), the replayed step (overlapped), replayed / traced, pass within 0.9-1.1.
 # The untrimmed traces stay in OUT_DIR/raw/<job>/ (gzip'd).
@@ -21,8 +24,10 @@
 # the rest carry on (exit 1 at the end).
 set -uo pipefail
 cd "$(dirname "$0")/../../.." || exit 2
-out=${1:?usage: trace_fixtures.sh OUT_DIR [job...]   jobs: ddp fsdp2 hsdp pipeline moe}
+out=${1:?usage: trace_fixtures.sh OUT_DIR [replay] [job...]   jobs: ddp fsdp2 hsdp pipeline moe}
 shift
+mode=take
+[ "${1:-}" = replay ] && { mode=replay; shift; }
 jobs=("$@")
 [ ${#jobs[@]} -gt 0 ] || jobs=(ddp fsdp2 hsdp pipeline moe)
 for j in "${jobs[@]}"; do
@@ -39,6 +44,8 @@ commands="$out/commands.sh"
 echo "# the commands trace_fixtures.sh ran, in order ($(date -u +%Y-%m-%dT%H:%M:%SZ))" >"$commands"
 status=0
 mb=1 seq=512 micro=4
+# The committed fixtures' jobs as traced_jobs.py recorded them (shape, unprofiled step).
+records=sweeps/measured/2026-11-25-traces
 
 # logged SECONDS_CAP LOG CMD...: runs CMD under timeout (capped by what is left of the budget),
 # output to LOG, the command line to commands.sh.
@@ -63,9 +70,13 @@ for job in "${jobs[@]}"; do
   fi
   ranks=$(ranks_of "$job")
   raw="$out/raw/$job" fx="$out/fixtures/$job"
+  echo "== $job: $ranks ranks"
+  if [ $mode = replay ]; then
+    fx="tests/fixtures/traces/torch_$job"
+    cp "$records/$job.json" "$out/raw/$job.json" 2>/dev/null
+  else
   rm -rf "$raw" "$fx"
   mkdir -p "$fx"
-  echo "== $job: $ranks ranks"
   logged 150 "$out/logs/${job}_torch.log" torchrun --nproc-per-node "$ranks" \
     --master-port $((29600 + RANDOM % 300)) sweeps/gpu/reference/traced_jobs.py --job "$job" \
     --same-gpu --micro-batch $mb --seq $seq --micro-batches $micro --trace-dir "$raw" \
@@ -87,6 +98,7 @@ for job in "${jobs[@]}"; do
   [ $trimmed = 0 ] || { echo "$job: not replayed (the trim failed or the ranks' steps differ)"; status=1; continue; }
   # The untrimmed traces stay, compressed (tens of MB each as JSON), to be trimmed again.
   gzip -f "$raw"/*.json 2>/dev/null
+  fi
   du -h "$fx"/* | sed "s/^/  /"
   # What replay is given: the folder of tensorboard files, or each rank's file by pattern.
   if [ -e "$fx/rank0.trace.json" ]; then
