@@ -180,6 +180,10 @@ class Converter {
     std::uint64_t total_bytes = 0;
     for (const CollectiveOp& c : calls) total_bytes += c.bytes;
     const Phase phase = phase_of(w);
+    // Held on its idle stream until another collective ended: its stream waited for that one's
+    // (HSDP's all-reduce after its reduce-scatter: all_reduce_stream.wait_stream(rs_stream)).
+    const int waited = waited_for(w);
+    stream_end_us_[w.stream] = std::max(stream_end_us_[w.stream], w.start_us + w.dur_us);
     for (const CollectiveOp& c : calls) {
       ScheduleOp op;
       op.body = c;
@@ -189,6 +193,7 @@ class Converter {
       op.phase = phase;
       op.unit = "trace";
       if (last_compute_ >= 0) op.deps = {last_compute_};
+      if (waited >= 0) op.deps.push_back(waited);
       collective_end_us_.emplace_back(static_cast<int>(ops().size()), w.start_us + w.dur_us);
       ops().push_back(std::move(op));
       const double share = total_bytes > 0 ? static_cast<double>(c.bytes) / total_bytes

@@ -6,7 +6,9 @@
 //     reduce-scatter input on the compute stream before the collective's stream takes them);
 //   - compute waits for a collective when its kernel started on the GPU within kWaitSlackUs of
 //     the collective's end after its stream had stood idle: the stream was held by that event.
-//     A new compute op starts there, depending on the collective.
+//     A new compute op starts there, depending on the collective;
+//   - a collective waits for another the same way (HSDP's all-reduce on its own stream after the
+//     reduce-scatter it reduces further).
 // Host time of a compute op: the host's wall time from the previous op's launch to its own last
 // launch, less the time the host spent blocked on the GPU (synchronize, cudaMemcpy).
 #pragma once

@@ -46,6 +46,24 @@ TEST(TraceCollectives, BarrierIsAnAllReduceOfOneElement) {
   EXPECT_EQ(c[0].group, GroupKind::world);
 }
 
+// HSDP (world 4, rank 0): the reduce-scatter on the shard pair, then the all-reduce on the
+// replicate pair on a stream of its own that starts the moment the reduce-scatter ends (FSDP2:
+// all_reduce_stream.wait_stream(reduce_scatter_stream)): replay waits the same way. A collective
+// that starts late on a busy stream of its own waits for that stream, not for another collective.
+TEST(TraceCollectives, ACollectiveHeldUntilAnotherEndedWaitsForIt) {
+  Builder b(0, 4);
+  b.kernel("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL", 10, 20, 100,
+           call("_reduce_scatter_base", 2000, 1000, "[0, 1]"), 1, 25)
+      .kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 12, 120, 50,
+              call("allreduce", 1000, 1000, "[0, 2]"), 1, 28)
+      .kernel("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL", 14, 170, 100,
+              call("_reduce_scatter_base", 2000, 1000, "[0, 1]"), 1, 25);
+  const std::vector<ScheduleOp> ops = imported(b).schedule.ops;
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops[1].deps, std::vector<int>{0});  // the all-reduce waits for the reduce-scatter
+  EXPECT_TRUE(ops[2].deps.empty());             // the next reduce-scatter: its own stream's order
+}
+
 TEST(TraceCollectives, BroadcastKeepsItsRoot) {
   Builder b(0, 4);
   json f = call("broadcast", 1000, 1000, "[0, 1, 2, 3]");
