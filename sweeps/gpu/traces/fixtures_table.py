@@ -1,5 +1,5 @@
 """The closing table of sweeps/gpu/traces/trace_fixtures.sh: per job, the traced step (what
-`replay --dry-run --trace` reports for rank 0's trace), the replayed step (replay's overlapped
+`replay --dry-run --trace` reports, the slowest rank's), the replayed step (replay's overlapped
 step), replayed / traced and pass when that is within 0.9-1.1; beside them the job's unprofiled
 step (traced_jobs.py's own timing: the profiler slows the host) and the fixture's files. Printed
 and written, with the commands the run made, to OUT_DIR/summary.md.
@@ -18,11 +18,15 @@ from step_record import step  # noqa: E402
 BAND = (0.9, 1.1)
 
 
-def traced_ms(path):
-    if not os.path.exists(path):
-        return None
-    m = re.search(r"traced step ([0-9.]+) ms", open(path).read())
-    return float(m.group(1)) if m else None
+def traced_ms(logs, job):
+    """The slowest rank's traced step: replay's step is its slowest rank's too."""
+    found = []
+    for name in sorted(os.listdir(logs)) if os.path.isdir(logs) else []:
+        if re.fullmatch(rf"{re.escape(job)}_dry_run(_r[0-9]+)?\.txt", name):
+            m = re.search(r"traced step ([0-9.]+) ms", open(os.path.join(logs, name)).read())
+            if m:
+                found.append(float(m.group(1)))
+    return max(found) if found else None
 
 
 def job_record(path):
@@ -50,7 +54,7 @@ def table(out, jobs):
     ok = True
     for job in jobs:
         rec = job_record(os.path.join(out, "raw", f"{job}.json"))
-        t = traced_ms(os.path.join(out, "logs", f"{job}_dry_run.txt"))
+        t = traced_ms(os.path.join(out, "logs"), job)
         r = step(os.path.join(out, "raw", f"{job}_replay.jsonl"))
         rep = r["overlapped_ms"] if r else None
         ratio = rep / t if rep and t else None
@@ -79,8 +83,8 @@ def main(argv):
             f"{first.get('model', '-')}, {first.get('layers', '-')} layers, micro-batch "
             f"{first.get('micro_batch', '-')} x seq {first.get('seq', '-')}; ranks share GPU 0 as "
             "separate NCCL hosts (loopback sockets). Fixtures: fixtures/<job>/.", "",
-            *rows, "", "Traced step: `replay --dry-run --trace` on rank 0's trace (the importer's "
-            "step); replayed: replay's overlapped step on the same ranks; unprofiled: the job's "
+            *rows, "", "Traced step: `replay --dry-run --trace` on each rank's trace (the importer's "
+            "step), the slowest rank's; replayed: replay's overlapped step on the same ranks; unprofiled: the job's "
             "own median step without the profiler.", "", "## Commands", "", "```"]
     if os.path.exists(commands):
         text += open(commands).read().rstrip("\n").split("\n")

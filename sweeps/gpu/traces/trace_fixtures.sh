@@ -11,7 +11,7 @@
 #       committed fixtures tests/fixtures/traces/torch_<job> the same way (their jobs' records,
 #       with the unprofiled step, in sweeps/measured/2026-11-25-traces/<job>.json)
 # The closing table (also OUT_DIR/summary.md, with every command run): the traced step (the
-# importer's, rank 0), the replayed step (overlapped), replayed / traced, pass within 0.9-1.1.
+# importer's, the slowest rank's), the replayed step (overlapped), replayed / traced, pass within 0.9-1.1.
 # The untrimmed traces stay in OUT_DIR/raw/<job>/ (gzip'd).
 # Fixtures: per-rank rank<R>.trace.json (replayed as 'DIR/rank%d.trace.json'), and moe's
 # tensorboard_trace_handler files rank<R>.<ts>.pt.trace.json.gz (replayed as the folder).
@@ -112,6 +112,11 @@ for job in "${jobs[@]}"; do
   [ "$job" = pipeline ] && tokens=(--micro-batch "$((mb * micro))" --seq "$seq")
   logged 60 "$out/logs/${job}_dry_run.txt" build/bin/replay --dry-run --trace "$listing" "${tokens[@]}" ||
     { echo "$job: replay --dry-run failed:"; tail -5 "$out/logs/${job}_dry_run.txt"; status=1; continue; }
+  # Every other rank's traced step: the table compares the slowest with replay's slowest rank.
+  for ((r = 1; r < ranks; r++)); do
+    logged 60 "$out/logs/${job}_dry_run_r$r.txt" build/bin/replay --dry-run --trace "$trace" \
+      --rank $r --world "$ranks" "${tokens[@]}" || status=1
+  done
   # What the importer made of it: the collectives per step and the traced step.
   sed -n '/^# per step per rank/,/^#   GEMM/p' "$out/logs/${job}_dry_run.txt" | sed "s/^/  /"
   grep -h "traced step" "$out/logs/${job}_dry_run.txt" | head -3
