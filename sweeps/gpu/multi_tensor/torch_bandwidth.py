@@ -1,8 +1,8 @@
-"""torch's side of sweeps/gpu/multi_tensor_bw.sh: the GB/s torch's own multi_tensor_apply
+"""torch's side of sweeps/gpu/multi_tensor/bandwidth.sh: the GB/s torch's own multi_tensor_apply
 kernels reach on the same tensor-list sizes (_fused_adamw_, _foreach_mul_, _foreach_addcdiv_),
 and the grid and launch count torch gives them (320 blocks a launch with 4 KB kernel arguments;
 up to 2240 where torch uses its 32 KB kernel-argument path), from a torch.profiler trace.
-    python3 sweeps/gpu/multi_tensor_torch.py [OUT_DIR]   (default results/multi_tensor_bw)
+    python3 sweeps/gpu/multi_tensor/torch_bandwidth.py [OUT_DIR]   (default results/multi_tensor_bw)
 Needs torch with CUDA and one GPU."""
 import json
 import os
@@ -12,7 +12,7 @@ import torch
 
 out = sys.argv[1] if len(sys.argv) > 1 else "results/multi_tensor_bw"
 os.makedirs(out, exist_ok=True)
-elements = 64 << 20  # as multi_tensor_bw.sh: one tensor per list
+elements = 64 << 20  # as bandwidth.sh: one tensor per list
 
 
 def timed_ms(fn, reps=10):

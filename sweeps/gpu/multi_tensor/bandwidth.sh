@@ -4,12 +4,13 @@
 # (KernelKind::vector) moving the same bytes: a one-rank schedule of compute ops holding one
 # kernel slice each, replayed on the GPU; each op's compute-only median time gives its GB/s.
 # torch's _fused_adamw_ reaches about 58% of an H100's HBM peak (issue 29): the fused rows here
-# should sit near that, the vector rows well above.
-#   sweeps/gpu/multi_tensor_bw.sh [OUT_DIR]     (default results/multi_tensor_bw)
+# should sit near that, the vector rows well above; torch_bandwidth.py beside this file times
+# torch's own kernels on the same sizes.
+#   sweeps/gpu/multi_tensor/bandwidth.sh [OUT_DIR]     (default results/multi_tensor_bw)
 # Needs build/bin/replay built with CUDA (make -j16 build/bin/replay) and one visible GPU.
 # Writes OUT_DIR/schedule.json and OUT_DIR/records.jsonl; prints a row per op.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 out=${1:-$root/results/multi_tensor_bw}
 mkdir -p "$out"
 
