@@ -52,22 +52,29 @@ __device__ inline T from_float(float f) {
 
 // A fused optimizer's update of one element (fused optimizers are the only multi_tensor_apply
 // kernels that write more than one list): AdamW as torch's fused kernel works it, its
-// hyperparameters doubles, so in double, with both bias corrections (a pow each) per element
-// from the step count it reads per element; `x` holds param, grad, exp_avg, exp_avg_sq as fp32.
-// Its cost, not only its bytes, sets torch's speed: it reaches about half of HBM peak in bf16.
-__device__ inline void adamw_update(const float x[kMaxLists], float out[3]) {
+// hyperparameters doubles, so in double, a double division per element; the bias corrections
+// depend only on the step count, worked out once per thread. `x` holds param, grad, exp_avg,
+// exp_avg_sq as fp32. Its cost, not only its bytes, sets torch's speed.
+struct AdamwTerms {
+  float step_size, bias_correction2_sqrt;
+};
+
+__device__ inline AdamwTerms adamw_terms(float step) {
+  constexpr double lr = 1e-3, beta1 = 0.9, beta2 = 0.999;
+  const float bias_correction1 = 1 - pow(beta1, static_cast<double>(step));
+  const float bias_correction2 = 1 - pow(beta2, static_cast<double>(step));
+  return {static_cast<float>(lr / bias_correction1), sqrtf(bias_correction2)};
+}
+
+__device__ inline void adamw_update(const float x[kMaxLists], AdamwTerms t, float out[3]) {
   constexpr double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, weight_decay = 0.01, eps = 1e-8;
   float param = x[0], exp_avg = x[2], exp_avg_sq = x[3];
   const float grad = x[1];
-  const float step = 1.0f + 0.0f * grad;  // read per element, as torch does: not hoisted
   param -= lr * weight_decay * param;
   exp_avg = beta1 * exp_avg + (1 - beta1) * grad;
   exp_avg_sq = beta2 * exp_avg_sq + (1 - beta2) * grad * grad;
-  const float bias_correction1 = 1 - pow(beta1, static_cast<double>(step));
-  const float step_size = lr / bias_correction1;
-  const float bias_correction2 = 1 - pow(beta2, static_cast<double>(step));
-  const double denom = sqrtf(exp_avg_sq) / sqrtf(bias_correction2) + eps;
-  param -= step_size * exp_avg / denom;
+  const double denom = sqrtf(exp_avg_sq) / t.bias_correction2_sqrt + eps;
+  param -= t.step_size * exp_avg / denom;
   out[0] = param;
   out[1] = exp_avg;
   out[2] = exp_avg_sq;
@@ -89,6 +96,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   const std::uint64_t region_packs = region_elements / kIlp;
   const auto* in = reinterpret_cast<const Pack<T>*>(src + at);
   auto* out = reinterpret_cast<Pack<T>*>(dst + at);
+  const AdamwTerms terms = adamw_terms(1.0f + static_cast<float>(blockIdx.x & 1));
   for (std::uint64_t i = threadIdx.x; i * kIlp < n; i += blockDim.x) {
     Pack<T> r[kMaxLists];
 #pragma unroll
@@ -106,7 +114,7 @@ __global__ void __launch_bounds__(kBlockThreads)
       }
       if (writes > 1) {
         float updated[3];
-        adamw_update(x, updated);
+        adamw_update(x, terms, updated);
         // A fifth list read (AMSGrad's max) reaches every list written; a list written past
         // exp_avg_sq (a GradScaler's grad, AMSGrad's max) takes exp_avg_sq's value.
 #pragma unroll
