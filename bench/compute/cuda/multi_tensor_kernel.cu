@@ -3,8 +3,11 @@
 // walks them, so a foreach op or a fused optimizer step reaches the bandwidth torch's does, not
 // that of a plain streaming kernel: blocks of 512 threads, a block per 65536-element chunk of one
 // tensor, at most 320 blocks a launch; each thread loads 4 elements of every list it reads with
-// one aligned vector load per list (8 bytes for bf16), does its math in fp32, then stores 4
-// elements of every list it writes, 512 x 4 elements a step through its chunk.
+// one aligned vector load per list (8 bytes for bf16), does its math (fp32 for a foreach op,
+// torch's double-precision AdamW update for a fused optimizer), then stores 4 elements of every
+// list it writes, 512 x 4 elements a step through its chunk. Measured on an H100 against torch
+// 2.11 (sweeps/gpu/multi_tensor/): within 8-17% of torch's fused AdamW and foreach times, where
+// the vector kernel took half of torch's fused bf16 time.
 //
 // Lists are separate streams: list l of the reads at src + l x region, of the writes at
 // dst + l x region, a region being an equal share of the scratch buffer in whole chunks; chunks
@@ -96,6 +99,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   const std::uint64_t region_packs = region_elements / kIlp;
   const auto* in = reinterpret_cast<const Pack<T>*>(src + at);
   auto* out = reinterpret_cast<Pack<T>*>(dst + at);
+  // A step count the compiler cannot fold: the bias corrections cost their pow once per thread.
   const AdamwTerms terms = adamw_terms(1.0f + static_cast<float>(blockIdx.x & 1));
   for (std::uint64_t i = threadIdx.x; i * kIlp < n; i += blockDim.x) {
     Pack<T> r[kMaxLists];
