@@ -44,6 +44,13 @@ __device__ inline float to_float(T bits) {
     return __uint_as_float(static_cast<unsigned>(bits) << (32 - 8 * sizeof(T)));
 }
 
+// The scratch buffers hold random bits (NaNs, infinities, denormals, negative squares) where
+// training holds finite values: a value read keeps its mantissa in [1, 2), so the math takes the
+// fast paths it takes in training (a double division on a NaN or a denormal takes a slow one).
+__device__ inline float finite(float f) {
+  return __uint_as_float((__float_as_uint(f) & 0x007fffffu) | 0x3f800000u);
+}
+
 template <typename T>
 __device__ inline T from_float(float f) {
   const unsigned u = __float_as_uint(f);
@@ -113,7 +120,7 @@ __global__ void __launch_bounds__(kBlockThreads)
       float sum = 0.f;
 #pragma unroll
       for (int l = 0; l < static_cast<int>(kMaxLists); ++l) {
-        x[l] = l < reads ? to_float(r[l].v[e]) : 0.f;
+        x[l] = l < reads ? finite(to_float(r[l].v[e])) : 0.f;
         sum += x[l];
       }
       if (writes > 1) {
