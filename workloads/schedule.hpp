@@ -17,9 +17,10 @@ namespace collreplay {
 // Version 2 added tp, shard_group, the groups tp/shard/replicate/expert_node/expert_rail,
 // units[].allreduce_bytes and the fp8 dtype; version 3 the compute ops' kernels and host_us and
 // the optimizer phase's ops; version 4 the kinds broadcast, send, recv, send_recv, their root and
-// peer, and the strided group with its group_size and group_stride (workloads/SCHEDULE.md).
-// Version 1 to 3 files still load.
-inline constexpr int kScheduleSchemaVersion = 4;
+// peer, and the strided group with its group_size and group_stride; version 5 the kernel kind
+// multi_tensor with its operand_element_bytes (workloads/SCHEDULE.md). Version 1 to 4 files
+// still load.
+inline constexpr int kScheduleSchemaVersion = 5;
 
 enum class StreamKind { comm, compute };
 // Which ranks take part: all of them; the ranks of one node; one expert-parallel group; one
@@ -87,10 +88,14 @@ enum class KernelKind {
   copy,     // device-to-device memcpy
   sync,     // the host waits for the device (a few bytes read back: nonzero, item())
   timed,    // a measured duration (an imported trace): the kernel takes duration_us
+  // torch's multi_tensor_apply: foreach ops and fused optimizers. Tensor lists of one shape read
+  // and written a 64K-element chunk per block, at most 320 blocks a launch, 4 elements a load:
+  // narrower loads and fewer blocks than `vector`, so slower for the same bytes.
+  multi_tensor,
 };
-inline constexpr KernelKind kAllKernelKinds[] = {KernelKind::vector, KernelKind::generic,
-                                                 KernelKind::reduce, KernelKind::copy,
-                                                 KernelKind::sync,   KernelKind::timed};
+inline constexpr KernelKind kAllKernelKinds[] = {
+    KernelKind::vector, KernelKind::generic, KernelKind::reduce,      KernelKind::copy,
+    KernelKind::sync,   KernelKind::timed,   KernelKind::multi_tensor};
 
 // `launches` kernels of one kind that together read read_bytes and write write_bytes over
 // `elements` elements (a norm's statistics, an optimizer update over many tensors, ...).
@@ -104,7 +109,22 @@ struct KernelSlice {
   std::uint64_t read_bytes = 0, write_bytes = 0;
   double flops = 0;        // arithmetic (not tensor-core) work, for the record
   double duration_us = 0;  // timed: the measured GPU time of the whole slice
+  // multi_tensor: bytes of one element of one tensor list (2 for bf16), which with `elements`
+  // says how many lists the kernel reads and writes (multi_tensor_operands).
+  std::uint64_t operand_element_bytes = 0;
 };
+
+// A multi_tensor slice's tensor lists read and written: its bytes over elements x
+// operand_element_bytes, rounded (a scaled slice keeps the ratio only to rounding). Zero when
+// either is zero.
+struct MultiTensorOperands {
+  std::uint64_t reads = 0, writes = 0;
+};
+inline MultiTensorOperands multi_tensor_operands(const KernelSlice& k) {
+  const std::uint64_t per = k.elements * k.operand_element_bytes;
+  if (per == 0) return {};
+  return {(k.read_bytes + per / 2) / per, (k.write_bytes + per / 2) / per};
+}
 
 struct ComputeOp {
   DType dtype = DType::bf16;

@@ -50,6 +50,7 @@ ordered kernel_json(const KernelSlice& k) {
   o["write_bytes"] = k.write_bytes;
   o["flops"] = k.flops;
   if (k.kind == KernelKind::timed) o["duration_us"] = k.duration_us;
+  if (k.kind == KernelKind::multi_tensor) o["operand_element_bytes"] = k.operand_element_bytes;
   return o;
 }
 

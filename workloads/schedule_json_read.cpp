@@ -191,6 +191,21 @@ KernelSlice read_kernel(const Reader& r, const json& j, const std::string& where
     r.fail(where + ".duration_us", "must be positive for a timed kernel");
   if (k.kind == KernelKind::reduce && k.inner == 0)
     r.fail(where + ".inner", "must be positive for a reduce kernel");
+  if (k.kind == KernelKind::multi_tensor) {
+    // The kernel's tensor lists follow from it: without it the kernel cannot be run.
+    const std::string field = where + ".operand_element_bytes";
+    if (j.contains("operand_element_bytes"))
+      k.operand_element_bytes = r.count(j["operand_element_bytes"], field);
+    if (k.operand_element_bytes == 0) r.fail(field, "must be positive for a multi_tensor kernel");
+    const std::uint64_t e = k.operand_element_bytes;
+    if (e != 1 && e != 2 && e != 4 && e != 8) r.fail(field, "must be 1, 2, 4 or 8");
+    // torch's multi_tensor_apply takes at most 5 tensor lists (Adam with AMSGrad).
+    const MultiTensorOperands lists = multi_tensor_operands(k);
+    if (lists.reads > 5 || lists.writes > 5)
+      r.fail(where, "reads " + std::to_string(lists.reads) + " and writes " +
+                        std::to_string(lists.writes) +
+                        " tensor lists of `elements`; a multi_tensor kernel takes at most 5");
+  }
   return k;
 }
 

@@ -26,6 +26,7 @@ std::string_view kernel_kind_name(KernelKind kind) {
     case KernelKind::copy: return "copy";
     case KernelKind::sync: return "sync";
     case KernelKind::timed: return "timed";
+    case KernelKind::multi_tensor: return "multi_tensor";
   }
   return "?";
 }

@@ -168,6 +168,9 @@ double modeled_ms(const std::vector<GemmShape>& gemms, const ComputeModel& model
 double modeled_kernel_ms(const KernelSlice& k, const ComputeModel& model) {
   if (k.kind == KernelKind::timed) return k.duration_us / 1e3;
   if (k.kind == KernelKind::sync) return 0;
+  // vector, multi_tensor, reduce and copy alike: bytes over a share of HBM bandwidth. A
+  // multi_tensor kernel is slower than that on a GPU (narrow loads, few blocks a launch), but no
+  // fitted constant stands for it here: the GPU engine runs and measures it.
   const double bytes = static_cast<double>(k.read_bytes + k.write_bytes);
   double ms = bytes / (model.gpu.hbm_tbytes_per_s * 1e12 * kBandwidthEfficiency) * 1e3;
   if (k.kind == KernelKind::generic)

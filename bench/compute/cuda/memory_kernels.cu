@@ -225,6 +225,7 @@ void launch_memory_kernel(const KernelSlice& k, const KernelBuffers& b, cudaStre
       break;
     }
     case KernelKind::generic: launch_generic(k, b, stream); break;
+    case KernelKind::multi_tensor: launch_multi_tensor_kernel(k, b, stream); return;
     case KernelKind::reduce: launch_reduce(k, b, stream); break;
     case KernelKind::copy:
       for (std::uint64_t done = 0; done < k.write_bytes;) {

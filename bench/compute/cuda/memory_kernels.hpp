@@ -4,8 +4,9 @@
 // streams; generic: one element at a time with index arithmetic per element (PyTorch's
 // TensorIterator path for broadcast, strided and dtype-converting operands); reduce: a block per
 // row, reduced through warp shuffles; copy: cudaMemcpyAsync; timed: every SM busy for the
-// duration. Operands wrap around two scratch buffers of `capacity` bytes each (larger than L2,
-// so wrapping does not turn HBM traffic into cache hits). CUDA builds only.
+// duration; multi_tensor: torch's multi_tensor_apply (multi_tensor_kernel.cu). Operands wrap around
+// two scratch buffers of `capacity` bytes each (larger than L2, so wrapping does not turn HBM
+// traffic into cache hits). CUDA builds only.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -25,5 +26,10 @@ struct KernelBuffers {
 // Queues one launch of `k` (launches == 1; sync kinds are the caller's) on `stream`.
 void launch_memory_kernel(const KernelSlice& k, const KernelBuffers& buffers,
                           cudaStream_t stream);
+
+// The multi_tensor kind (launch_memory_kernel calls it): one of torch's launches, more when the
+// share holds more than 320 chunks.
+void launch_multi_tensor_kernel(const KernelSlice& k, const KernelBuffers& buffers,
+                                cudaStream_t stream);
 
 }  // namespace collreplay

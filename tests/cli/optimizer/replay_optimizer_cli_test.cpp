@@ -3,6 +3,7 @@
 // stdout and in its step record.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/subprocess.hpp"
@@ -55,6 +56,29 @@ TEST_F(ReplayOptimizer, BadOptimizerIsOneLineAndExit2) {
   const Outcome o = run(replay() + " --dry-run --optimizer sgd --model qwen2.5-0.5b --layers 1");
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_NE(o.err.find("unknown --optimizer 'sgd'"), std::string::npos) << o.err;
+  EXPECT_EQ(count_lines(o.err), 1) << o.err;
+}
+
+TEST_F(ReplayOptimizer, FusedIsAMultiTensorKernelAndItsFileNeedsTheElementSize) {
+  // The saved schedule's fused AdamW is torch's multi_tensor_apply walk over 4 bf16 lists...
+  const fs::path path = dir_ / "fused.json";
+  const Outcome saved =
+      run(replay() + " --dry-run --optimizer adamw-fused --model qwen2.5-0.5b --layers 1 "
+                     "--world 2 --seq 128 --save-schedule " + path.string());
+  ASSERT_EQ(saved.exit_code, 0) << saved.err;
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(path));
+  nlohmann::json* fused = nullptr;
+  for (nlohmann::json& op : j["ops"])
+    if (op["phase"] == "optimizer" && op.contains("compute")) fused = &op["compute"]["kernels"][0];
+  ASSERT_NE(fused, nullptr);
+  EXPECT_EQ((*fused)["kind"], "multi_tensor");
+  EXPECT_EQ((*fused)["operand_element_bytes"], 2);
+  // ... and a file whose multi_tensor kernel lacks it is refused: one line, exit 2.
+  fused->erase("operand_element_bytes");
+  std::ofstream(path) << j.dump();
+  const Outcome o = run(replay() + " --dry-run --schedule " + path.string());
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.err.find("operand_element_bytes"), std::string::npos) << o.err;
   EXPECT_EQ(count_lines(o.err), 1) << o.err;
 }
 

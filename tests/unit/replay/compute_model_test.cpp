@@ -48,6 +48,25 @@ TEST(ComputeModel, DurationIsFlopsOverPeakTimesMfu) {
                    4 * modeled_ms(one_gemm(128, 128, 128).gemms, h100));
 }
 
+TEST(ComputeModel, MultiTensorKernelsAreModeledAsVectorKernelsOfTheirBytes) {
+  // No fitted constant for multi_tensor_apply: the model prices its bytes as a vector kernel's
+  // (the GPU engine runs and measures the real walk).
+  const ComputeModel h100 = parse_compute_model("model:h100");
+  KernelSlice vector;
+  vector.kind = KernelKind::vector;
+  vector.elements = 64ull << 20;
+  vector.read_bytes = 4 * vector.elements * 2;
+  vector.write_bytes = 3 * vector.elements * 2;
+  KernelSlice fused = vector;
+  fused.kind = KernelKind::multi_tensor;
+  fused.operand_element_bytes = 2;
+  const double ms = modeled_kernel_ms(fused, h100);
+  EXPECT_GT(ms, 0);
+  EXPECT_DOUBLE_EQ(ms, modeled_kernel_ms(vector, h100));
+  // 896 MiB at most 3.35 TB/s: at least 0.28 ms.
+  EXPECT_GT(ms, 7.0 * (64 << 20) * 2 / 3.35e12 * 1e3);
+}
+
 TEST(ComputeModel, EventsAreTheModeledDurationsBackToBack) {
   const ComputeModel a100 = parse_compute_model("model:a100@1");
   const auto engine = make_model_engine(a100, 1);

@@ -74,6 +74,60 @@ TEST(WorkloadsJson, LoaderRejections) {
   EXPECT_THROW(load_schedule_file("/nonexistent/schedule.json"), UsageError);
 }
 
+// The optimizer's multi_tensor kernels (foreach, torch's default on CUDA) keep their kind and
+// operand element size through the file; a multi_tensor kernel whose lists cannot be told is
+// refused (UsageError: one line, exit 2).
+std::size_t optimizer_op_index(const nlohmann::json& j) {
+  for (std::size_t i = 0; i < j["ops"].size(); ++i)
+    if (j["ops"][i]["phase"] == "optimizer" && j["ops"][i].contains("compute")) return i;
+  ADD_FAILURE() << "no optimizer op";
+  return 0;
+}
+
+TEST(WorkloadsJson, MultiTensorKernelsRoundTrip) {
+  const Schedule s = mixtral_ep();
+  const std::string text = schedule_to_json(s);
+  const nlohmann::json j = nlohmann::json::parse(text);
+  const nlohmann::json& kernel = j["ops"][optimizer_op_index(j)]["compute"]["kernels"][0];
+  EXPECT_EQ(kernel["kind"], "multi_tensor");
+  EXPECT_EQ(kernel["operand_element_bytes"], 2);
+  const Schedule back = schedule_from_json(text, "mem");
+  EXPECT_EQ(schedule_to_json(back), text);
+  const KernelSlice& k = back.ops[optimizer_op_index(j)].compute().kernels[0];
+  EXPECT_EQ(k.kind, KernelKind::multi_tensor);
+  EXPECT_EQ(k.operand_element_bytes, 2u);
+  EXPECT_EQ(multi_tensor_operands(k).reads, 1u);  // param.mul_: one list read, one written
+  EXPECT_EQ(multi_tensor_operands(k).writes, 1u);
+  // Other kinds write no such field.
+  for (const auto& op : j["ops"])
+    if (op.contains("compute"))
+      for (const auto& kk : op["compute"]["kernels"])
+        EXPECT_EQ(kk.contains("operand_element_bytes"), kk["kind"] == "multi_tensor") << kk;
+}
+
+TEST(WorkloadsJson, MultiTensorKernelNeedsItsOperandElementBytes) {
+  auto kernel = [](nlohmann::json& j) -> nlohmann::json& {
+    return j["ops"][optimizer_op_index(j)]["compute"]["kernels"][0];
+  };
+  for (const auto& edit : std::vector<std::function<void(nlohmann::json&)>>{
+           [&](auto& j) { kernel(j).erase("operand_element_bytes"); },
+           [&](auto& j) { kernel(j)["operand_element_bytes"] = 0; },
+           [&](auto& j) { kernel(j)["operand_element_bytes"] = 3; },
+           [&](auto& j) { kernel(j)["operand_element_bytes"] = -2; }})
+    EXPECT_NE(reject(edit).find("operand_element_bytes"), std::string::npos);
+  // More than multi_tensor_apply's 5 tensor lists.
+  EXPECT_NE(reject([&](auto& j) {
+              kernel(j)["read_bytes"] = kernel(j)["read_bytes"].template get<std::uint64_t>() * 6;
+            }).find("at most 5"),
+            std::string::npos);
+  // A vector kernel needs none.
+  nlohmann::json j = nlohmann::json::parse(schedule_to_json(mixtral_ep()));
+  kernel(j)["kind"] = "vector";
+  kernel(j).erase("operand_element_bytes");
+  const Schedule back = schedule_from_json(j.dump(), "ok.json");
+  EXPECT_EQ(back.ops[optimizer_op_index(j)].compute().kernels[0].kind, KernelKind::vector);
+}
+
 TEST(WorkloadsJson, DryRunKeysExactly) {
   const nlohmann::json j = nlohmann::json::parse(dry_run_json(mixtral_ep()));
   std::vector<std::string> top;

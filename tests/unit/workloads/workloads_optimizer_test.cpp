@@ -6,6 +6,7 @@
 #include "common/errors.hpp"
 #include "tests/unit/workloads/workloads_test_util.hpp"
 #include "workloads/plan/resolved_request.hpp"
+#include "workloads/plan/step/optimizer_step.hpp"
 
 namespace collreplay {
 namespace {
@@ -83,6 +84,94 @@ TEST(WorkloadsOptimizer, AutoOnCudaLaunchesWhatForeachLaunches) {
   q.optimizer = "auto";
   q.param_device = "cpu";
   EXPECT_EQ(launches(optimizer_op(build_schedule(q))), launches(optimizer_op(loop)));
+}
+
+
+// foreach and fused run torch's multi_tensor_apply: each slice is a multi_tensor kernel over
+// tensor lists of the parameter's dtype, launched once per 320 chunks of 65536 elements or per
+// the op's depth cap of tensors (110, 64, 48, 36 for depth 1 to 4; 96 for a scalar list).
+struct Expected {
+  std::uint64_t reads, writes, launches;
+};
+
+void expect_slices(const Work& w, const std::vector<Expected>& want, std::uint64_t numel,
+                   std::uint64_t element_bytes, KernelKind kind) {
+  ASSERT_EQ(w.kernels.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const KernelSlice& k = w.kernels[i];
+    EXPECT_EQ(k.kind, kind) << k.label;
+    EXPECT_EQ(k.elements, numel) << k.label;
+    EXPECT_EQ(k.read_bytes, want[i].reads * numel * element_bytes) << k.label;
+    EXPECT_EQ(k.write_bytes, want[i].writes * numel * element_bytes) << k.label;
+    EXPECT_EQ(k.launches, want[i].launches) << k.label;
+    if (kind != KernelKind::multi_tensor) continue;
+    EXPECT_EQ(k.operand_element_bytes, element_bytes) << k.label;
+    const MultiTensorOperands lists = multi_tensor_operands(k);
+    EXPECT_EQ(lists.reads, want[i].reads) << k.label;
+    EXPECT_EQ(lists.writes, want[i].writes) << k.label;
+  }
+}
+
+TEST(WorkloadsOptimizer, FusedIsOneMultiTensorKernelOfDepthFour) {
+  // 1000 small bf16 tensors: the tensor cap sets the launches (36 per launch at depth 4).
+  const std::uint64_t numel = 1000 * 4096;
+  expect_slices(optimizer_kernels(OptimizerKind::adamw_fused, 1000, numel, 2), {{4, 3, 28}},
+                numel, 2, KernelKind::multi_tensor);
+  // Few large fp32 tensors: 320 chunks of 65536 elements per launch.
+  const std::uint64_t big = 100ull * 320 * 65536 + 1;
+  expect_slices(optimizer_kernels(OptimizerKind::adamw_fused, 10, big, 4), {{4, 3, 101}}, big, 4,
+                KernelKind::multi_tensor);
+}
+
+TEST(WorkloadsOptimizer, ForeachPassesAreMultiTensorKernelsWithTheirDepthsCaps) {
+  const std::uint64_t numel = 1000 * 4096;
+  // mul_ (depth 1: 110), lerp_ (2: 64), mul_, addcmul_ (3: 48), sqrt (2, out of place),
+  // div_ by a scalar per tensor (1: 96), add_ (1), addcdiv_ (3).
+  expect_slices(optimizer_kernels(OptimizerKind::adamw_foreach, 1000, numel, 2),
+                {{1, 1, 10},
+                 {2, 1, 16},
+                 {1, 1, 10},
+                 {2, 1, 21},
+                 {1, 1, 16},
+                 {1, 1, 11},
+                 {1, 1, 10},
+                 {3, 1, 21}},
+                numel, 2, KernelKind::multi_tensor);
+}
+
+TEST(WorkloadsOptimizer, TheLoopStaysVectorKernelsPerTensor) {
+  const std::uint64_t numel = 1000 * 4096;
+  const Work w = optimizer_kernels(OptimizerKind::adamw_loop, 1000, numel, 2);
+  expect_slices(w,
+                {{1, 1, 1000},
+                 {2, 1, 1000},
+                 {1, 1, 1000},
+                 {2, 1, 1000},
+                 {1, 1, 1000},
+                 {1, 1, 1000},
+                 {1, 1, 1000},
+                 {3, 1, 1000}},
+                numel, 2, KernelKind::vector);
+  for (const KernelSlice& k : w.kernels) EXPECT_EQ(k.operand_element_bytes, 0u) << k.label;
+}
+
+TEST(WorkloadsOptimizer, ScheduleOptimizerOpCarriesTheParamDtype) {
+  WorkloadRequest q = test::request("qwen2.5-0.5b", 2, "fsdp2");
+  q.layers = 2;
+  q.optimizer = "adamw-fused";
+  const Schedule fused_schedule = build_schedule(q);
+  const ComputeOp& fused = optimizer_op(fused_schedule);
+  ASSERT_EQ(fused.kernels.size(), 1u);
+  EXPECT_EQ(fused.kernels[0].kind, KernelKind::multi_tensor);
+  EXPECT_EQ(fused.kernels[0].operand_element_bytes, 2u);  // bf16 parameters
+  EXPECT_EQ(multi_tensor_operands(fused.kernels[0]).reads, 4u);
+  q.param_dtype = "fp32";
+  q.optimizer = "adamw-foreach";
+  const Schedule foreach = build_schedule(q);
+  for (const KernelSlice& k : optimizer_op(foreach).kernels) {
+    EXPECT_EQ(k.kind, KernelKind::multi_tensor) << k.label;
+    EXPECT_EQ(k.operand_element_bytes, 4u) << k.label;
+  }
 }
 
 }  // namespace

@@ -8,28 +8,41 @@
 namespace collreplay {
 namespace {
 
-// multi_tensor_apply launches a kernel per chunk of tensors and elements.
+// torch's multi_tensor_apply (aten/src/ATen/native/cuda/MultiTensorApply.cuh) launches a kernel
+// when its blocks (one per 65536-element chunk of a tensor) reach 320 or its tensors reach the cap
+// for the op's depth (tensor lists): 110, 64, 48, 36, 30 for depth 1 to 5; 96, 64, 48, 36, 30 for
+// ops that take a list of scalars (a value per tensor).
 constexpr std::uint64_t kMultiTensorElementsPerLaunch = 320ULL * 65536;
-constexpr std::uint64_t kMultiTensorTensorsPerLaunch = 48;
+constexpr std::uint64_t kTensorsDepth1 = 110, kTensorsDepth1ScalarList = 96, kTensorsDepth2 = 64,
+                        kTensorsDepth3 = 48, kTensorsDepth4 = 36;
 
 struct Pass {
   const char* what;
-  std::uint64_t reads, writes;  // tensors of the parameter's size read and written
+  std::uint64_t reads, writes;       // distinct tensors of the parameter's size read and written
+  std::uint64_t tensors_per_launch;  // multi_tensor_apply's cap for the op's depth
 };
 
-// torch.optim.adamw: param.mul_(1 - lr wd); exp_avg.lerp_(grad, 1 - b1); exp_avg_sq.mul_(b2)
-// .addcmul_(grad, grad, 1 - b2); denom = (exp_avg_sq.sqrt() / bc2).add_(eps);
-// param.addcdiv_(exp_avg, denom, -step_size).
+// torch 2.11 torch/optim/adam.py _multi_tensor_adam with decoupled weight decay (AdamW):
+// _foreach_mul_(params, 1 - lr wd); _foreach_lerp_(exp_avgs, grads, 1 - b1);
+// _foreach_mul_(exp_avg_sqs, b2); _foreach_addcmul_(exp_avg_sqs, grads, grads, 1 - b2);
+// denom = _foreach_sqrt(exp_avg_sqs) (a new list); _foreach_div_(denom, bias_correction2_sqrt)
+// (a scalar per tensor); _foreach_add_(denom, eps); _foreach_addcdiv_(params, exp_avgs, denom,
+// step_size) (a scalar per tensor). addcmul_ has depth 3 but reads grads twice at one address:
+// two distinct tensors.
 constexpr Pass kAdamwPasses[] = {
-    {"param.mul_(1 - lr * wd)", 1, 1}, {"exp_avg.lerp_(grad)", 2, 1},
-    {"exp_avg_sq.mul_(beta2)", 1, 1},  {"exp_avg_sq.addcmul_(grad, grad)", 2, 1},
-    {"exp_avg_sq.sqrt()", 1, 1},       {"/ bias_correction2", 1, 1},
-    {"+ eps", 1, 1},                   {"param.addcdiv_(exp_avg, denom)", 3, 1},
+    {"param.mul_(1 - lr * wd)", 1, 1, kTensorsDepth1},
+    {"exp_avg.lerp_(grad)", 2, 1, kTensorsDepth2},
+    {"exp_avg_sq.mul_(beta2)", 1, 1, kTensorsDepth1},
+    {"exp_avg_sq.addcmul_(grad, grad)", 2, 1, kTensorsDepth3},
+    {"exp_avg_sq.sqrt()", 1, 1, kTensorsDepth2},
+    {"/ bias_correction2", 1, 1, kTensorsDepth1ScalarList},
+    {"+ eps", 1, 1, kTensorsDepth1},
+    {"param.addcdiv_(exp_avg, denom)", 3, 1, kTensorsDepth3},
 };
 
-std::uint64_t multi_tensor_launches(std::uint64_t tensors, std::uint64_t numel) {
-  const std::uint64_t by_tensors =
-      (tensors + kMultiTensorTensorsPerLaunch - 1) / kMultiTensorTensorsPerLaunch;
+std::uint64_t multi_tensor_launches(std::uint64_t tensors, std::uint64_t numel,
+                                    std::uint64_t tensors_per_launch) {
+  const std::uint64_t by_tensors = (tensors + tensors_per_launch - 1) / tensors_per_launch;
   const std::uint64_t by_elements =
       (numel + kMultiTensorElementsPerLaunch - 1) / kMultiTensorElementsPerLaunch;
   return std::max<std::uint64_t>({by_tensors, by_elements, 1});
@@ -78,10 +91,14 @@ Work optimizer_kernels(OptimizerKind kind, std::uint64_t tensors, std::uint64_t 
   Work w;
   if (kind == OptimizerKind::none || tensors == 0 || numel == 0) return w;
   const std::uint64_t tensor_bytes = numel * bytes;
+  // The for-loop runs TensorIterator's vectorized kernels a tensor at a time; foreach and fused
+  // run multi_tensor_apply over the tensor lists.
+  const bool loop = kind == OptimizerKind::adamw_loop;
   auto slice = [&](const std::string& what, std::uint64_t reads, std::uint64_t writes,
                    std::uint64_t launches) {
     KernelSlice k;
-    k.kind = KernelKind::vector;
+    k.kind = loop ? KernelKind::vector : KernelKind::multi_tensor;
+    if (!loop) k.operand_element_bytes = bytes;
     k.label = "optimizer " + std::string(optimizer_name(kind)) + ": " + what;
     k.launches = launches;
     k.elements = numel;
@@ -91,13 +108,14 @@ Work optimizer_kernels(OptimizerKind kind, std::uint64_t tensors, std::uint64_t 
     w.add_kernel(std::move(k));
   };
   if (kind == OptimizerKind::adamw_fused) {
-    // One kernel reads param, grad, exp_avg, exp_avg_sq and writes the three states back.
-    slice("fused AdamW", 4, 3, multi_tensor_launches(tensors, numel));
+    // One kernel of depth 4 reads param, grad, exp_avg, exp_avg_sq and writes param, exp_avg and
+    // exp_avg_sq back (grad too only under a GradScaler).
+    slice("fused AdamW", 4, 3, multi_tensor_launches(tensors, numel, kTensorsDepth4));
     return w;
   }
-  const std::uint64_t launches =
-      kind == OptimizerKind::adamw_loop ? tensors : multi_tensor_launches(tensors, numel);
-  for (const Pass& p : kAdamwPasses) slice(p.what, p.reads, p.writes, launches);
+  for (const Pass& p : kAdamwPasses)
+    slice(p.what, p.reads, p.writes,
+          loop ? tensors : multi_tensor_launches(tensors, numel, p.tensors_per_launch));
   return w;
 }
 
