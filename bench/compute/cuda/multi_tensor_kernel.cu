@@ -6,8 +6,8 @@
 // one aligned vector load per list (8 bytes for bf16), does its math (fp32 for a foreach op,
 // torch's double-precision AdamW update for a fused optimizer), then stores 4 elements of every
 // list it writes, 512 x 4 elements a step through its chunk. Measured on an H100 against torch
-// 2.11 (sweeps/gpu/multi_tensor/): within 8-17% of torch's fused AdamW and foreach times, where
-// the vector kernel took half of torch's fused bf16 time.
+// 2.11 (sweeps/gpu/multi_tensor/, bench/RESULTS.md): fused AdamW within 3% of torch's kernel
+// (the vector kernel took 0.73 of its bf16 time), foreach addcdiv_ within 4%.
 //
 // Lists are separate streams: list l of the reads at src + l x region, of the writes at
 // dst + l x region, a region being an equal share of the scratch buffer in whole chunks; chunks
@@ -92,9 +92,10 @@ __device__ inline void adamw_update(const float x[kMaxLists], AdamwTerms t, floa
 
 // One launch: blocks first_chunk .. first_chunk + gridDim.x - 1 of the slice's chunks. Every
 // output element depends on every list read (no dead loads); with nothing to write, a store
-// no input reaches keeps the loads. Several lists written: a fused optimizer's update; one: a
-// foreach op's few fp32 operations.
-template <typename T>
+// no input reaches keeps the loads. kFused (several lists written): a fused optimizer's update;
+// otherwise a foreach op's few fp32 operations, in a kernel of its own so that it holds as few
+// registers (as many resident blocks) as torch's foreach kernels do.
+template <typename T, bool kFused>
 __global__ void __launch_bounds__(kBlockThreads)
     multi_tensor_kernel(const T* src, T* dst, std::uint64_t region_elements,
                         std::uint64_t region_chunks, std::uint64_t first_chunk,
@@ -107,7 +108,8 @@ __global__ void __launch_bounds__(kBlockThreads)
   const auto* in = reinterpret_cast<const Pack<T>*>(src + at);
   auto* out = reinterpret_cast<Pack<T>*>(dst + at);
   // A step count the compiler cannot fold: the bias corrections cost their pow once per thread.
-  const AdamwTerms terms = adamw_terms(1.0f + static_cast<float>(blockIdx.x & 1));
+  const AdamwTerms terms =
+      kFused ? adamw_terms(1.0f + static_cast<float>(blockIdx.x & 1)) : AdamwTerms{};
   for (std::uint64_t i = threadIdx.x; i * kIlp < n; i += blockDim.x) {
     Pack<T> r[kMaxLists];
 #pragma unroll
@@ -123,7 +125,7 @@ __global__ void __launch_bounds__(kBlockThreads)
         x[l] = l < reads ? finite(to_float(r[l].v[e])) : 0.f;
         sum += x[l];
       }
-      if (writes > 1) {
+      if constexpr (kFused) {
         float updated[3];
         adamw_update(x, terms, updated);
         // A fifth list read (AMSGrad's max) reaches every list written; a list written past
@@ -165,7 +167,9 @@ void launch_lists(const KernelSlice& k, const KernelBuffers& b, cudaStream_t str
   // torch's would.
   for (std::uint64_t first = 0; first < chunks; first += kMaxBlocksPerLaunch) {
     const auto blocks = static_cast<unsigned>(std::min(chunks - first, kMaxBlocksPerLaunch));
-    multi_tensor_kernel<T><<<blocks, kBlockThreads, 0, stream>>>(
+    auto* kernel =
+        lists.writes > 1 ? multi_tensor_kernel<T, true> : multi_tensor_kernel<T, false>;
+    kernel<<<blocks, kBlockThreads, 0, stream>>>(
         static_cast<const T*>(b.src), static_cast<T*>(b.dst), region_chunks * kChunkElements,
         region_chunks, first, elements, static_cast<int>(lists.reads),
         static_cast<int>(lists.writes));
