@@ -44,6 +44,12 @@ def fixture_files(folder):
     return f"{len(files)} files, {kb:.0f} KB"
 
 
+def fixture_folder(out, job):
+    """The fixture taken in this run, or the committed one a `replay` run replayed."""
+    taken = os.path.join(out, "fixtures", job)
+    return taken if os.path.isdir(taken) else os.path.join("tests", "fixtures", "traces", f"torch_{job}")
+
+
 def fmt(x):
     return "-" if x is None else f"{x:.1f}"
 
@@ -64,7 +70,7 @@ def table(out, jobs):
         rows.append(f"| {job} | {rec.get('ranks', '-')} | {fmt(t)} | {fmt(rep)} | "
                     f"{'-' if ratio is None else f'{ratio:.2f}'} | {verdict} | "
                     f"{fmt(rec.get('unprofiled_step_ms'))} | "
-                    f"{fixture_files(os.path.join(out, 'fixtures', job))} |")
+                    f"{fixture_files(fixture_folder(out, job))} |")
     return rows, ok
 
 
