@@ -5,9 +5,10 @@
 // tensor, at most 320 blocks a launch; each thread loads 4 elements of every list it reads with
 // one aligned vector load per list (8 bytes for bf16), does its math (fp32 for a foreach op,
 // torch's double-precision AdamW update for a fused optimizer), then stores 4 elements of every
-// list it writes, 512 x 4 elements a step through its chunk. Measured on an H100 against torch
-// 2.11 (sweeps/gpu/multi_tensor/, bench/RESULTS.md): fused AdamW within 3% of torch's kernel
-// (the vector kernel took 0.73 of its bf16 time), foreach addcdiv_ within 4%.
+// list it writes, 512 x 4 elements a step through its chunk. Measured on an H100 beside torch
+// 2.11's own kernels (sweeps/gpu/multi_tensor/; bench/RESULTS.md, "multi_tensor kernels"): fused
+// AdamW 0.95-0.96 of torch's time (the vector kernel 0.73), foreach addcdiv_ 0.94, foreach mul_
+// 1.20 (one list read and written: still slower than torch's).
 //
 // Lists are separate streams: list l of the reads at src + l x region, of the writes at
 // dst + l x region, a region being an equal share of the scratch buffer in whole chunks; chunks
