@@ -28,11 +28,11 @@ void add(Work& w, const std::string& label, const char* what, const Spec& s) {
   w.add_kernel(std::move(k));
 }
 
+}  // namespace
+
 void host_sync(Work& w, const std::string& label, const char* what) {
   add(w, label, what, {KernelKind::sync, 0, 0, 0});
 }
-
-}  // namespace
 
 WorkSet rms_norm_kernels(const std::string& label, std::uint64_t rows, std::uint64_t hidden,
                          std::uint64_t a) {

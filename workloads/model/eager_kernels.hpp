@@ -14,6 +14,10 @@
 
 namespace collreplay {
 
+// The host reads a few bytes back (.item(), .tolist(), nonzero): a `sync` kernel labelled
+// "label: what", after which the host waits for the GPU.
+void host_sync(Work& w, const std::string& label, const char* what);
+
 // RMSNorm over rows x hidden, weight [hidden]; the backward ends with the residual stream's
 // gradient accumulation.
 WorkSet rms_norm_kernels(const std::string& label, std::uint64_t rows, std::uint64_t hidden,

@@ -304,10 +304,7 @@ class Builder {
         op.name = "host_sync." + c.name;
         op.deps.push_back(comm_index[idx]);
         Work w;
-        KernelSlice k;
-        k.kind = KernelKind::sync;
-        k.label = c.name + ": result read on the host (.tolist()): host waits";
-        w.add_kernel(std::move(k));
+        host_sync(w, c.name, "result read on the host (.tolist()): host waits");
         op.body = ComputeOp{r_.param_dtype, {}, w.kernels,
                             static_cast<double>(w.launches()) * per_launch_us(c.phase)};
       } else {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "workloads/model/eager_kernels.hpp"
 #include "workloads/trace/read/op_flops.hpp"
 #include "workloads/trace/trace_collective.hpp"
 
@@ -161,11 +162,10 @@ class Converter {
     op.stream = StreamKind::compute;
     op.phase = phase;
     op.unit = "trace";
-    KernelSlice k;
-    k.kind = KernelKind::sync;
-    k.label = "the host waited for the GPU";
+    Work wait_work;
+    host_sync(wait_work, op.name, "the host waited for the GPU");
     ComputeOp body;
-    body.kernels.push_back(k);
+    body.kernels = std::move(wait_work.kernels);
     op.body = body;
     host_from_us_ = wait.end_us;
     last_compute_ = static_cast<int>(ops().size());
