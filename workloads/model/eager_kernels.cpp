@@ -228,8 +228,9 @@ WorkSet expert_combine_kernels(const std::string& label, const ExpertLoop& l,
 }
 
 WorkSet stacked_slice_grad_kernels(const std::string& label, const ExpertLoop& l,
-                                   std::uint64_t out, std::uint64_t in, bool first) {
-  const std::uint64_t slice = out * in, whole = l.experts * slice, a = l.bytes;
+                                   std::uint64_t stack, std::uint64_t out, std::uint64_t in,
+                                   bool first) {
+  const std::uint64_t slice = out * in, whole = stack * slice, a = l.bytes;
   WorkSet s;
   add(s.bwd, label, "select backward: zeros [experts, out, in]", {KernelKind::vector, whole, 0, a * whole});
   add(s.bwd, label, "select backward: slice copied in", {KernelKind::copy, slice, a * slice, a * slice});

@@ -66,10 +66,12 @@ WorkSet expert_dispatch_kernels(const std::string& label, const ExpertLoop& loop
 WorkSet expert_combine_kernels(const std::string& label, const ExpertLoop& loop,
                                std::uint64_t rows);
 // Backward only, stacked experts: the weight gradient of one expert's slice of the stacked
-// parameter [experts, out, in] is a full-size zero tensor with the slice copied in, added to
-// the running gradient unless it is the first.
+// parameter [stack, out, in] is a full-size zero tensor with the slice copied in (torch's
+// select_backward), added to the running gradient unless it is the first. `stack`: the experts
+// the rank's parameter stacks (all of them; with expert parallelism, the rank's own).
 WorkSet stacked_slice_grad_kernels(const std::string& label, const ExpertLoop& loop,
-                                   std::uint64_t out, std::uint64_t in, bool first);
+                                   std::uint64_t stack, std::uint64_t out, std::uint64_t in,
+                                   bool first);
 
 // FSDP2 (fully_shard): after an all-gather, the compute stream copies the gathered buffer out
 // into the unit's parameters (split_with_sizes_copy; at world 1 one memcpy per tensor); before

@@ -118,10 +118,13 @@ class Walker {
                                                   });
       WorkSet w;
       for (const WorkSet* part : std::initializer_list<const WorkSet*>{&dispatch, &gate_up, &act, &down, &combine}) w.fwd.append(part->fwd);
+      // The rank's parameter stacks its own experts (all of them without expert parallelism).
+      const auto stack = static_cast<std::uint64_t>(n.params.front().shape.front());
       const WorkSet down_grad = stacked_slice_grad_kernels(
-          label + ".down_proj", loop, loop.hidden, loop.intermediate, first_in_backward);
-      const WorkSet gate_up_grad = stacked_slice_grad_kernels(
-          label + ".gate_up_proj", loop, 2 * loop.intermediate, loop.hidden, first_in_backward);
+          label + ".down_proj", loop, stack, loop.hidden, loop.intermediate, first_in_backward);
+      const WorkSet gate_up_grad = stacked_slice_grad_kernels(label + ".gate_up_proj", loop, stack,
+                                                              2 * loop.intermediate, loop.hidden,
+                                                              first_in_backward);
       for (const WorkSet* part : std::initializer_list<const WorkSet*>{
                &combine, &down, &down_grad, &act, &gate_up, &gate_up_grad, &dispatch})
         w.bwd.append(part->bwd);

@@ -33,6 +33,10 @@ bool blocks_on_gpu(const std::string& cat, const std::string& name) {
   return cat == "cuda_runtime" && (name.find("Synchronize") != std::string::npos ||
                                    name == "cudaMemcpy" || name == "cudaMemcpyAsync");
 }
+bool is_launch(const std::string& cat, const std::string& name) {
+  return is_launcher(cat) && (name.find("Launch") != std::string::npos ||
+                              name.find("Memset") != std::string::npos);
+}
 bool is_p2p(const std::string& name) { return name == "send" || name == "recv"; }
 // record_param_comms events of calls that launch no NCCL work of their own (torch 2.11 records
 // "wait" for Work::wait and "init" for a new group's communicator).
@@ -182,6 +186,7 @@ TraceEvents parse_trace(const std::string& text, const std::string& path, int st
     if (is_launcher(cat) && args && args->contains("correlation"))
       launches[(*args)["correlation"].get<std::int64_t>()] = &e;
     if (blocks_on_gpu(cat, name)) out.host_waits.push_back({ts, ts + dur});
+    else if (is_launch(cat, name) && dur > kLaunchStallUs) out.launch_stalls.push_back({ts, ts + dur});
     if (cat == "user_annotation" && name.rfind("Optimizer.step", 0) == 0)
       out.optimizer.push_back({ts, ts + dur});
     if (cat != "cpu_op" || !args) continue;

@@ -62,11 +62,17 @@ struct TraceEvents {
   std::vector<int> steps;    // every ProfilerStep#N of the trace, by start
   std::vector<GpuWork> gpu;  // in launch order
   std::vector<HostSpan> host_waits;  // host calls that block on the GPU (synchronize, cudaMemcpy)
+  // Launches that returned late (over kLaunchStallUs): the GPU's launch queue was full, the GPU
+  // far behind the host (a stage waiting on a recv while its host queues the backward). Time
+  // the host waited, not its own; not a sync either: the host went on as soon as there was room.
+  std::vector<HostSpan> launch_stalls;
   std::vector<HostSpan> optimizer;   // "Optimizer.step#..." annotations
   bool has_shapes = false;           // some host op carries "Input Dims" (record_shapes)
   std::vector<ShapedOp> shaped_ops;  // the step's GEMM and attention ops with their shapes
 };
 
+// A launch call under the profiler returns in tens of microseconds.
+inline constexpr double kLaunchStallUs = 50;
 inline constexpr std::size_t kLabelChars = 64;  // sweeps/gpu/reference/trim_trace.py: LABEL_CHARS
 
 // "void at::native::vectorized_elementwise_kernel<4, ...>(...)" -> "at::native::vectorized_elementwise_kernel".

@@ -72,9 +72,14 @@ class Converter {
     double start_us = trace_.step_start_us;
     for (const HostSpan& wait : trace_.host_waits)
       if (wait.start_us < first.launch_us) start_us = std::max(start_us, wait.end_us);
-    out_.queued_us = start_us - trace_.step_start_us +
-                     std::max(0.0, first.start_us - std::max(first.launch_end_us, start_us));
-    out_.step_us = gpu_end_us_ - trace_.step_start_us - out_.queued_us;
+    const double gpu_queued_us =
+        std::max(0.0, first.start_us - std::max(first.launch_end_us, start_us));
+    // The queue delays the step only while the GPU stays behind the host: a host-bound step
+    // (short kernels, a slow Python loop) catches up and ends no sooner than its own host time
+    // lets it.
+    const double end_us = std::max(gpu_end_us_ - gpu_queued_us, host_paced_end_us(start_us));
+    out_.step_us = end_us - start_us;
+    out_.queued_us = gpu_end_us_ - trace_.step_start_us - out_.step_us;
     return std::move(out_);
   }
 
@@ -86,11 +91,28 @@ class Converter {
     return w.launch_tid == main_tid_ ? Phase::forward : Phase::backward;
   }
 
-  // The host's own time in [from, to): the wall time less its waits for the GPU.
+  // The soonest the step's compute could end had it started at `start_us` on an idle GPU: each
+  // compute launch comes after the host's own time up to it (its waits for the GPU left out),
+  // and the work after it on its stream runs after it. Collectives are left out: their traced
+  // time includes waiting for other ranks.
+  double host_paced_end_us(double start_us) const {
+    std::map<std::int64_t, double> stream_rest_us;  // work launched from here on, per stream
+    double end_us = start_us;
+    for (auto w = trace_.gpu.rbegin(); w != trace_.gpu.rend(); ++w) {
+      if (w->collective) continue;
+      const double rest_us = stream_rest_us[w->stream] += w->dur_us;
+      end_us = std::max(end_us, start_us + host_between(start_us, w->launch_end_us) + rest_us);
+    }
+    return end_us;
+  }
+
+  // The host's own time in [from, to): the wall time less its waits for the GPU (syncs, and
+  // launches held up by a full launch queue).
   double host_between(double from, double to) const {
     double busy = std::max(0.0, to - from);
-    for (const HostSpan& s : trace_.host_waits)
-      busy -= std::max(0.0, std::min(to, s.end_us) - std::max(from, s.start_us));
+    for (const std::vector<HostSpan>* waits : {&trace_.host_waits, &trace_.launch_stalls})
+      for (const HostSpan& s : *waits)
+        busy -= std::max(0.0, std::min(to, s.end_us) - std::max(from, s.start_us));
     return std::max(0.0, busy);
   }
 

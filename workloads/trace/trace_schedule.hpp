@@ -10,7 +10,8 @@
 //   - a collective waits for another the same way (HSDP's all-reduce on its own stream after the
 //     reduce-scatter it reduces further).
 // Host time of a compute op: the host's wall time from the previous op's launch to its own last
-// launch, less the time the host spent blocked on the GPU (synchronize, cudaMemcpy).
+// launch, less the time the host spent blocked on the GPU (synchronize, cudaMemcpy, a launch
+// held up by a full launch queue).
 #pragma once
 #include <optional>
 #include <string>
@@ -31,7 +32,9 @@ struct TraceImport {
   // First host event (or ProfilerStep) to the last GPU work's end, less queued_us.
   double step_us = 0;
   // How long the step stood waiting for work launched before it (the previous step's tail): the
-  // host blocked on the GPU before the step's first launch, then that first work queued.
+  // host blocked on the GPU before the step's first launch, then that first work queued, as far
+  // as the GPU stayed behind: a step whose host time is the longer (each compute launch after
+  // the host's own time up to it, then the rest of its stream's work) is that long.
   double queued_us = 0;
   double compute_us = 0;          // GPU time of all compute
   double collective_us = 0;       // GPU time of all collective kernels

@@ -10,7 +10,13 @@ that replay's `--ep N` schedules (workloads/README.md, "Mixture of experts"):
   5. each local expert runs its rows (SiLU(gate) * up, down); rows go back in the combine
      all-to-all, are weighted and summed into their tokens.
 Backward repeats dispatch and combine with the splits swapped; with activation checkpointing
-the recompute repeats steps 1-5 (counts, dispatch, combine), as replay schedules them."""
+the recompute repeats steps 1-5 (counts, dispatch, combine), as replay schedules them.
+The host waits for the GPU once a dispatch, when it reads the gathered counts (3), as Megatron's
+dispatcher does: the counts are summed on the GPU (torch.bincount would read its maximum back
+first) and the rows regrouped with their size known (repeat_interleave would read it back).
+With group None, the layer is its own compute-only twin: the same local experts and rows, every
+source taken to route as this rank does, the all-gather and all-to-alls replaced by local copies
+of the same sizes (replay's compute-only pass: the schedule without its collectives)."""
 
 import torch
 import torch.distributed as dist
@@ -34,6 +40,22 @@ class AllToAll(torch.autograd.Function):
         dist.all_to_all_single(out, grad.contiguous(), ctx.send_splits, ctx.recv_splits,
                                group=ctx.group)
         return out, None, None, None
+
+
+class LocalStandIn(torch.autograd.Function):
+    """The compute-only twin of AllToAll: rows of the sizes the all-to-all would deliver, copied
+    from this rank's own (a gather, as much memory traffic as the exchange's local copy)."""
+
+    @staticmethod
+    def forward(ctx, rows, send_splits, recv_splits, group):
+        ctx.rows_in = rows.shape[0]
+        take = torch.arange(sum(recv_splits), device=rows.device) % max(1, rows.shape[0])
+        return rows[take]
+
+    @staticmethod
+    def backward(ctx, grad):
+        take = torch.arange(ctx.rows_in, device=grad.device) % max(1, grad.shape[0])
+        return grad[take], None, None, None
 
 
 class LocalExperts(nn.Module):
@@ -68,6 +90,8 @@ class ExpertParallelMoe(nn.Module):
     def exchange_counts(self, counts):
         """Rows each source sends this rank's local experts, [source, local expert]: Megatron's
         dispatcher all-gathers every rank's per-expert counts over the expert group."""
+        if self.group is None:  # the compute-only twin: every source routes as this rank
+            return counts.expand(self.ep, -1)[:, self.first:self.first + self.local]
         all_counts = counts.new_empty((self.ep, self.num_experts))
         dist.all_gather_into_tensor(all_counts, counts, group=self.group)
         return all_counts[:, self.first:self.first + self.local]
@@ -80,21 +104,25 @@ class ExpertParallelMoe(nn.Module):
         top_w /= top_w.sum(dim=-1, keepdim=True)
         expert_of_row = top_i.reshape(-1)
         order = torch.argsort(expert_of_row, stable=True)  # rows sorted by expert
-        counts = torch.bincount(expert_of_row, minlength=self.num_experts)
+        counts = torch.zeros(self.num_experts, dtype=torch.int64, device=x.device)
+        counts.index_add_(0, expert_of_row, torch.ones_like(expert_of_row))
         from_each = self.exchange_counts(counts)  # [source, local expert]
         send = counts.view(self.ep, self.local).sum(dim=1)
         send_splits, from_each_host = send.tolist(), from_each.tolist()  # the host sync
         recv_splits = [sum(row) for row in from_each_host]
-        rows = AllToAll.apply(x[order // self.top_k], send_splits, recv_splits, self.group)
+        exchange = AllToAll if self.group is not None else LocalStandIn
+        rows = exchange.apply(x[order // self.top_k], send_splits, recv_splits, self.group)
         # Arrived grouped by source, then expert: regroup by local expert for its GEMMs.
         local_ids = torch.arange(self.local, device=x.device).repeat(self.ep)
-        by_expert = torch.argsort(torch.repeat_interleave(local_ids, from_each.reshape(-1)),
-                                  stable=True)
+        by_expert = torch.argsort(
+            torch.repeat_interleave(local_ids, from_each.reshape(-1),
+                                    output_size=sum(recv_splits)),
+            stable=True)
         per_expert = [sum(row[e] for row in from_each_host) for e in range(self.local)]
         out = self.experts(rows[by_expert], per_expert)
         back = torch.empty_like(by_expert)
         back[by_expert] = torch.arange(by_expert.numel(), device=x.device)
-        out = AllToAll.apply(out[back], recv_splits, send_splits, self.group)
+        out = exchange.apply(out[back], recv_splits, send_splits, self.group)
         out = out * top_w.reshape(-1)[order, None].to(out.dtype)
         y = torch.zeros_like(x).index_add_(0, order // self.top_k, out.to(x.dtype))
         return y.reshape(b, s, h)

@@ -7,7 +7,8 @@
                  `--plan fsdp2 --ep N`
   ddp            DistributedDataParallel with its defaults (bucket_cap_mb 25, first bucket 1 MiB)
 and the compute-only twin of each: the same model and per-rank work on a mesh of one rank (no
-collective crosses ranks), what replay's compute-only pass stands for."""
+collective crosses ranks), what replay's compute-only pass stands for; with --ep, each rank's own
+experts over the rows routing would send them (expert_parallel.py, group None)."""
 
 
 def make_meshes(torch, world, shard_group, ep, compute_only):
@@ -38,10 +39,12 @@ def build(torch, config, layers, args, meshes, rank, solo=False):
     from catalog_model import CausalLM
 
     moe, moe_mesh = None, meshes.get("moe")
-    if moe_mesh is not None and not solo:
+    if moe_mesh is not None:
         from expert_parallel import ExpertParallelMoe
 
-        group, ep_rank = moe_mesh["ep"].get_group(), moe_mesh["ep"].get_local_rank()
+        # The compute-only twin keeps this rank's experts and rows; no exchange leaves the rank.
+        group = None if solo else moe_mesh["ep"].get_group()
+        ep_rank = moe_mesh["ep"].get_local_rank()
 
         def moe(c):
             return ExpertParallelMoe(c, group, ep_rank, args.ep)
@@ -66,7 +69,7 @@ def build(torch, config, layers, args, meshes, rank, solo=False):
     mesh = meshes["solo"] if solo else meshes["fsdp"]
     for layer in model.layers:
         if moe is not None:
-            fully_shard(layer.mlp.experts, mesh=moe_mesh["dp"])
+            fully_shard(layer.mlp.experts, mesh=mesh if solo else moe_mesh["dp"])
         fully_shard(layer, mesh=mesh)
     fully_shard(model, mesh=mesh)
     if moe is None:

@@ -193,8 +193,8 @@ def run(args):
         timer.times_ms(layers)
     if compute_only:
         # The same ranks, the same per-rank work, no collective across ranks: replay's
-        # compute-only pass. With --ep every expert is local (each rank's own rows through all
-        # of them: the same expert GEMM work per rank on average, no dispatch).
+        # compute-only pass. With --ep each rank keeps its own experts, over the rows routing
+        # would send them (every source taken to route as this rank does), no exchange.
         del model, inner, groups, step, opt
         gc.collect()
         torch.cuda.empty_cache()

@@ -43,9 +43,21 @@ deadline=$((SECONDS + ${TRACE_FIXTURES_BUDGET_S:-480}))
 commands="$out/commands.sh"
 echo "# the commands trace_fixtures.sh ran, in order ($(date -u +%Y-%m-%dT%H:%M:%SZ))" >"$commands"
 status=0
-mb=1 seq=512 micro=4
 # The committed fixtures' jobs as traced_jobs.py recorded them (shape, unprofiled step).
 records=sweeps/measured/2026-11-25-traces
+
+# MICRO_BATCH SEQ MICRO_BATCHES of a job. Taken: the pipeline's stages pass 2 x 2048 tokens a
+# micro-batch (at 1 x 512 its profiled step is the profiler's own host time: bench/RESULTS.md),
+# the rest 1 x 512 (their steps are their gradients' collectives); replayed: as recorded.
+shape_of() {
+  if [ $mode = replay ]; then
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["micro_batch"], r["seq"], r["micro_batches"])' "$records/$1.json"
+  elif [ "$1" = pipeline ]; then
+    echo 2 2048 4
+  else
+    echo 1 512 4
+  fi
+}
 
 # logged SECONDS_CAP LOG CMD...: runs CMD under timeout (capped by what is left of the budget),
 # output to LOG, the command line to commands.sh.
@@ -69,6 +81,8 @@ for job in "${jobs[@]}"; do
     continue
   fi
   ranks=$(ranks_of "$job")
+  read -r mb seq micro <<<"$(shape_of "$job")"
+  [ -n "$micro" ] || { echo "$job: no shape (record $records/$job.json)"; status=1; continue; }
   raw="$out/raw/$job" fx="$out/fixtures/$job"
   echo "== $job: $ranks ranks"
   if [ $mode = replay ]; then

@@ -89,8 +89,8 @@ TEST_F(TorchTraces, MoeUnevenAllToAllFromAGzipFolder) {
 // stage 1 and receives their gradients back; stage 1's loss broadcast for stage 0's log line.
 TEST_F(TorchTraces, PipelineSendRecvBetweenStages) {
   expect_listing(fixture("torch_pipeline/rank0.trace.json"), "rank 0 of 2",
-                 {{"send 917504 B bf16 world", 4},
-                  {"recv 917504 B bf16 world", 4},
+                 {{"send 7340032 B bf16 world", 4},
+                  {"recv 7340032 B bf16 world", 4},
                   {"broadcast 4 B fp32 world", 1}});
 }
 

@@ -58,6 +58,37 @@ TEST(TraceHostWaits, TheWaitForThePreviousStepIsNotTheStepsTime) {
   EXPECT_NEAR(in.step_us, 645 - 308, 1e-6);
 }
 
+// A host-bound step (a pipeline stage's short kernels under the profiler): its first kernel stood
+// 188 us queued behind the previous step's tail, but the host took 700 us to launch the rest,
+// and the GPU caught up with it; the queue did not make the step any longer.
+TEST(TraceHostWaits, AHostBoundStepIsNoShorterThanItsHostTime) {
+  Builder b(0, 1);
+  b.step(4, 0, 1000)
+      .kernel("elementwise_kernel_a", 10, 200, 10)
+      .kernel("elementwise_kernel_b", 300, 303, 10)
+      .kernel("elementwise_kernel_c", 500, 503, 10)
+      .kernel("elementwise_kernel_d", 700, 703, 10);
+  const TraceImport in = trace_to_schedule(parse_trace(b.text(), "t.json"), true);
+  // D's launch returned at 702 and it runs 10 us: 712, not 713 - 188.
+  EXPECT_NEAR(in.step_us, 712, 1e-6);
+  EXPECT_NEAR(in.queued_us, 1, 1e-6);
+}
+
+// A launch the GPU's full launch queue held up 5 ms (the host queued a stage's backward while
+// its GPU waited on a recv) is the GPU's time, not the host's, and no sync: the host went on.
+TEST(TraceHostWaits, ALaunchHeldUpByAFullQueueIsNotHostTime) {
+  Builder b(0, 1);
+  b.step(4, 0, 10000)
+      .kernel("elementwise_kernel_a", 10, 15, 10)
+      .add(host_call("cudaLaunchKernel", 100, 5000))  // B's launch, below, is what returned late
+      .kernel("elementwise_kernel_b", 5098, 5105, 10);
+  const TraceImport in = trace_to_schedule(parse_trace(b.text(), "t.json"), true);
+  ASSERT_EQ(in.schedule.ops.size(), 1u);
+  EXPECT_EQ(in.schedule.ops[0].compute().kernels.size(), 2u);
+  // 5100 us from the step's start to B's launch returning, less the 5000 us held up.
+  EXPECT_NEAR(in.schedule.ops[0].compute().host_us, 5100 - 5000, 1e-6);
+}
+
 // A wait no longer than kWaitSlackUs is a queueing call returning, not a read-back.
 TEST(TraceHostWaits, ShortCallsAreNotSyncs) {
   Builder b(0, 1);

@@ -215,6 +215,30 @@ TEST(MoeMesh, Fsdp2StackedExpertsOnA7x2x2MeshPadBothGroups) {
   EXPECT_EQ(op(s, "a2a.dispatch.fwd.layers.0").collective().bytes, 512u * 2 * h * 2);
 }
 
+// torch's select_backward of `gate_up_proj[e]` builds a zero gradient of the whole parameter the
+// rank holds: with expert parallelism 2 that stacks the rank's 4 experts, not all 8.
+TEST(MoeMesh, StackedExpertGradientsAreAsLargeAsTheRanksOwnStack) {
+  constexpr std::uint64_t h = 4096, inter = 14336;
+  for (const int ep : {1, 2}) {
+    WorkloadRequest q = request("mixtral-8x7b", 2, "fsdp2");
+    q.ep = ep;
+    q.experts_layout = "stacked";
+    q.layers = 1;
+    q.seq = 512;
+    const Schedule s = build_schedule(q);
+    std::uint64_t zeros = 0, kernels = 0;
+    for (const ScheduleOp& o : s.ops)
+      if (!o.is_collective())
+        for (const KernelSlice& k : o.compute().kernels)
+          if (k.label.find("gate_up_proj: select backward: zeros") != std::string::npos) {
+            zeros = k.write_bytes;
+            ++kernels;
+          }
+    ASSERT_GT(kernels, 0u) << "ep " << ep;
+    EXPECT_EQ(zeros, (8u / ep) * 2 * inter * h * 2) << "ep " << ep;
+  }
+}
+
 TEST(MoeMesh, ProductMustBeTheWorldAndMatchEpAndTp) {
   WorkloadRequest q = request("mixtral-8x7b", 8);
   q.mesh = "2x4x2";
