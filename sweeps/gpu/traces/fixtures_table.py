@@ -55,8 +55,9 @@ def fmt(x):
 
 
 def table(out, jobs):
-    rows = ["| job | ranks | traced step ms | replayed step ms | replayed / traced | pass (0.9-1.1) "
-            "| unprofiled step ms | fixture |", "|---|---|---|---|---|---|---|---|"]
+    rows = ["| job | ranks | micro-batch x seq (x micro-batches) | traced step ms | replayed step ms "
+            "| replayed / traced | pass (0.9-1.1) | unprofiled step ms | fixture |",
+            "|---|---|---|---|---|---|---|---|---|"]
     ok = True
     for job in jobs:
         rec = job_record(os.path.join(out, "raw", f"{job}.json"))
@@ -67,7 +68,10 @@ def table(out, jobs):
         passed = ratio is not None and BAND[0] <= ratio <= BAND[1]
         ok = ok and passed
         verdict = "pass" if passed else ("FAIL" if ratio is not None else "missing")
-        rows.append(f"| {job} | {rec.get('ranks', '-')} | {fmt(t)} | {fmt(rep)} | "
+        shape = f"{rec.get('micro_batch', '-')} x {rec.get('seq', '-')}"
+        if rec.get("micro_batches", 1) > 1 and job == "pipeline":
+            shape += f" x {rec['micro_batches']}"
+        rows.append(f"| {job} | {rec.get('ranks', '-')} | {shape} | {fmt(t)} | {fmt(rep)} | "
                     f"{'-' if ratio is None else f'{ratio:.2f}'} | {verdict} | "
                     f"{fmt(rec.get('unprofiled_step_ms'))} | "
                     f"{fixture_files(fixture_folder(out, job))} |")
@@ -86,8 +90,7 @@ def main(argv):
     commands = os.path.join(out, "commands.sh")
     text = ["# Trace fixtures from real torch jobs, replayed", "",
             f"GPU: {first.get('gpu', '-')}, torch {first.get('torch', '-')}; model "
-            f"{first.get('model', '-')}, {first.get('layers', '-')} layers, micro-batch "
-            f"{first.get('micro_batch', '-')} x seq {first.get('seq', '-')}; ranks share GPU 0 as "
+            f"{first.get('model', '-')}, {first.get('layers', '-')} layers; ranks share GPU 0 as "
             "separate NCCL hosts (loopback sockets). Fixtures: fixtures/<job>/.", "",
             *rows, "", "Traced step: `replay --dry-run --trace` on each rank's trace (the importer's "
             "step), the slowest rank's; replayed: replay's overlapped step on the same ranks; unprofiled: the job's "
