@@ -18,9 +18,9 @@ namespace collreplay {
 // units[].allreduce_bytes and the fp8 dtype; version 3 the compute ops' kernels and host_us and
 // the optimizer phase's ops; version 4 the kinds broadcast, send, recv, send_recv, their root and
 // peer, and the strided group with its group_size and group_stride; version 5 the kernel kind
-// multi_tensor with its operand_element_bytes (workloads/SCHEDULE.md). Version 1 to 4 files
-// still load.
-inline constexpr int kScheduleSchemaVersion = 5;
+// multi_tensor with its operand_element_bytes; version 6 a GEMM's a_transposed
+// (workloads/SCHEDULE.md). Version 1 to 5 files still load.
+inline constexpr int kScheduleSchemaVersion = 6;
 
 enum class StreamKind { comm, compute };
 // Which ranks take part: all of them; the ranks of one node; one expert-parallel group; one
@@ -55,6 +55,11 @@ struct GemmShape {
   std::int64_t m = 0, n = 0, k = 0;
   std::int64_t batch = 1;
   std::string label;  // "q_proj fwd", "mlp.down dgrad", "attn scores (causal half)", ...
+  // A is stored [K x M] (row-major) and read transposed: a weight gradient dW = dY^T X, as
+  // torch's Linear backward computes it, whose K (the rows) is then no operand's leading
+  // dimension. Rows not a multiple of 8 (an expert's share of tokens) would otherwise misalign
+  // A's rows and cost cuBLAS its fast kernels (measured: 135 against 750 TFLOP/s on an H100).
+  bool a_transposed = false;
 };
 
 struct CollectiveOp {

@@ -106,9 +106,11 @@ std::string schedule_to_json(const Schedule& s) {
       o["collective"] = b;
     } else {
       ordered gemms = ordered::array();
-      for (const GemmShape& g : op.compute().gemms)
-        gemms.push_back(
-            {{"m", g.m}, {"n", g.n}, {"k", g.k}, {"batch", g.batch}, {"label", g.label}});
+      for (const GemmShape& g : op.compute().gemms) {
+        ordered gemm = {{"m", g.m}, {"n", g.n}, {"k", g.k}, {"batch", g.batch}, {"label", g.label}};
+        if (g.a_transposed) gemm["a_transposed"] = true;
+        gemms.push_back(std::move(gemm));
+      }
       ordered kernels = ordered::array();
       for (const KernelSlice& k : op.compute().kernels) kernels.push_back(kernel_json(k));
       o["compute"] = {{"dtype", dtype_name(op.compute().dtype)},

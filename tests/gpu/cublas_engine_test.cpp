@@ -19,7 +19,9 @@ using testing_gpu::my_device;
 TEST(CublasEngine, MatchesHostReference) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU visible";
   const GemmShape shapes[] = {
-      {64, 96, 128, 1, "plain"}, {48, 80, 112, 3, "batched"}, {1, 256, 64, 1, "one row"}};
+      {64, 96, 128, 1, "plain"}, {48, 80, 112, 3, "batched"}, {1, 256, 64, 1, "one row"},
+      // A weight gradient dW = dY^T X: A stored [k x m], k an odd count of rows.
+      {64, 96, 127, 1, "A transposed", true}, {48, 80, 113, 2, "A transposed, batched", true}};
   for (const GemmShape& s : shapes)
     for (DType t : {DType::bf16, DType::f16, DType::f32}) {
       const GemmCheckResult r = check_cublas_gemm(my_device(), s, t);

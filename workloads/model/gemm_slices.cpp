@@ -18,7 +18,7 @@ void add_linear_gemms(std::int64_t rows, std::int64_t in, std::int64_t out,
   if (rows <= 0) return;
   s.fwd.add_gemm({rows, out, in, 1, label + " fwd"});
   s.bwd.add_gemm({rows, in, out, 1, label + " dgrad"});
-  s.bwd.add_gemm({out, in, rows, 1, label + " wgrad"});
+  s.bwd.add_gemm({out, in, rows, 1, label + " wgrad", true});
 }
 
 void add_attention_gemms(std::int64_t micro_batch, std::int64_t seq, std::int64_t heads,

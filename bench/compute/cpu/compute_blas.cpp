@@ -132,10 +132,12 @@ class BlasEngine : public ComputeEngine {
     float* b = a + g.m * g.k;
     float* c = b + g.k * g.n;
     const float alpha = 1.0f / static_cast<float>(g.k);
+    const auto op_a = g.a_transposed ? CblasTrans : CblasNoTrans;
+    const auto lda = static_cast<int>(g.a_transposed ? g.m : g.k);
     for (std::int64_t i = 0; i < g.batch; ++i)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(g.m),
-                  static_cast<int>(g.n), static_cast<int>(g.k), alpha, a, static_cast<int>(g.k), b,
-                  static_cast<int>(g.n), 0.0f, c, static_cast<int>(g.n));
+      cblas_sgemm(CblasRowMajor, op_a, CblasNoTrans, static_cast<int>(g.m), static_cast<int>(g.n),
+                  static_cast<int>(g.k), alpha, a, lda, b, static_cast<int>(g.n), 0.0f, c,
+                  static_cast<int>(g.n));
   }
 
   void run_kernel(const KernelSlice& k) {

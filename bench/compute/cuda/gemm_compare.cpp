@@ -51,24 +51,26 @@ struct Operands {
 };
 
 // Row-major C[m x n] = A[m x k] B[k x n] as column-major C^T = B^T A^T: the layout torch.matmul
-// hands cuBLAS, and the one the engine uses.
+// hands cuBLAS, and the one the engine uses (A stored [k x m] and transposed when a_transposed).
 void gemm_ex(cublasHandle_t handle, const GemmShape& s, DType t, const Operands& o) {
   const float alpha = 1.0f, beta = 0.0f;
   const cudaDataType_t type = cuda_type(t);
   const cublasComputeType_t compute =
       t == DType::f32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  const cublasOperation_t op_a = s.a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int lda = static_cast<int>(s.a_transposed ? s.m : s.k);
   if (s.batch == 1) {
-    CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n),
+    CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, op_a, static_cast<int>(s.n),
                               static_cast<int>(s.m), static_cast<int>(s.k), &alpha, o.b, type,
-                              static_cast<int>(s.n), o.a, type, static_cast<int>(s.k), &beta, o.c,
-                              type, static_cast<int>(s.n), compute, CUBLAS_GEMM_DEFAULT));
+                              static_cast<int>(s.n), o.a, type, lda, &beta, o.c, type,
+                              static_cast<int>(s.n), compute, CUBLAS_GEMM_DEFAULT));
     return;
   }
   CUBLAS_CHECK(cublasGemmStridedBatchedEx(
-      handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m),
-      static_cast<int>(s.k), &alpha, o.b, type, static_cast<int>(s.n), s.k * s.n, o.a, type,
-      static_cast<int>(s.k), s.m * s.k, &beta, o.c, type, static_cast<int>(s.n), s.m * s.n,
-      static_cast<int>(s.batch), compute, CUBLAS_GEMM_DEFAULT));
+      handle, CUBLAS_OP_N, op_a, static_cast<int>(s.n), static_cast<int>(s.m),
+      static_cast<int>(s.k), &alpha, o.b, type, static_cast<int>(s.n), s.k * s.n, o.a, type, lda,
+      s.m * s.k, &beta, o.c, type, static_cast<int>(s.n), s.m * s.n, static_cast<int>(s.batch),
+      compute, CUBLAS_GEMM_DEFAULT));
 }
 
 double median_tflops(const GemmShape& s, int iterations, std::vector<double>& times_ms) {
@@ -129,7 +131,7 @@ std::vector<GemmComparison> compare_gemms(const std::vector<GemmShape>& shapes,
       ComputeOp op;
       op.dtype = options.dtype;
       op.gemms = {s};
-      const GemmDims dims{s.m, s.n, s.k, s.batch};
+      const GemmDims dims{s.m, s.n, s.k, s.batch, s.a_transposed};
       for (int turn = 0; turn < 3; ++turn) {
         const int method = (turn + round + static_cast<int>(i)) % 3;
         if (method == 0) {

@@ -58,7 +58,8 @@ cublasLtMatrixLayout_t make_layout(DType t, std::int64_t rows, std::int64_t cols
 
 }  // namespace
 
-// Column-major view: first = B (n x k), second = A (k x m), out = C (n x m).
+// Column-major view: first = B (n x k), second = A (k x m), out = C (n x m); with A transposed,
+// second is A as stored, (m x k) with leading dimension m, and cuBLASLt transposes it.
 struct LtGemm::Plan {
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t first = nullptr, second = nullptr, out = nullptr;
@@ -86,7 +87,7 @@ LtGemm::~LtGemm() {
 }
 
 LtGemm::Plan& LtGemm::plan_for(const GemmDims& d, DType t) {
-  auto key = std::tuple(d.m, d.n, d.k, d.batch, static_cast<int>(t));
+  auto key = std::tuple(d.m, d.n, d.k, d.batch, d.a_transposed, static_cast<int>(t));
   auto found = plans_.find(key);
   if (found != plans_.end()) return *found->second;
   if (d.m <= 0 || d.n <= 0 || d.k <= 0 || d.batch <= 0)
@@ -95,8 +96,13 @@ LtGemm::Plan& LtGemm::plan_for(const GemmDims& d, DType t) {
                      ") has a non-positive dimension");
   auto plan = std::make_unique<Plan>();
   CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan->op, compute_type(t), CUDA_R_32F));
+  if (d.a_transposed) {
+    const cublasOperation_t transposed = CUBLAS_OP_T;
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSB, &transposed,
+                                                sizeof transposed));
+  }
   plan->first = make_layout(t, d.n, d.k, d.batch);
-  plan->second = make_layout(t, d.k, d.m, d.batch);
+  plan->second = d.a_transposed ? make_layout(t, d.m, d.k, d.batch) : make_layout(t, d.k, d.m, d.batch);
   plan->out = make_layout(t, d.n, d.m, d.batch);
   cublasLtMatmulPreference_t preference = nullptr;
   CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference));

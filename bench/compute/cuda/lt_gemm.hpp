@@ -18,7 +18,8 @@ namespace collreplay {
 
 struct GemmDims {
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
-  auto key() const { return std::tuple(m, n, k, batch); }
+  bool a_transposed = false;  // A stored [k x m], read transposed (GemmShape::a_transposed)
+  auto key() const { return std::tuple(m, n, k, batch, a_transposed); }
 };
 
 class LtGemm {
@@ -44,7 +45,7 @@ class LtGemm {
   cudaStream_t stream_;
   cublasLtHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, int>,
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, int>,
            std::unique_ptr<Plan>>
       plans_;
 };

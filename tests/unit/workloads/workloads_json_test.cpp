@@ -99,10 +99,12 @@ TEST(WorkloadsJson, MultiTensorKernelsRoundTrip) {
   EXPECT_EQ(multi_tensor_operands(k).reads, 1u);  // param.mul_: one list read, one written
   EXPECT_EQ(multi_tensor_operands(k).writes, 1u);
   // Other kinds write no such field.
-  for (const auto& op : j["ops"])
-    if (op.contains("compute"))
-      for (const auto& kk : op["compute"]["kernels"])
-        EXPECT_EQ(kk.contains("operand_element_bytes"), kk["kind"] == "multi_tensor") << kk;
+  for (const auto& op : j["ops"]) {
+    if (!op.contains("compute")) continue;
+    for (const auto& kk : op["compute"]["kernels"]) {
+      EXPECT_EQ(kk.contains("operand_element_bytes"), kk["kind"] == "multi_tensor") << kk;
+    }
+  }
 }
 
 TEST(WorkloadsJson, MultiTensorKernelNeedsItsOperandElementBytes) {
@@ -126,6 +128,47 @@ TEST(WorkloadsJson, MultiTensorKernelNeedsItsOperandElementBytes) {
   kernel(j).erase("operand_element_bytes");
   const Schedule back = schedule_from_json(j.dump(), "ok.json");
   EXPECT_EQ(back.ops[optimizer_op_index(j)].compute().kernels[0].kind, KernelKind::vector);
+}
+
+// A Linear's weight gradient dW = dY^T X reads A transposed, as torch's backward does; the flag
+// is written only where set, survives the round trip, and a version-5 file without it loads.
+TEST(WorkloadsJson, WeightGradientsReadATransposed) {
+  const Schedule s = mixtral_ep();
+  std::size_t wgrads = 0, others = 0;
+  for (const ScheduleOp& op : s.ops)
+    if (!op.is_collective())
+      for (const GemmShape& g : op.compute().gemms) {
+        const bool wgrad = g.label.size() > 6 && g.label.ends_with(" wgrad");
+        EXPECT_EQ(g.a_transposed, wgrad) << g.label;
+        (wgrad ? wgrads : others) += 1;
+      }
+  EXPECT_GT(wgrads, 0u);
+  EXPECT_GT(others, 0u);
+  nlohmann::json j = nlohmann::json::parse(schedule_to_json(s));
+  std::size_t written = 0;
+  for (auto& op : j["ops"])
+    if (op.contains("compute"))
+      for (auto& g : op["compute"]["gemms"]) {
+        written += g.contains("a_transposed");
+        g.erase("a_transposed");
+      }
+  EXPECT_EQ(written, wgrads);
+  j["version"] = 5;
+  const Schedule old = schedule_from_json(j.dump(), "v5.json");
+  for (const ScheduleOp& op : old.ops) {
+    if (op.is_collective()) continue;
+    for (const GemmShape& g : op.compute().gemms) {
+      EXPECT_FALSE(g.a_transposed) << g.label;
+    }
+  }
+  EXPECT_NE(reject([](auto& j) {
+              for (auto& op : j["ops"])
+                if (op.contains("compute") && !op["compute"]["gemms"].empty()) {
+                  op["compute"]["gemms"][0]["a_transposed"] = 1;
+                  return;
+                }
+            }).find("a_transposed"),
+            std::string::npos);
 }
 
 TEST(WorkloadsJson, DryRunKeysExactly) {
