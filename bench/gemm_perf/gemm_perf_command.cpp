@@ -94,6 +94,7 @@ int run_gemm_perf(const GemmPerfCommand& command, const std::vector<std::string>
                  {"n", r.shape.n},
                  {"k", r.shape.k},
                  {"batch", r.shape.batch},
+                 {"a_transposed", r.shape.a_transposed},
                  {"engine_tflops", r.engine_tflops},
                  {"gemm_ex_tflops", r.gemm_ex_tflops},
                  {"lt_heuristic_tflops", r.lt_heuristic_tflops},

@@ -5,7 +5,8 @@ by time over the whole list.
   build/bin/gemm_perf --model mixtral-8x7b ... --out g.jsonl
   python3 sweeps/gpu/gemm_torch_beside.py g.jsonl [--iters 20]
 Random bf16 operands (zeros run faster on Hopper); A [M x K] @ B [K x N] as gemm_perf's shapes read
-(row-major C[M x N]); batch > 1 as torch.bmm. Prints shape, engine and torch TFLOP/s, engine time
+(row-major C[M x N]); a_transposed: A stored [K x M] and passed as its .mT view, as torch's Linear
+backward passes dY^T to a weight gradient; batch > 1 as torch.bmm. Prints shape, engine and torch TFLOP/s, engine time
 / torch time; then the summed time of the list on each side."""
 
 import argparse
@@ -32,7 +33,10 @@ def main(argv):
     engine_ms = torch_ms = 0.0
     for r in shapes:
         m, n, k, b = r["m"], r["n"], r["k"], max(1, r.get("batch", 1))
-        x = torch.randn((b, m, k) if b > 1 else (m, k), device="cuda", dtype=torch.bfloat16)
+        if r.get("a_transposed"):
+            x = torch.randn((b, k, m) if b > 1 else (k, m), device="cuda", dtype=torch.bfloat16).mT
+        else:
+            x = torch.randn((b, m, k) if b > 1 else (m, k), device="cuda", dtype=torch.bfloat16)
         y = torch.randn((b, k, n) if b > 1 else (k, n), device="cuda", dtype=torch.bfloat16)
         run = torch.bmm if b > 1 else torch.mm
         for _ in range(3):
