@@ -3,7 +3,7 @@ a PyTorch step runs (torch picks its own cuBLAS / cuBLASLt kernel), shape by sha
 by time over the whole list.
 
   build/bin/gemm_perf --model mixtral-8x7b ... --out g.jsonl
-  python3 sweeps/gpu/gemm_torch_beside.py g.jsonl [--iters 20]
+  python3 sweeps/gpu/gemm/torch_beside.py g.jsonl [--iters 20]
 Random bf16 operands (zeros run faster on Hopper); A [M x K] @ B [K x N] as gemm_perf's shapes read
 (row-major C[M x N]); a_transposed: A stored [K x M] and passed as its .mT view, as torch's Linear
 backward passes dY^T to a weight gradient; batch > 1 as torch.bmm. Prints shape, engine and torch TFLOP/s, engine time
@@ -27,7 +27,7 @@ def main(argv):
             if r.get("record") == "gemm":
                 shapes.append(r)
     if not shapes:
-        print(f"gemm_torch_beside.py: no gemm records in {a.results}", file=sys.stderr)
+        print(f"torch_beside.py: no gemm records in {a.results}", file=sys.stderr)
         return 2
     print(f"{'shape':34} {'M':>7} {'N':>7} {'K':>7} {'engine':>8} {'torch':>8} {'engine/torch time':>18}")
     engine_ms = torch_ms = 0.0
