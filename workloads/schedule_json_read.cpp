@@ -222,7 +222,8 @@ ComputeOp read_compute(const Reader& r, const json& j, const std::string& where)
     s.batch = r.integer(gemms[g], "batch", w, 1);
     s.label = gemms[g].contains("label") ? r.text(gemms[g], "label", w) : "";
     if (gemms[g].contains("a_transposed")) {
-      if (!gemms[g]["a_transposed"].is_boolean()) r.fail(w + ".a_transposed", "is not true or false");
+      if (!gemms[g]["a_transposed"].is_boolean())
+        r.fail(w + ".a_transposed", "is not true or false");
       s.a_transposed = gemms[g]["a_transposed"].get<bool>();
     }
     c.gemms.push_back(s);

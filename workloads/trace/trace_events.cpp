@@ -185,8 +185,10 @@ TraceEvents parse_trace(const std::string& text, const std::string& path, int st
     const json* args = e.contains("args") && e["args"].is_object() ? &e["args"] : nullptr;
     if (is_launcher(cat) && args && args->contains("correlation"))
       launches[(*args)["correlation"].get<std::int64_t>()] = &e;
-    if (blocks_on_gpu(cat, name)) out.host_waits.push_back({ts, ts + dur});
-    else if (is_launch(cat, name) && dur > kLaunchStallUs) out.launch_stalls.push_back({ts, ts + dur});
+    if (blocks_on_gpu(cat, name))
+      out.host_waits.push_back({ts, ts + dur});
+    else if (is_launch(cat, name) && dur > kLaunchStallUs)
+      out.launch_stalls.push_back({ts, ts + dur});
     if (cat == "user_annotation" && name.rfind("Optimizer.step", 0) == 0)
       out.optimizer.push_back({ts, ts + dur});
     if (cat != "cpu_op" || !args) continue;

@@ -73,7 +73,8 @@ GemmCheckResult check_cublas_gemm(int device, const GemmShape& s, DType t) {
       for (std::size_t j = 0; j < n; ++j) {
         double sum = 0;
         for (std::size_t q = 0; q < k; ++q)
-          sum += ha[p * m * k + (s.a_transposed ? q * m + i : i * k + q)] * hb[p * k * n + q * n + j];
+          sum += ha[p * m * k + (s.a_transposed ? q * m + i : i * k + q)] *
+                 hb[p * k * n + q * n + j];
         result.max_abs_reference = std::max(result.max_abs_reference, std::fabs(sum));
         result.max_abs_error =
             std::max(result.max_abs_error, std::fabs(hc[p * m * n + i * n + j] - sum));

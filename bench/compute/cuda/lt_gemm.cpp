@@ -102,7 +102,8 @@ LtGemm::Plan& LtGemm::plan_for(const GemmDims& d, DType t) {
                                                 sizeof transposed));
   }
   plan->first = make_layout(t, d.n, d.k, d.batch);
-  plan->second = d.a_transposed ? make_layout(t, d.m, d.k, d.batch) : make_layout(t, d.k, d.m, d.batch);
+  plan->second = d.a_transposed ? make_layout(t, d.m, d.k, d.batch)
+                                 : make_layout(t, d.k, d.m, d.batch);
   plan->out = make_layout(t, d.n, d.m, d.batch);
   cublasLtMatmulPreference_t preference = nullptr;
   CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference));
