@@ -52,6 +52,11 @@ class Reader {
       fail(where + "." + key, "is not a non-negative number");
     return v.get<double>();
   }
+  bool flag(const json& j, const char* key, const std::string& where) const {
+    const json& v = get(j, key, where);
+    if (!v.is_boolean()) fail(where + "." + key, "is not true or false");
+    return v.get<bool>();
+  }
   std::string text(const json& j, const char* key, const std::string& where) const {
     const json& v = get(j, key, where);
     if (!v.is_string()) fail(where + "." + key, "is not a string");
@@ -221,11 +226,7 @@ ComputeOp read_compute(const Reader& r, const json& j, const std::string& where)
     s.k = r.integer(gemms[g], "k", w, 1);
     s.batch = r.integer(gemms[g], "batch", w, 1);
     s.label = gemms[g].contains("label") ? r.text(gemms[g], "label", w) : "";
-    if (gemms[g].contains("a_transposed")) {
-      if (!gemms[g]["a_transposed"].is_boolean())
-        r.fail(w + ".a_transposed", "is not true or false");
-      s.a_transposed = gemms[g]["a_transposed"].get<bool>();
-    }
+    s.a_transposed = gemms[g].contains("a_transposed") && r.flag(gemms[g], "a_transposed", w);
     c.gemms.push_back(s);
   }
   if (j.contains("kernels")) {

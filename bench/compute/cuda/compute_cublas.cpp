@@ -40,8 +40,6 @@ std::uint64_t elements(std::int64_t rows, std::int64_t cols, std::int64_t batch)
                      static_cast<std::uint64_t>(batch), "GEMM operand size");
 }
 
-GemmDims dims_of(const GemmShape& s) { return {s.m, s.n, s.k, s.batch, s.a_transposed}; }
-
 using Clock = std::chrono::steady_clock;
 
 // Waits until `us` after `since` (no wait when that is past); returns when the launch starts.

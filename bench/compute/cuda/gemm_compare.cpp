@@ -131,7 +131,7 @@ std::vector<GemmComparison> compare_gemms(const std::vector<GemmShape>& shapes,
       ComputeOp op;
       op.dtype = options.dtype;
       op.gemms = {s};
-      const GemmDims dims{s.m, s.n, s.k, s.batch, s.a_transposed};
+      const GemmDims dims = dims_of(s);
       for (int turn = 0; turn < 3; ++turn) {
         const int method = (turn + round + static_cast<int>(i)) % 3;
         if (method == 0) {

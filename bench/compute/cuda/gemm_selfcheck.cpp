@@ -60,7 +60,7 @@ GemmCheckResult check_cublas_gemm(int device, const GemmShape& s, DType t) {
     LtGemm gemm(device, stream);
     device_fill_random(a.ptr, m * k * batch, t, 11, stream);
     device_fill_random(b.ptr, k * n * batch, t, 12, stream);
-    gemm.run({s.m, s.n, s.k, s.batch, s.a_transposed}, t, a.ptr, b.ptr, c.ptr);
+    gemm.run(dims_of(s), t, a.ptr, b.ptr, c.ptr);
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   cudaStreamDestroy(stream);

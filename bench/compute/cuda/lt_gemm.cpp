@@ -87,7 +87,7 @@ LtGemm::~LtGemm() {
 }
 
 LtGemm::Plan& LtGemm::plan_for(const GemmDims& d, DType t) {
-  auto key = std::tuple(d.m, d.n, d.k, d.batch, d.a_transposed, static_cast<int>(t));
+  const auto key = std::pair(d.key(), static_cast<int>(t));
   auto found = plans_.find(key);
   if (found != plans_.end()) return *found->second;
   if (d.m <= 0 || d.n <= 0 || d.k <= 0 || d.batch <= 0)

@@ -11,8 +11,10 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <utility>
 
 #include "common/dtype.hpp"
+#include "workloads/schedule.hpp"
 
 namespace collreplay {
 
@@ -21,6 +23,9 @@ struct GemmDims {
   bool a_transposed = false;  // A stored [k x m], read transposed (GemmShape::a_transposed)
   auto key() const { return std::tuple(m, n, k, batch, a_transposed); }
 };
+
+// A schedule's GEMM as cuBLASLt runs it: every field that shapes the call, layout included.
+inline GemmDims dims_of(const GemmShape& s) { return {s.m, s.n, s.k, s.batch, s.a_transposed}; }
 
 class LtGemm {
  public:
@@ -45,9 +50,7 @@ class LtGemm {
   cudaStream_t stream_;
   cublasLtHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, int>,
-           std::unique_ptr<Plan>>
-      plans_;
+  std::map<std::pair<decltype(GemmDims{}.key()), int>, std::unique_ptr<Plan>> plans_;
 };
 
 }  // namespace collreplay
