@@ -332,7 +332,8 @@ def run(args):
                   "experts": args.experts if args.job == "moe" else 0,
                   "top_k": args.top_k if args.job == "moe" else 0,
                   "unprofiled_step_ms": step_ms, "profiler_schedule": SCHEDULE,
-                  "gzip": args.job in GZIP_JOBS, "gpu": torch.cuda.get_device_name(),
+                  "gzip": args.job in GZIP_JOBS, "same_gpu": args.same_gpu,
+                  "gpu": torch.cuda.get_device_name(),
                   "torch": torch.__version__, "command_line": sys.argv}
         print(f"# traced job {args.job}: {world} ranks, {config.name} {layers} layers, "
               f"micro-batch {args.micro_batch} x seq {args.seq}, unprofiled step "

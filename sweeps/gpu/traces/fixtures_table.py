@@ -50,14 +50,22 @@ def fixture_folder(out, job):
     return taken if os.path.isdir(taken) else os.path.join("tests", "fixtures", "traces", f"torch_{job}")
 
 
+def gpus(rec):
+    """How the job's ranks held GPUs (records before the field: from their command line)."""
+    if not rec:
+        return "-"
+    shared = rec.get("same_gpu", "--same-gpu" in rec.get("command_line", []))
+    return "GPU 0 shared" if shared else "one per rank"
+
+
 def fmt(x):
     return "-" if x is None else f"{x:.1f}"
 
 
 def table(out, jobs):
     rows = ["| job | ranks | micro-batch x seq (x micro-batches) | traced step ms | replayed step ms "
-            "| replayed / traced | pass (0.9-1.1) | unprofiled step ms | fixture |",
-            "|---|---|---|---|---|---|---|---|---|"]
+            "| replayed / traced | pass (0.9-1.1) | unprofiled step ms | GPUs | fixture |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     ok = True
     for job in jobs:
         rec = job_record(os.path.join(out, "raw", f"{job}.json"))
@@ -73,7 +81,7 @@ def table(out, jobs):
             shape += f" x {rec['micro_batches']}"
         rows.append(f"| {job} | {rec.get('ranks', '-')} | {shape} | {fmt(t)} | {fmt(rep)} | "
                     f"{'-' if ratio is None else f'{ratio:.2f}'} | {verdict} | "
-                    f"{fmt(rec.get('unprofiled_step_ms'))} | "
+                    f"{fmt(rec.get('unprofiled_step_ms'))} | {gpus(rec)} | "
                     f"{fixture_files(fixture_folder(out, job))} |")
     return rows, ok
 
@@ -90,8 +98,9 @@ def main(argv):
     commands = os.path.join(out, "commands.sh")
     text = ["# Trace fixtures from real torch jobs, replayed", "",
             f"GPU: {first.get('gpu', '-')}, torch {first.get('torch', '-')}; model "
-            f"{first.get('model', '-')}, {first.get('layers', '-')} layers; ranks share GPU 0 as "
-            "separate NCCL hosts (loopback sockets). Fixtures: fixtures/<job>/.", "",
+            f"{first.get('model', '-')}, {first.get('layers', '-')} layers. Ranks on a shared GPU 0 are "
+            "separate NCCL hosts (loopback sockets); with a GPU per rank, one host (NVLink). "
+            "Fixtures: fixtures/<job>/.", "",
             *rows, "", "Traced step: `replay --dry-run --trace` on each rank's trace (the importer's "
             "step), the slowest rank's; replayed: replay's overlapped step on the same ranks; unprofiled: the job's "
             "own median step without the profiler.", "", "## Commands", "", "```"]

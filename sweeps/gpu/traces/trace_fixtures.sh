@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Trace fixtures from real torch jobs, on one GPU, in one call: each job of
+# Trace fixtures from real torch jobs, on the GPU machine, in one call: each job of
 # sweeps/gpu/reference/traced_jobs.py (written as users write them, profiled as people take
 # traces: wait=1 warmup=1 active=3, p.step() each iteration) runs under torchrun with its ranks
-# sharing GPU 0 as separate NCCL hosts (loopback sockets); its traces are trimmed
+# sharing GPU 0 as separate NCCL hosts (loopback sockets), or a GPU each; its traces are trimmed
 # (sweeps/gpu/reference/trim_trace.py) into OUT_DIR/fixtures/<job>/, listed by
 # `replay --dry-run --trace` and replayed on the GPU with the same ranks (replay --emulate-nodes N
 # --transport socket --ifname lo, as sweeps/gpu/trace_replay.sh replays its 2-rank trace).
-#   sweeps/gpu/traces/trace_fixtures.sh OUT_DIR [job...]   jobs: ddp fsdp2 hsdp pipeline moe
+#   sweeps/gpu/traces/trace_fixtures.sh OUT_DIR [--gpu-per-rank] [job...]
+#       jobs: ddp fsdp2 hsdp pipeline moe; --gpu-per-rank: rank R on GPU R, one NCCL host (a
+#       pipeline's stages never share a GPU in training: bench/RESULTS.md), replayed the same way
+#       (replay --gpus-per-node N); a job with more ranks than GPUs is skipped and said so
+#   The committed fixtures: `OUT_DIR ddp fsdp2 hsdp moe` on one GPU, `OUT_DIR --gpu-per-rank
+#       pipeline` on two.
 #   sweeps/gpu/traces/trace_fixtures.sh OUT_DIR replay [job...]: no torch run; replays the
-#       committed fixtures tests/fixtures/traces/torch_<job> the same way (their jobs' records,
-#       with the unprofiled step, in sweeps/measured/2026-11-25-traces/<job>.json)
+#       committed fixtures tests/fixtures/traces/torch_<job> as they were taken (their jobs'
+#       records, with the unprofiled step and same_gpu, in sweeps/measured/2026-11-25-traces/)
 # The closing table (also OUT_DIR/summary.md, with every command run): the traced step (the
 # importer's, the slowest rank's), the replayed step (overlapped), replayed / traced, pass within 0.9-1.1.
 # The untrimmed traces stay in OUT_DIR/raw/<job>/ (gzip'd).
@@ -24,10 +29,11 @@
 # the rest carry on (exit 1 at the end).
 set -uo pipefail
 cd "$(dirname "$0")/../../.." || exit 2
-out=${1:?usage: trace_fixtures.sh OUT_DIR [replay] [job...]   jobs: ddp fsdp2 hsdp pipeline moe}
+out=${1:?usage: trace_fixtures.sh OUT_DIR [replay | --gpu-per-rank] [job...]   jobs: ddp fsdp2 hsdp pipeline moe}
 shift
-mode=take
+mode=take gpu_per_rank=0
 [ "${1:-}" = replay ] && { mode=replay; shift; }
+[ $mode = take ] && [ "${1:-}" = --gpu-per-rank ] && { gpu_per_rank=1; shift; }
 jobs=("$@")
 [ ${#jobs[@]} -gt 0 ] || jobs=(ddp fsdp2 hsdp pipeline moe)
 for j in "${jobs[@]}"; do
@@ -74,6 +80,16 @@ logged() {
 
 ranks_of() { case $1 in hsdp) echo 4 ;; *) echo 2 ;; esac; }
 
+# 1 when the job's ranks hold a GPU each: as asked when taken, as recorded when replayed.
+own_gpus() {
+  if [ $mode = replay ]; then
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(0 if r.get("same_gpu", "--same-gpu" in r["command_line"]) else 1)' "$records/$1.json"
+  else
+    echo $gpu_per_rank
+  fi
+}
+visible_gpus=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU")
+
 for job in "${jobs[@]}"; do
   if [ $((deadline - SECONDS)) -lt 60 ]; then
     echo "$job: skipped, under 60 s of the time budget left" | tee "$out/logs/$job.skipped"
@@ -83,8 +99,20 @@ for job in "${jobs[@]}"; do
   ranks=$(ranks_of "$job")
   read -r mb seq micro <<<"$(shape_of "$job")"
   [ -n "$micro" ] || { echo "$job: no shape (record $records/$job.json)"; status=1; continue; }
+  own=$(own_gpus "$job")
+  if [ "$own" = 1 ] && [ "$visible_gpus" -lt "$ranks" ]; then
+    echo "$job: skipped, a GPU per rank needs $ranks GPUs and $visible_gpus are visible" |
+      tee "$out/logs/$job.skipped"
+    status=1
+    continue
+  fi
+  if [ "$own" = 1 ]; then
+    same=() placement=(--gpus-per-node "$ranks")
+  else
+    same=(--same-gpu) placement=(--gpus-per-node 1 --emulate-nodes "$ranks" --transport socket --ifname lo)
+  fi
   raw="$out/raw/$job" fx="$out/fixtures/$job"
-  echo "== $job: $ranks ranks"
+  echo "== $job: $ranks ranks$([ "$own" = 1 ] && echo ", a GPU each")"
   if [ $mode = replay ]; then
     fx="tests/fixtures/traces/torch_$job"
     cp "$records/$job.json" "$out/raw/$job.json" 2>/dev/null
@@ -93,7 +121,7 @@ for job in "${jobs[@]}"; do
   mkdir -p "$fx"
   logged 150 "$out/logs/${job}_torch.log" torchrun --nproc-per-node "$ranks" \
     --master-port $((29600 + RANDOM % 300)) sweeps/gpu/reference/traced_jobs.py --job "$job" \
-    --same-gpu --micro-batch $mb --seq $seq --micro-batches $micro --trace-dir "$raw" \
+    "${same[@]}" --micro-batch $mb --seq $seq --micro-batches $micro --trace-dir "$raw" \
     --record "$out/raw/$job.json" ||
     { echo "$job: the torch job failed:"; tail -8 "$out/logs/${job}_torch.log"; status=1; continue; }
   grep -h "^# traced job" "$out/logs/${job}_torch.log"
@@ -134,11 +162,10 @@ for job in "${jobs[@]}"; do
   # What the importer made of it: the collectives per step and the traced step.
   sed -n '/^# per step per rank/,/^#   GEMM/p' "$out/logs/${job}_dry_run.txt" | sed "s/^/  /"
   grep -h "traced step" "$out/logs/${job}_dry_run.txt" | head -3
-  # Unpinned (--bind-to none), as torchrun runs the job; each rank its own NCCL host.
+  # Unpinned (--bind-to none), as torchrun runs the job; placed as the job was.
   logged 150 "$out/logs/${job}_replay.log" mpirun --allow-run-as-root -np "$ranks" --bind-to none \
     -x NCCL_NVLS_ENABLE -x NCCL_IB_DISABLE=1 -x NCCL_SOCKET_IFNAME=lo build/bin/replay \
-    --trace "$trace" "${tokens[@]}" --gpus-per-node 1 --emulate-nodes "$ranks" \
-    --transport socket --ifname lo --steps 10 --out "$out/raw/${job}_replay.jsonl" ||
+    --trace "$trace" "${tokens[@]}" "${placement[@]}" --steps 10 --out "$out/raw/${job}_replay.jsonl" ||
     { echo "$job: replay failed:"; tail -8 "$out/logs/${job}_replay.log"; status=1; }
 done
 
