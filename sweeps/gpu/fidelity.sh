@@ -24,6 +24,12 @@ case ${1:-} in multi | optimizers) mode=$1; shift ;; esac
 cases=("$@")
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
+# Ranks that share a GPU share the first visible one, reference and replay alike: on a host with
+# more, replay's ranks would each take a GPU of their own (local rank R on GPU R).
+if [ $mode = multi ] && [ "${MULTI_GPU:-0}" != 1 ]; then
+  first_gpu=${CUDA_VISIBLE_DEVICES:-0}
+  export CUDA_VISIBLE_DEVICES=${first_gpu%%,*}
+fi
 status=0
 
 workload() {

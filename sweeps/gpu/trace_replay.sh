@@ -19,6 +19,10 @@ cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=(1r 2r)
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
+# The 2-rank case's ranks share the first visible GPU, traced and replayed: on a host with more,
+# replay's ranks would each take a GPU of their own (local rank R on GPU R).
+first_gpu=${CUDA_VISIBLE_DEVICES:-0}
+export CUDA_VISIBLE_DEVICES=${first_gpu%%,*}
 workload=(--model qwen2.5-0.5b --layers 2 --micro-batch 1 --seq 512)
 
 status=0

@@ -10,8 +10,8 @@
 #       jobs: ddp fsdp2 hsdp pipeline moe; --gpu-per-rank: rank R on GPU R, one NCCL host (a
 #       pipeline's stages never share a GPU in training: bench/RESULTS.md), replayed the same way
 #       (replay --gpus-per-node N); a job with more ranks than GPUs is skipped and said so
-#   The committed fixtures: `OUT_DIR ddp fsdp2 hsdp moe` on one GPU, `OUT_DIR --gpu-per-rank
-#       pipeline` on two.
+#   The committed fixtures: `OUT_DIR ddp fsdp2 hsdp` on one GPU, `OUT_DIR --gpu-per-rank
+#       pipeline moe` on two.
 #   sweeps/gpu/traces/trace_fixtures.sh OUT_DIR replay [job...]: no torch run; replays the
 #       committed fixtures tests/fixtures/traces/torch_<job> as they were taken (their jobs'
 #       records, with the unprofiled step and same_gpu, in sweeps/measured/2026-11-25-traces/)
@@ -89,6 +89,10 @@ own_gpus() {
   fi
 }
 visible_gpus=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU")
+# Ranks that share a GPU share the first visible one, in the job and in its replay: on a host
+# with more, replay's ranks would each take a GPU of their own (local rank R on GPU R).
+shared_gpu=${CUDA_VISIBLE_DEVICES:-0}
+shared_gpu=${shared_gpu%%,*}
 
 for job in "${jobs[@]}"; do
   if [ $((deadline - SECONDS)) -lt 60 ]; then
@@ -107,9 +111,10 @@ for job in "${jobs[@]}"; do
     continue
   fi
   if [ "$own" = 1 ]; then
-    same=() placement=(--gpus-per-node "$ranks")
+    same=() placement=(--gpus-per-node "$ranks") gpus=(env)
   else
     same=(--same-gpu) placement=(--gpus-per-node 1 --emulate-nodes "$ranks" --transport socket --ifname lo)
+    gpus=(env CUDA_VISIBLE_DEVICES="$shared_gpu")
   fi
   raw="$out/raw/$job" fx="$out/fixtures/$job"
   echo "== $job: $ranks ranks$([ "$own" = 1 ] && echo ", a GPU each")"
@@ -119,7 +124,7 @@ for job in "${jobs[@]}"; do
   else
   rm -rf "$raw" "$fx"
   mkdir -p "$fx"
-  logged 150 "$out/logs/${job}_torch.log" torchrun --nproc-per-node "$ranks" \
+  logged 150 "$out/logs/${job}_torch.log" "${gpus[@]}" torchrun --nproc-per-node "$ranks" \
     --master-port $((29600 + RANDOM % 300)) sweeps/gpu/reference/traced_jobs.py --job "$job" \
     "${same[@]}" --micro-batch $mb --seq $seq --micro-batches $micro --trace-dir "$raw" \
     --record "$out/raw/$job.json" ||
@@ -163,8 +168,8 @@ for job in "${jobs[@]}"; do
   sed -n '/^# per step per rank/,/^#   GEMM/p' "$out/logs/${job}_dry_run.txt" | sed "s/^/  /"
   grep -h "traced step" "$out/logs/${job}_dry_run.txt" | head -3
   # Unpinned (--bind-to none), as torchrun runs the job; placed as the job was.
-  logged 150 "$out/logs/${job}_replay.log" mpirun --allow-run-as-root -np "$ranks" --bind-to none \
-    -x NCCL_NVLS_ENABLE -x NCCL_IB_DISABLE=1 -x NCCL_SOCKET_IFNAME=lo build/bin/replay \
+  logged 150 "$out/logs/${job}_replay.log" "${gpus[@]}" mpirun --allow-run-as-root -np "$ranks" \
+    --bind-to none -x NCCL_NVLS_ENABLE -x NCCL_IB_DISABLE=1 -x NCCL_SOCKET_IFNAME=lo build/bin/replay \
     --trace "$trace" "${tokens[@]}" "${placement[@]}" --steps 10 --out "$out/raw/${job}_replay.jsonl" ||
     { echo "$job: replay failed:"; tail -8 "$out/logs/${job}_replay.log"; status=1; }
 done

@@ -1,5 +1,6 @@
-// The trace fixtures taken from real torch 2.11 jobs (sweeps/gpu/reference/traced_jobs.py on one
-// H100, ranks sharing the GPU as separate NCCL hosts, trimmed by trim_trace.py): `replay
+// The trace fixtures taken from real torch 2.11 jobs (sweeps/gpu/reference/traced_jobs.py on
+// H100s: DDP, FSDP2 and HSDP with ranks sharing one GPU as separate NCCL hosts, the pipeline and
+// the MoE job with a GPU per rank; trimmed by trim_trace.py): `replay
 // --dry-run --trace` imports each and lists every collective the job issued, with the sizes,
 // dtypes and groups torch recorded.
 #include <gtest/gtest.h>
