@@ -4,8 +4,9 @@
 # traces: wait=1 warmup=1 active=3, p.step() each iteration) runs under torchrun with its ranks
 # sharing GPU 0 as separate NCCL hosts (loopback sockets), or a GPU each; its traces are trimmed
 # (sweeps/gpu/reference/trim_trace.py) into OUT_DIR/fixtures/<job>/, listed by
-# `replay --dry-run --trace` and replayed on the GPU with the same ranks (replay --emulate-nodes N
-# --transport socket --ifname lo, as sweeps/gpu/trace_replay.sh replays its 2-rank trace).
+# `replay --dry-run --trace` and replayed on the GPU with the same ranks, placed as the job was
+# (shared: replay --emulate-nodes N --transport socket --ifname lo, as sweeps/gpu/trace_replay.sh
+# replays its 2-rank trace; a GPU each: replay --gpus-per-node N).
 #   sweeps/gpu/traces/trace_fixtures.sh OUT_DIR [--gpu-per-rank] [job...]
 #       jobs: ddp fsdp2 hsdp pipeline moe; --gpu-per-rank: rank R on GPU R, one NCCL host (a
 #       pipeline's stages never share a GPU in training: bench/RESULTS.md), replayed the same way
