@@ -2,6 +2,7 @@
 
 #include <iostream>
 #include <sstream>
+#include <vector>
 
 #include "bench/app/results.hpp"
 #include "bench/flags/workload_flags.hpp"
@@ -13,6 +14,8 @@
 #include "bench/project/project_report.hpp"
 #include "bench/project/projection.hpp"
 #include "bench/project/validate.hpp"
+#include "bench/replay/flops/step_flops.hpp"
+#include "workloads/trace/read/trace_file.hpp"
 #include "workloads/trace/trace_import.hpp"
 #include "common/errors.hpp"
 
@@ -108,11 +111,18 @@ int run_project(const ProjectOptions& o) {
   in.request = o.request;
   in.compute = parse_compute(o.compute, o.request);
   if (!o.request.trace.empty()) {
-    // The traced world and rank 0's trace: its FLOPs per rank, whatever world is projected.
+    // At the traced world: one trace for every rank (rank 0's FLOPs, whatever world is
+    // projected), or a trace per rank, whose ranks may differ (a pipeline's stages): each is
+    // projected, and per GPU the FLOPs are their mean.
     WorkloadRequest traced = o.request;
     traced.world = 0;
     traced.rank = 0;
-    in.traced_flops = trace::import_trace(traced).compute_flops;
+    const trace::TraceImport first = trace::import_trace(traced);
+    in.traced_ranks = trace::trace_source(o.request.trace, 0).per_rank ? first.schedule.world : 1;
+    std::vector<StepFlops> ranks = {traced_step_flops(first.compute_flops)};
+    for (traced.rank = 1; traced.rank < in.traced_ranks; ++traced.rank)
+      ranks.push_back(traced_step_flops(trace::import_trace(traced).compute_flops));
+    in.traced_flops = mean_step_flops(ranks).hardware;
   }
   // The fits go out with the projection: input refused on the way (expert groups that do not
   // tile nodes) leaves its one line and nothing else.

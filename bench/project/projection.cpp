@@ -28,7 +28,14 @@ ProjectionRow project_nodes(const ProjectionInputs& in, int nodes) {
   WorkloadRequest request = in.request;
   request.world = nodes * g;
   NormalMaxima maxima;
-  return project_schedule(in, schedule_for_request(request), nodes, maxima);
+  // A trace per rank: each rank's own step (a pipeline's last stage holds the loss), and the
+  // job's is the slowest's, as the others wait for it.
+  ProjectionRow slowest;
+  for (request.rank = 0; request.rank < in.traced_ranks; ++request.rank) {
+    ProjectionRow row = project_schedule(in, schedule_for_request(request), nodes, maxima);
+    if (request.rank == 0 || row.step_ms > slowest.step_ms) slowest = std::move(row);
+  }
+  return slowest;
 }
 
 ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, int nodes,

@@ -24,6 +24,8 @@ struct ProjectionInputs {
   // request.trace: the FLOPs of the traced step, counted from its shapes (TraceImport::
   // compute_flops); nullopt without shapes: TFLOP/s and MFU are unknown.
   std::optional<double> traced_flops;
+  // A trace per rank: how many ranks to project, the step being the slowest's; 1 otherwise.
+  int traced_ranks = 1;
 };
 
 struct UnitProjection {

@@ -29,6 +29,7 @@
 #include "bench/replay/replay_check.hpp"
 #include "bench/replay/replay_report.hpp"
 #include "bench/replay/flops/peak.hpp"
+#include "bench/replay/flops/rank_flops.hpp"
 #include "bench/replay/flops/step_flops.hpp"
 #include "bench/replay/trace_out/trace_out.hpp"
 #include "collectives/backend.hpp"
@@ -186,6 +187,8 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& asked) {
     schedule_problem = e.what();
   }
   throw_if_any_rank_has(MPI_COMM_WORLD, schedule_problem, timeout_s);
+  // Ranks' FLOPs differ where their work does (a pipeline's stages): per GPU is the job's mean.
+  planned.flops = mean_step_flops(all_ranks_flops(MPI_COMM_WORLD, planned.flops, timeout_s));
 
   // Setup blocks inside MPI and NCCL (bootstrap, splits) where no timeout reaches: a rank that
   // never arrives must end the job, not hang it. The backstop fires a little after the

@@ -27,6 +27,19 @@ ScheduleWithFlops schedule_with_flops(const WorkloadRequest& request) {
   return {std::move(in.schedule), traced_step_flops(in.compute_flops)};
 }
 
+StepFlops mean_step_flops(const std::vector<StepFlops>& ranks) {
+  const auto mean = [&](std::optional<double> StepFlops::*figure) -> std::optional<double> {
+    double sum = 0;
+    for (const StepFlops& r : ranks) {
+      if (!(r.*figure)) return std::nullopt;
+      sum += *(r.*figure);
+    }
+    if (ranks.empty()) return std::nullopt;
+    return sum / static_cast<double>(ranks.size());
+  };
+  return {mean(&StepFlops::model), mean(&StepFlops::hardware)};
+}
+
 std::optional<double> tflops_per_s(const std::optional<double>& flops, double step_ms) {
   if (!flops || !(*flops > 0) || !(step_ms > 0)) return std::nullopt;
   return *flops / (step_ms * 1e9);

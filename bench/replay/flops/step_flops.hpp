@@ -6,6 +6,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "workloads/plan/request.hpp"
 #include "workloads/schedule.hpp"
@@ -30,6 +31,10 @@ ScheduleWithFlops with_flops(Schedule schedule);
 // The schedule `request` names (schedule_for_request) with its step's FLOPs: an imported
 // trace's from its shapes, the catalog's from its GEMMs.
 ScheduleWithFlops schedule_with_flops(const WorkloadRequest& request);
+
+// Per GPU when ranks' work differs (a pipeline's stages, a trace per rank): the job's FLOPs
+// over its GPUs, each rank's own averaged; unknown on any rank, unknown.
+StepFlops mean_step_flops(const std::vector<StepFlops>& ranks);
 
 // TFLOP/s of `flops` done in step_ms; nullopt when the FLOPs are unknown or not positive, or
 // there is no time.
