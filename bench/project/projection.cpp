@@ -28,6 +28,8 @@ ProjectionRow project_nodes(const ProjectionInputs& in, int nodes) {
   WorkloadRequest request = in.request;
   request.world = nodes * g;
   NormalMaxima maxima;
+  if (in.traced_ranks <= 1)
+    return project_schedule(in, schedule_for_request(request), nodes, maxima);
   // A trace per rank: each rank's own step (a pipeline's last stage holds the loss), and the
   // job's is the slowest's, as the others wait for it.
   ProjectionRow slowest;

@@ -105,8 +105,8 @@ def main():
                     torch.cuda.synchronize()
             seen[waiting] = statistics.median(times[1:]) if rank == 1 else 0.0
         if rank == 1:
-            print(f"{kind:5} {a.kernels} kernels: alone {seen[False]:.2f} ms, beside a waiting {a.waiting} "
-                  f"{seen[True]:.2f} ms ({seen[True] / seen[False]:.2f}x)", flush=True)
+            print(f"{kind:5} {a.kernels} kernels: alone {seen[False]:.2f} ms, beside a waiting "
+                  f"{a.waiting} {seen[True]:.2f} ms ({seen[True] / seen[False]:.2f}x)", flush=True)
     dist.barrier()
     dist.destroy_process_group()
 

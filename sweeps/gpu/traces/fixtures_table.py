@@ -98,8 +98,9 @@ def main(argv):
     commands = os.path.join(out, "commands.sh")
     text = ["# Trace fixtures from real torch jobs, replayed", "",
             f"GPU: {first.get('gpu', '-')}, torch {first.get('torch', '-')}; model "
-            f"{first.get('model', '-')}, {first.get('layers', '-')} layers. Ranks on a shared GPU 0 are "
-            "separate NCCL hosts (loopback sockets); with a GPU per rank, one host (NVLink). "
+            f"{first.get('model', '-')}, {first.get('layers', '-')} layers. Ranks on a shared "
+            "GPU 0 are separate NCCL hosts (loopback sockets); with a GPU per rank, one host "
+            "(NVLink). "
             "Fixtures: fixtures/<job>/.", "",
             *rows, "", "Traced step: `replay --dry-run --trace` on each rank's trace (the importer's "
             "step), the slowest rank's; replayed: replay's overlapped step on the same ranks; unprofiled: the job's "

@@ -90,6 +90,7 @@ own_gpus() {
   fi
 }
 visible_gpus=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU")
+[ -n "${CUDA_VISIBLE_DEVICES:-}" ] && visible_gpus=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
 # Ranks that share a GPU share the first visible one, in the job and in its replay: on a host
 # with more, replay's ranks would each take a GPU of their own (local rank R on GPU R).
 shared_gpu=${CUDA_VISIBLE_DEVICES:-0}
