@@ -99,14 +99,12 @@ endif
 # and relink everything on the next run.
 .SECONDARY:
 
-# The git revision goes into run metadata; run_metadata.o is rebuilt when HEAD moves.
+# The git revision goes into run metadata: the programs read it at run time from the build
+# tree's gen/git_revision (common/data_files.hpp), rewritten here only when it changes, so that a
+# commit rebuilds and relinks nothing.
 GIT_REVISION := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
-$(OBJ)/bench/app/run/run_metadata.cpp.o: CXXFLAGS += -DCOLLREPLAY_GIT_REVISION='"$(GIT_REVISION)"'
-# The revision goes through a stamp rewritten only when the revision changes: depending on
-# .git/index itself rebuilt (and relinked) everything after any git command that touched it.
 REVISION_STAMP := $(BUILD)/gen/git_revision
 $(shell mkdir -p $(BUILD)/gen && { [ "$$(cat $(REVISION_STAMP) 2>/dev/null)" = '$(GIT_REVISION)' ] || echo '$(GIT_REVISION)' > $(REVISION_STAMP); })
-$(OBJ)/bench/app/run/run_metadata.cpp.o: $(REVISION_STAMP)
 # The checkout the programs were built from is where they look for their data when nothing
 # beside them holds it (common/data_files.hpp); rebuilt when the checkout moves.
 SOURCE_DIR_STAMP := $(BUILD)/gen/source_dir
@@ -206,6 +204,7 @@ install: programs
 	cp $(BENCH_BINS) $(PLOT_BINS) $(DESTDIR)$(PREFIX)/bin/
 	for d in $(INSTALL_DATA); do mkdir -p $(DESTDIR)$(PREFIX)/share/collreplay/$$(dirname $$d) && \
 	  cp -r $$d $(DESTDIR)$(PREFIX)/share/collreplay/$$(dirname $$d)/; done
+	mkdir -p $(DESTDIR)$(PREFIX)/share/collreplay/gen && cp $(REVISION_STAMP) $(DESTDIR)$(PREFIX)/share/collreplay/gen/
 
 clean:
 	rm -rf $(BUILD)

@@ -5,22 +5,31 @@
 #include <algorithm>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <set>
 #include <string_view>
 
 #include "collectives/mpi/mpi_check.hpp"
 #include "collectives/mpi/mpi_version.hpp"
 #include "collectives/mpi/mpi_watched.hpp"
+#include "common/data_files.hpp"
 #include "common/host_identity.hpp"
 
 extern char** environ;
 
-#ifndef COLLREPLAY_GIT_REVISION
-#define COLLREPLAY_GIT_REVISION "unknown"  // set by the Makefile
-#endif
-
 namespace collreplay {
 namespace {
+
+// The checkout's revision at the last build, as the Makefile writes it into the build tree
+// (gen/git_revision beside bin/, installed under share/collreplay): read at run time, so that a
+// commit rebuilds nothing.
+std::string built_revision() {
+  const std::string path = find_data_file("gen/git_revision");
+  std::ifstream in(path);
+  std::string revision;
+  if (path.empty() || !std::getline(in, revision) || revision.empty()) return "unknown";
+  return revision;
+}
 
 // UCX reports its version only when it is already loaded (MPI with pml ucx) or installed; the
 // symbol is looked up at run time so the build needs no UCX headers.
@@ -121,7 +130,7 @@ RunMetadata collect_run_metadata(const Communicator& comm, MPI_Comm world,
       meta.environment.count("NCCL_ALGO") ? meta.environment.at("NCCL_ALGO") : "";
   meta.nccl_proto_asked =
       meta.environment.count("NCCL_PROTO") ? meta.environment.at("NCCL_PROTO") : "";
-  meta.git_revision = COLLREPLAY_GIT_REVISION;
+  meta.git_revision = built_revision();
   meta.command_line = command_line;
   meta.timestamp_utc = now_utc();
   meta.launcher = launcher_description();

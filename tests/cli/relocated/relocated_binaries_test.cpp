@@ -4,6 +4,11 @@
 // folder by COLLREPLAY_DATA; run from any working directory.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
 #include "tests/support/subprocess.hpp"
 
 namespace collreplay::cli_test {
@@ -72,6 +77,32 @@ TEST_F(RelocatedBinaries, CollreplayDataNamesTheDataFolder) {
   const Outcome o = run_from(bin_dir(), std::string(kDryRunWithoutFabric) + " --fabric eth-3g",
                              "COLLREPLAY_DATA=" + (dir_ / "data").string());
   EXPECT_EQ(o.exit_code, 0) << o.err;
+}
+
+// The git revision in a run's record is read at run time from the build tree's gen/git_revision
+// (an install prefix's share/collreplay/gen/git_revision), so a commit rebuilds nothing.
+TEST_F(RelocatedBinaries, RunsRecordTheRevisionOfTheirBuild) {
+  const auto revision_of_run = [&](const fs::path& dir) {
+    const fs::path out = dir_ / "r.jsonl";
+    fs::remove(out);
+    const Outcome o = run(mpirun_command() + " -np 1 " + (dir / "replay").string() +
+                          " --backend mpi --model qwen2.5-0.5b --layers 1 --seq 32" +
+                          " --compute model:a100@0.001 --steps 1 --warmup 0 --out " +
+                          out.string());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    for (const nlohmann::json& record : read_jsonl(out))
+      if (record.contains("run")) return record["run"]["git_revision"].get<std::string>();
+    return std::string("none recorded");
+  };
+  std::string built = slurp(bin_dir() / "../gen/git_revision");
+  built.erase(built.find_last_not_of('\n') + 1);
+  ASSERT_FALSE(built.empty());
+  EXPECT_EQ(revision_of_run(bin_dir()), built);
+  const fs::path prefix = dir_ / "prefix";
+  copy_programs(prefix / "bin");
+  fs::create_directories(prefix / "share/collreplay/gen");
+  std::ofstream(prefix / "share/collreplay/gen/git_revision") << "0123456789ab\n";
+  EXPECT_EQ(revision_of_run(prefix / "bin"), "0123456789ab");
 }
 
 }  // namespace
