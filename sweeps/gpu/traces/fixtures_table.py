@@ -51,11 +51,10 @@ def fixture_folder(out, job):
 
 
 def gpus(rec):
-    """How the job's ranks held GPUs (records before the field: from their command line)."""
-    if not rec:
+    """How the job's ranks held GPUs."""
+    if "same_gpu" not in rec:
         return "-"
-    shared = rec.get("same_gpu", "--same-gpu" in rec.get("command_line", []))
-    return "GPU 0 shared" if shared else "one per rank"
+    return "GPU 0 shared" if rec["same_gpu"] else "one per rank"
 
 
 def fmt(x):

@@ -84,7 +84,7 @@ ranks_of() { case $1 in hsdp) echo 4 ;; *) echo 2 ;; esac; }
 # 1 when the job's ranks hold a GPU each: as asked when taken, as recorded when replayed.
 own_gpus() {
   if [ $mode = replay ]; then
-    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(0 if r.get("same_gpu", "--same-gpu" in r["command_line"]) else 1)' "$records/$1.json"
+    python3 -c 'import json,sys; print(0 if json.load(open(sys.argv[1]))["same_gpu"] else 1)' "$records/$1.json"
   else
     echo $gpu_per_rank
   fi
