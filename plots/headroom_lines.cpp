@@ -64,15 +64,22 @@ std::map<std::string, ModelLines> headroom_lines(const std::vector<Record>& reco
     run_record[key] = r;
   }
   std::map<std::pair<std::string, std::string>, std::map<int, std::vector<double>>> measured;
+  std::map<std::pair<std::string, std::string>, std::map<int, double>> ranks;
   for (const auto& [key, values] : by_run) {
     const nlohmann::json& r = run_record[key]->data;
-    measured[{model_of(r, models), fabric_of(r)}][nodes_of(r)].push_back(median_of(values));
+    const std::pair<std::string, std::string> line{model_of(r, models), fabric_of(r)};
+    measured[line][nodes_of(r)].push_back(median_of(values));
+    const double run_ranks =
+        r.contains("run") && r["run"].is_object() ? number_at(r["run"], "ranks").value_or(0) : 0;
+    ranks[line][nodes_of(r)] = std::max(ranks[line][nodes_of(r)], run_ranks);
   }
   std::map<std::string, ModelLines> lines;
   for (const auto& [key, points] : measured)
     for (const auto& [nodes, values] : points) {
       const double h = median_of(values);
-      lines[key.first].by_fabric[key.second].measured.push_back({double(nodes), h, h, h});
+      const bool network = ranks[key][nodes] != 1;  // unknown counts as more than one
+      lines[key.first].by_fabric[key.second].measured.push_back(
+          {double(nodes), h, h, h, network && h < 0});
     }
   for (const Record* r : of_kind(records, "projection")) {
     const auto nodes = number_at(r->data, "nodes");
@@ -80,8 +87,16 @@ std::map<std::string, ModelLines> headroom_lines(const std::vector<Record>& reco
     if (!nodes || !h) continue;
     ModelLines& model = lines[text_at(r->data, "model").value_or("?")];
     HeadroomLine& line = model.by_fabric[fabric_of(r->data)];
+    // The projection's own tipping point; records without one (older files) by the headroom.
+    const nlohmann::json& tip = r->data.contains("tipping_point_nodes")
+                                    ? r->data["tipping_point_nodes"]
+                                    : nlohmann::json();
+    const bool tipped = r->data.contains("tipping_point_nodes")
+                            ? tip.is_number() && *nodes >= tip.get<double>()
+                            : *h < 0 && number_at(r->data, "world").value_or(2) > 1;
     line.projected.push_back({*nodes, *h, number_at(r->data, "headroom_lo_ms").value_or(*h),
-                              number_at(r->data, "headroom_hi_ms").value_or(*h)});
+                              number_at(r->data, "headroom_hi_ms").value_or(*h), tipped});
+    if (auto words = text_at(r->data, "tipping_point")) line.projected_tipping = *words;
     if (auto source = text_at(r->data, "fabric_source")) line.fabric_source = *source;
     if (std::string workload = workload_of(r->data); !workload.empty()) model.workload = workload;
     if (auto compute = text_at(r->data, "compute"); compute && compute->starts_with("model:"))
@@ -111,7 +126,7 @@ std::optional<double> crossing_nodes(const std::vector<HeadroomPoint>& points) {
 
 std::optional<TippingInterval> tipping_interval(const std::vector<HeadroomPoint>& points) {
   for (std::size_t i = 0; i < points.size(); ++i)
-    if (points[i].headroom_ms < 0)
+    if (points[i].tipped)
       return TippingInterval{i ? points[i - 1].nodes : 0, points[i].nodes};
   return std::nullopt;
 }

@@ -13,11 +13,16 @@ namespace collreplay::plots {
 
 struct HeadroomPoint {
   double nodes = 0, headroom_ms = 0, lo_ms = 0, hi_ms = 0;
+  // Past the tipping point. Measured: more than one rank and a negative headroom (one rank uses
+  // no network, whatever its headroom reads). Projected: at or past the projection's own
+  // tipping point, which counts exposure on the critical path as well (TP, MoE all-to-all).
+  bool tipped = false;
 };
 
 struct HeadroomLine {
   std::vector<HeadroomPoint> measured, projected;  // sorted by nodes
   std::string fabric_source;                       // a projection's "fabric_source", if any
+  std::string projected_tipping;                   // its words ("2 nodes: ..."), if any
 };
 
 struct ModelLines {
@@ -33,8 +38,8 @@ std::map<std::string, ModelLines> headroom_lines(const std::vector<Record>& reco
 // Where headroom first goes from >= 0 to < 0, interpolated on the log2 node axis.
 std::optional<double> crossing_nodes(const std::vector<HeadroomPoint>& points);
 
-// The two node counts a line's points go from >= 0 to < 0 between: {0, first} when negative from
-// the first point, nullopt when never negative.
+// The two node counts a line's points go from not tipped to tipped between: {0, first} when
+// tipped from the first point, nullopt when never.
 struct TippingInterval {
   double before_nodes = 0, after_nodes = 0;
 };

@@ -8,7 +8,8 @@
 #   compute, time dilation) at 1, 2 and 4 nodes on a fast (ib-ndr-8x400) and a slow (eth-10g)
 #   fabric, replaying Qwen2.5-0.5B (needs root; without it, the same on 4 host ranks of one node);
 #   then the mission's models (Qwen2.5-7B, Qwen2.5-72B, Mixtral-8x7B with EP 8) projected to
-#   1-1024 nodes of 8 GPUs from the two fabrics as this run measured them (project fits them).
+#   1-1024 nodes of 8 GPUs from the nominal ib-ndr-8x400 and eth-100g profiles side by side, the
+#   same on every machine (the emulated runs are drawn as measured points of their own fabrics).
 #   Then every figure and report.md, which opens with where each model tips on each fabric.
 #   sweeps/demo.sh BIN_DIR MPIRUN NP
 set -euo pipefail
@@ -25,18 +26,22 @@ steps=4
 say() { step=$((step + 1)); echo "== [$step/$steps] $* ($((SECONDS - start)) s elapsed)"; }
 
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-# The mission's models as project sees them on a fabric ($1: a profile or a results folder).
+# The mission's models as project sees them on the nominal fast and slow fabric, side by side:
+# the same step model on every machine, so the headline is the same wherever the demo runs.
+fabrics=ib-ndr-8x400,eth-100g
 project_mission() {
-  local fabric=$1 label=$2 workload model rest
+  local workload model rest
   mkdir -p "$out/projection"
   for workload in "${mission[@]}"; do
     read -r model rest <<<"$workload"
-    rest=${rest//@measured/$fabric}
     # shellcheck disable=SC2086 # the workload's flags are words
-    "$bin/project" --model "$model" $rest --fabric "$fabric" \
-      --nodes 1,2,4,8,16,32,64,128,256,512,1024 --out "$out/projection/$model-$label.jsonl" \
-      >"$out/projection/$model-$label.txt"
-    sed -n "s/^# tipping point.*: /   $model on $label tips at: /p" "$out/projection/$model-$label.txt"
+    "$bin/project" --model "$model" $rest --fabric "$fabrics" \
+      --nodes 1,2,4,8,16,32,64,128,256,512,1024 --out "$out/projection/$model.jsonl" \
+      >"$out/projection/$model.txt"
+    sed -n "s/^# tipping point on \([^:]*\): /   $model on \1 tips at /p" "$out/projection/$model.txt"
+    awk -v m="$model" '/^# fabrics side by side/ { on = 1; next }
+      on && $1 == 8 { printf "   %s at 8 nodes: eth-100g gives %s of ib-ndr-8x400'"'"'s tokens/s\n", m, $NF }
+      on && /^#/ { on = 0 }' "$out/projection/$model.txt"
   done
 }
 # 8 GPUs a node (intra-node: the measured H200 NVLink sweep), H100 compute as project models it
@@ -67,8 +72,7 @@ if [ "${gpus:-0}" -gt 0 ] && ldd "$bin/replay" | grep -q libnccl; then
   "${launch[@]}" -np "$ranks" "$bin/all_gather_perf" -b 1M -e 256M -f 4 -n 5 --emulate-nodes "$ranks" \
     --transport socket --ifname lo --out "$out/busbw/socket.jsonl"
   say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes"
-  # Nominal profiles: this machine has no inter-node fabric to fit.
-  for fabric in ib-ndr-8x400 eth-100g; do project_mission "$fabric" "$fabric"; done
+  project_mission
 elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
   echo "== collreplay demo: no GPU; an emulated cluster of 1, 2 and 4 nodes (several minutes)"
   say "replay Qwen2.5-0.5B (4 layers, modeled H100) on ib-ndr-8x400 and eth-10g"
@@ -97,15 +101,10 @@ elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
       --fabric "$fabric" --dilate "$dilation" --backend mpi --out "$out/busbw/$fabric" \
       -- -b 512K -e "$end_bytes" -f 4 -n 5
   done
-  say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes from both fits"
-  # Each fabric as measured above (project fits its inter-node tier to the replays' collectives).
-  # Qwen2.5-0.5B as it ran (1 rank a node, 4 layers, the replay's own compute times: @measured)
-  # puts the fit beside its measured points.
-  mission+=("qwen2.5-0.5b --layers 4 --gpus-per-node 1 --compute @measured")
-  for spec in "${fabric_dilations[@]}"; do
-    read -r fabric _ <<<"$spec"
-    project_mission "$out/replay/$fabric" "$fabric"
-  done
+  say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes"
+  # From the nominal profiles, as on every machine: the emulated runs above are measured points
+  # of their own (emulated, dilated) fabrics, drawn beside the projection, never refitted into it.
+  project_mission
 else
   steps=5
   echo "== collreplay demo: no GPU and no root for an emulated cluster: $np host ranks of one node"
@@ -121,7 +120,7 @@ else
   say "bus bandwidth sweep"
   "${launch[@]}" "$bin/all_gather_perf" --backend mpi -b 256K -e 64M -f 4 -n 5 --out "$out/busbw/shm.jsonl"
   say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes"
-  for fabric in ib-ndr-8x400 eth-100g; do project_mission "$fabric" "$fabric"; done
+  project_mission
 fi
 
 say "figures and report"
@@ -141,16 +140,16 @@ echo "== done in $((SECONDS - start)) s; results, figures and report.md in $out/
 command -v jq >/dev/null && find "$out" -name '*.jsonl' -exec cat {} + 2>/dev/null |
   jq -rs '
     [ .[] | select(.record == "unit" and (.unit | startswith("layers.")))
-      | {fabric: (if (.run.fabric // "real") == "real" then .run.transport_verified else .run.fabric end), nodes: .run.nodes, model: (.run.command_line | index("--model") as $i | if $i then .[$i + 1] else "?" end), h: .headroom_ms} ]
+      | {fabric: (if (.run.fabric // "real") == "real" then .run.transport_verified else .run.fabric end), nodes: .run.nodes, model: (.run.command_line | index("--model") as $i | if $i then .[$i + 1] else "?" end), h: .headroom_ms, ranks: (.run.ranks // 2)} ]
     | group_by([.model, .fabric, .nodes])
-    | map({model: .[0].model, fabric: .[0].fabric, nodes: .[0].nodes,
+    | map({model: .[0].model, fabric: .[0].fabric, nodes: .[0].nodes, ranks: .[0].ranks,
            h: (map(.h) | sort | if length % 2 == 1 then .[length / 2 | floor]
                                   else (.[length / 2 - 1] + .[length / 2]) / 2 end)})
     | (group_by(.nodes) | map(
         "\(.[0].model) at \(.[0].nodes) node(s): " +
         (map("headroom \(if .h >= 0 then "+" else "" end)\(.h * 100 | round / 100) ms per layer on \(.fabric)") | join(", ")))),
       (group_by(.fabric) | map(sort_by(.nodes) as $s
-        | ($s | map(.h < 0) | index(true)) as $i
+        | ($s | map(.h < 0 and .ranks > 1) | index(true)) as $i
         | if $i == null then "\($s[0].fabric): headroom stays positive up to \($s[-1].nodes) nodes (no tipping point measured)"
           elif $i == 0 then "\($s[0].fabric): headroom is negative from \($s[0].nodes) node(s) on (tipped before the first count)"
           else "\($s[0].fabric): tipping point between \($s[$i - 1].nodes) and \($s[$i].nodes) nodes" end))

@@ -1,45 +1,45 @@
 #include "bench/advise/advice.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
+#include "common/errors.hpp"
 #include "workloads/plan/schedule_builder.hpp"
 
 namespace collreplay::advise {
 namespace {
 
-std::string gib(std::uint64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1ULL << 30));
-  return text;
+using project::gib_text;
+
+std::string too_big(const MemoryPerGpu& m, const project::MemoryBudget& budget) {
+  return "needs " + gib_text(m.total_bytes()) + " per GPU of " + gib_text(budget.usable_bytes()) +
+         " usable (parameters " + gib_text(m.params_bytes) + ", gradients " +
+         gib_text(m.grads_bytes) + ", optimizer states " + gib_text(m.optimizer_bytes) +
+         ", gathered units " + gib_text(m.gathered_bytes) + ", activations " +
+         gib_text(m.activations_bytes) + ")";
 }
 
-std::string too_big(const MemoryPerGpu& m, std::uint64_t capacity) {
-  return "needs " + gib(m.total_bytes()) + " per GPU of " + gib(capacity) + " (parameters " +
-         gib(m.params_bytes) + ", gradients " + gib(m.grads_bytes) + ", optimizer states " +
-         gib(m.optimizer_bytes) + ", gathered units " + gib(m.gathered_bytes) + ", activations " +
-         gib(m.activations_bytes) + ")";
-}
-
+// The layout's step as `project` projects it (the same inputs give the same row), memory
+// included.
 Advice weigh(const Layout& layout, bool recompute, const AdviceInputs& in,
              project::NormalMaxima& maxima) {
   Advice a;
   a.layout = layout;
   a.recompute = recompute;
   a.layout.request.activation_checkpointing = recompute;
-  const Schedule schedule = build_schedule(a.layout.request);
-  a.memory = memory_per_gpu(schedule, in.model, a.layout.request, in.states);
   project::ProjectionInputs projection = in.projection;
   projection.request = a.layout.request;
-  a.projection = project::project_schedule(projection, schedule, in.nodes, maxima);
-  a.fits = a.memory->total_bytes() <= in.gpu_memory_bytes;
-  if (!a.fits) a.reason = too_big(*a.memory, in.gpu_memory_bytes);
+  a.projection = project::project_schedule(projection, build_schedule(a.layout.request), in.nodes,
+                                           maxima);
+  a.memory = a.projection->memory;
+  a.fits = a.projection->fits;
+  if (!a.fits) a.reason = too_big(*a.memory, projection.memory->budget);
   return a;
 }
 
 }  // namespace
 
 std::vector<Advice> advise_layouts(const std::vector<Layout>& layouts, const AdviceInputs& in) {
+  if (!in.projection.memory) throw RuntimeError("advise: no memory limit to weigh layouts against");
   std::vector<Advice> all;
   project::NormalMaxima maxima;
   for (const Layout& layout : layouts) {

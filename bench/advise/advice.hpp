@@ -8,10 +8,16 @@
 #include <vector>
 
 #include "bench/advise/layouts.hpp"
-#include "bench/advise/memory_model.hpp"
+#include "bench/project/memory/memory_model.hpp"
 #include "bench/project/projection.hpp"
 
 namespace collreplay::advise {
+
+using project::activation_bytes;
+using project::memory_per_gpu;
+using project::MemoryPerGpu;
+using project::OptimizerStates;
+using project::parse_optimizer_states;
 
 struct Advice {
   Layout layout;
@@ -24,11 +30,10 @@ struct Advice {
 };
 
 struct AdviceInputs {
-  project::ProjectionInputs projection;  // fabric, compute and terms; the request is per layout
-  ModelConfig model;
+  // Fabric, compute, terms and the memory limit (required: its model and usable memory); the
+  // request is per layout.
+  project::ProjectionInputs projection;
   int nodes = 1;
-  std::uint64_t gpu_memory_bytes = 0;
-  OptimizerStates states = OptimizerStates::plan;
 };
 
 // One entry per layout and recompute choice (one per layout that does not apply), ranked.

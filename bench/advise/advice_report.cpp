@@ -20,8 +20,8 @@ std::string recompute_word(const Advice& a) {
 void print_advice(const std::vector<Advice>& advice, const AdviceLabels& l, std::ostream& out) {
   out << "# advise: " << l.model << ", micro-batch " << l.micro_batch << " x seq " << l.seq << ", "
       << l.nodes << " node(s) x " << l.gpus_per_node << " GPUs, fabric " << l.fabric << ", compute "
-      << l.compute << ", " << format_value("%.0f", gib(l.gpu_memory_bytes))
-      << " GiB per GPU, optimizer states " << l.optimizer_states << "\n";
+      << l.compute << "\n";
+  out << "# memory per GPU: " << l.memory << "\n";
   out << "# ranked by projected tokens/s among the layouts that fit; headroom = the median "
          "layer's compute - its comm\n";
   char line[256];

@@ -16,10 +16,21 @@ struct AdviceLabels {
   int nodes = 1, gpus_per_node = 1;
   std::int64_t micro_batch = 1, seq = 1;
   std::uint64_t gpu_memory_bytes = 0;
+  std::string memory;  // what memory per GPU is checked against, in words
+};
+
+// One fabric's advice with the labels that name it.
+struct FabricAdvice {
+  AdviceLabels labels;
+  std::vector<Advice> advice;
 };
 
 void print_advice(const std::vector<Advice>& advice, const AdviceLabels& labels, std::ostream& out);
 
 nlohmann::json advice_json(const Advice& advice, const AdviceLabels& labels);
+
+// With several fabrics: each layout's tokens/s on each, as a fraction of the first fabric's,
+// and the best layout of each against the first's best.
+void print_advice_comparison(const std::vector<FabricAdvice>& fabrics, std::ostream& out);
 
 }  // namespace collreplay::advise

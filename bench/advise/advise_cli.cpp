@@ -1,6 +1,5 @@
 #include "bench/advise/advise_cli.hpp"
 
-#include <cmath>
 #include <iostream>
 
 #include "bench/advise/advice.hpp"
@@ -10,6 +9,8 @@
 #include "bench/flags/workload_flags.hpp"
 #include "bench/project/compute_source.hpp"
 #include "bench/project/fabric_source.hpp"
+#include "bench/project/fabrics/fabric_comparison.hpp"
+#include "bench/project/memory/memory_limit.hpp"
 #include "bench/project/observed/observed_cli.hpp"
 #include "bench/project/project_report.hpp"
 #include "common/errors.hpp"
@@ -30,8 +31,6 @@ void check(const AdviseOptions& o) {
   const project::ProjectOptions& p = o.project;
   if (o.nodes < 1) throw UsageError("--nodes must be at least 1");
   if (p.request.gpus_per_node < 1) throw UsageError("--gpus-per-node must be at least 1");
-  if (!(o.gpu_memory_gib > 0) || !std::isfinite(o.gpu_memory_gib))
-    throw UsageError("--gpu-memory-gib must be a positive number of GiB");
   if (p.request.plan != "fsdp1" && p.request.plan != "fsdp2")
     throw UsageError("--plan '" + p.request.plan +
                      "': advise weighs ddp itself; give the FSDP implementation, fsdp1 or fsdp2");
@@ -41,41 +40,17 @@ void check(const AdviseOptions& o) {
                      "only the layout it ran");
 }
 
-}  // namespace
-
-void add_advise_options(CLI::App& app, AdviseOptions& o) {
-  add_workload_options(app, o.project.request);
-  for (const char* flag : kLayoutFlags) app.remove_option(app.get_option(flag));
-  project::add_fabric_options(app, o.project);
-  app.add_option("--nodes", o.nodes, "node count")->required();
-  app.add_option("--gpu-memory-gib", o.gpu_memory_gib, "memory of one GPU in GiB")
-      ->capture_default_str();
-  app.add_option("--optimizer-states", o.optimizer_states,
-                 "plan (AdamW moments in the parameter dtype, as the schedule times them) | fp32 "
-                 "(fp32 master weights and moments)")
-      ->capture_default_str();
-  app.add_option("--out", o.out, "write one JSON Lines record per layout here");
-}
-
-int run_advise(const AdviseOptions& o) {
-  check(o);
-  const OptimizerStates states = parse_optimizer_states(o.optimizer_states);
-  ResultsFile file(o.out, true);
-  const project::ProjectOptions& p = o.project;
+// The inputs every layout shares on one fabric, and the labels that name them.
+FabricAdvice advise_on(const project::ProjectOptions& p, int nodes) {
   AdviceInputs in;
-  in.model = load_model(p.request.model, p.request.catalog_dir);
-  in.nodes = o.nodes;
-  in.gpu_memory_bytes = static_cast<std::uint64_t>(o.gpu_memory_gib * (1ULL << 30));
-  in.states = states;
-  AdviceLabels labels{p.request.model,
-                      "",
-                      "",
-                      o.optimizer_states,
-                      o.nodes,
-                      p.request.gpus_per_node,
-                      p.request.micro_batch,
-                      p.request.seq,
-                      in.gpu_memory_bytes};
+  in.nodes = nodes;
+  AdviceLabels labels;
+  labels.model = p.request.model;
+  labels.optimizer_states = p.memory.optimizer_states;
+  labels.nodes = nodes;
+  labels.gpus_per_node = p.request.gpus_per_node;
+  labels.micro_batch = p.request.micro_batch;
+  labels.seq = p.request.seq;
   // The fit's own '#' lines come first, as `project` prints them.
   if (!p.observed.empty()) {
     const project::ObservedFabric observed = project::fit_observed_fabric(p, std::cout);
@@ -94,13 +69,45 @@ int run_advise(const AdviseOptions& o) {
     in.projection.compute = project::parse_compute(labels.compute, p.request);
     labels.fabric = fabric.fabric_label;
   }
-  const std::vector<Advice> advice =
-      advise_layouts(candidate_layouts(p.request, in.model, o.nodes), in);
-  print_advice(advice, labels, std::cout);
+  in.projection.memory = project::memory_limit(p.memory, in.projection.compute, p.request);
+  labels.gpu_memory_bytes = in.projection.memory->budget.capacity_bytes;
+  labels.memory = project::memory_words(*in.projection.memory);
+  return {labels, advise_layouts(candidate_layouts(p.request, in.projection.memory->model, nodes),
+                                 in)};
+}
+
+}  // namespace
+
+void add_advise_options(CLI::App& app, AdviseOptions& o) {
+  add_workload_options(app, o.project.request);
+  for (const char* flag : kLayoutFlags) app.remove_option(app.get_option(flag));
+  project::add_fabric_options(app, o.project);
+  project::add_memory_options(app, o.project.memory);
+  app.add_option("--nodes", o.nodes, "node count")->required();
+  app.add_option("--out", o.out, "write one JSON Lines record per layout here");
+}
+
+int run_advise(const AdviseOptions& o) {
+  check(o);
+  ResultsFile file(o.out, true);
+  const project::ProjectOptions& p = o.project;
+  std::vector<std::string> fabrics = {p.fabric};
+  if (p.observed.empty()) fabrics = project::split_fabrics(p.fabric);
+  std::vector<FabricAdvice> all;
+  std::vector<nlohmann::json> records;
+  for (const std::string& fabric : fabrics) {
+    project::ProjectOptions one = p;
+    one.fabric = fabric;
+    FabricAdvice advised = advise_on(one, o.nodes);
+    print_advice(advised.advice, advised.labels, std::cout);
+    for (const Advice& a : advised.advice) records.push_back(advice_json(a, advised.labels));
+    all.push_back(std::move(advised));
+  }
+  print_advice_comparison(all, std::cout);
   if (file.enabled()) {
-    for (const Advice& a : advice) file.add(advice_json(a, labels));
+    for (const nlohmann::json& r : records) file.add(r);
     file.commit();
-    std::cout << "# wrote " << advice.size() << " records to " << o.out << "\n";
+    std::cout << "# wrote " << records.size() << " records to " << o.out << "\n";
   }
   return 0;
 }

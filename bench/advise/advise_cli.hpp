@@ -1,6 +1,6 @@
 // The `advise` command line: the model and batch shape (replay's workload flags, less those that
 // pick the layout), a node count, a fabric as `project` takes it (profile, results folder or
-// --observed table), the GPU's memory; ranks the layouts that fit.
+// --observed table; several profiles side by side), the GPU's memory; ranks the layouts that fit.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
@@ -12,9 +12,7 @@ namespace collreplay::advise {
 struct AdviseOptions {
   project::ProjectOptions project;  // workload, fabric and compute flags, shared with `project`
   int nodes = 0;
-  double gpu_memory_gib = 80;
-  std::string optimizer_states = "plan";  // plan | fp32 (bench/advise/memory_model.hpp)
-  std::string out;                        // JSON Lines file
+  std::string out;  // JSON Lines file
 };
 
 void add_advise_options(CLI::App& app, AdviseOptions& options);

@@ -12,6 +12,16 @@
 namespace collreplay::project {
 namespace {
 
+// "compute.fwd.s3.layers.2" -> "fwd|layers.2": the phase and the unit, without the op's place in
+// the sequence (which a schedule with one more op before it, the embedding, shifts).
+std::string unit_key(const std::string& name) {
+  const std::size_t phase = name.find('.'), seq = name.find('.', phase + 1);
+  if (phase == std::string::npos || seq == std::string::npos) return name;
+  const std::size_t unit = name.find('.', seq + 1);
+  if (unit == std::string::npos) return name;
+  return name.substr(phase + 1, seq - phase - 1) + "|" + name.substr(unit + 1);
+}
+
 double parse_mfu(const std::string& text, const std::string& spec) {
   std::size_t used = 0;
   double value = -1;
@@ -39,6 +49,7 @@ ComputeSource modelled(const std::string& spec) {
     throw UsageError("--compute " + spec + ": unknown GPU '" + gpu + "' (a100, h100, h200, b200)");
   ComputeSource source;
   source.label = spec;
+  source.gpu = gpu;
   source.peak_tflops = peak->bf16_dense_tflops;
   source.mfu = at == std::string::npos ? kDefaultModelMfu : parse_mfu(body.substr(at + 1), spec);
   return source;
@@ -47,18 +58,17 @@ ComputeSource modelled(const std::string& spec) {
 }  // namespace
 
 double ComputeSource::op_ms(const ScheduleOp& op) const {
-  if (measured_ms.empty()) {
-    // An imported trace's kernels carry their measured time; the peak does not set it.
-    double traced_ms = 0;
-    for (const KernelSlice& k : op.compute().kernels)
-      if (k.kind == KernelKind::timed) traced_ms += k.duration_us / 1e3;
-    return gemm_flops(op.compute().gemms) / (*peak_tflops * 1e12 * mfu) * 1e3 + traced_ms;
-  }
-  auto it = measured_ms.find(op.name);
-  if (it == measured_ms.end())
+  if (auto it = measured_ms.find(op.name); it != measured_ms.end()) return it->second;
+  if (auto it = measured_by_unit_ms.find(unit_key(op.name)); it != measured_by_unit_ms.end())
+    return it->second;
+  if (!measured_ms.empty() && !(peak_tflops && mfu > 0))
     throw UsageError("--compute " + label + ": the measured replay has no compute op '" + op.name +
-                     "'");
-  return it->second;
+                     "' and no compute-only MFU to time it by; replay this model again");
+  // An imported trace's kernels carry their measured time; the peak does not set it.
+  double traced_ms = 0;
+  for (const KernelSlice& k : op.compute().kernels)
+    if (k.kind == KernelKind::timed) traced_ms += k.duration_us / 1e3;
+  return gemm_flops(op.compute().gemms) / (*peak_tflops * 1e12 * mfu) * 1e3 + traced_ms;
 }
 
 ComputeSource parse_compute(const std::string& spec, const WorkloadRequest& request) {
@@ -74,6 +84,8 @@ ComputeSource parse_compute(const std::string& spec, const WorkloadRequest& requ
     source.label = spec;
     source.peak_tflops = run.peak_tflops;
     source.measured_ms = run.compute_ms;
+    for (const auto& [name, ms] : run.compute_ms) source.measured_by_unit_ms[unit_key(name)] = ms;
+    source.mfu = run.mfu_compute_only.value_or(0);
     return source;
   }
   throw UsageError("--compute " + spec + ": no replay of " + request.model + " at micro-batch " +

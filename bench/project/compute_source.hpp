@@ -15,11 +15,16 @@ namespace collreplay::project {
 
 struct ComputeSource {
   std::string label;                          // what --compute said
+  std::string gpu;                            // the modelled GPU ("h200"); empty when measured
   std::optional<double> peak_tflops;          // per GPU: sets MFU
-  double mfu = 0;                             // modelled: achieved fraction of the peak
+  double mfu = 0;  // modelled: achieved fraction of the peak; measured: its compute-only MFU
   std::map<std::string, double> measured_ms;  // measured: compute op name -> ms
+  // Measured: "fwd|layers.3" (phase and the unit after the op's sequence number) -> ms, for a
+  // schedule whose ops are numbered otherwise than the measured run's (an older replay).
+  std::map<std::string, double> measured_by_unit_ms;
 
-  // Time of one compute op; UsageError when a measured source lacks it.
+  // Time of one compute op. Measured: by name, else by phase and unit, else its GEMMs at the
+  // measured run's compute-only MFU; UsageError when the run has no MFU to fall back on.
   double op_ms(const ScheduleOp& op) const;
 };
 

@@ -1,12 +1,14 @@
 #include "bench/project/project_cli.hpp"
 
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <vector>
 
 #include "bench/app/results.hpp"
 #include "bench/flags/workload_flags.hpp"
 #include "bench/project/compute_source.hpp"
+#include "bench/project/fabrics/fabric_comparison.hpp"
 #include "bench/project/fabric_source.hpp"
 #include "bench/project/model/fit.hpp"
 #include "bench/project/model/measured_points.hpp"
@@ -40,11 +42,71 @@ int run_validate(const ProjectOptions& o, ResultsFile& file) {
   return 0;
 }
 
+void print_once(const std::string& text, std::ostream& out) {
+  std::set<std::string> seen;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (seen.insert(line).second) out << line << "\n";
+}
+
+std::string model_label(const ProjectOptions& o) {
+  return o.request.trace.empty() ? o.request.model : "trace:" + o.request.trace;
+}
+
+// At the traced world: one trace for every rank (rank 0's FLOPs, whatever world is projected),
+// or a trace per rank, whose ranks may differ (a pipeline's stages): each is projected, and per
+// GPU the FLOPs are their mean.
+void add_traced_flops(const ProjectOptions& o, ProjectionInputs& in) {
+  WorkloadRequest traced = o.request;
+  traced.world = 0;
+  traced.rank = 0;
+  const trace::TraceImport first = trace::import_trace(traced);
+  in.traced_ranks = trace::trace_source(o.request.trace, 0).per_rank ? first.schedule.world : 1;
+  std::vector<StepFlops> ranks = {traced_step_flops(first.compute_flops)};
+  for (traced.rank = 1; traced.rank < in.traced_ranks; ++traced.rank)
+    ranks.push_back(traced_step_flops(trace::import_trace(traced).compute_flops));
+  in.traced_flops = mean_step_flops(ranks).hardware;
+}
+
+// What every fabric's projection shares: the workload, its compute and its memory limit.
+ProjectionInputs projection_inputs(const ProjectOptions& o) {
+  ProjectionInputs in;
+  in.request = o.request;
+  // A trace's kernels carry their measured times: --compute times only GEMMs it would model.
+  in.compute = parse_compute(o.compute.empty() ? "model:h100" : o.compute, o.request);
+  in.memory = memory_limit(o.memory, in.compute, o.request);
+  if (!o.request.trace.empty()) add_traced_flops(o, in);
+  return in;
+}
+
+ProjectionLabels projection_labels(const ProjectOptions& o, const FabricSource& fabric,
+                                   const ProjectionInputs& in) {
+  ProjectionLabels labels;
+  labels.model = model_label(o);
+  labels.gpus_per_node = o.request.gpus_per_node;
+  labels.compute = o.compute;
+  if (!in.compute.measured_ms.empty())
+    labels.compute += " (its compute-only times op by op; ops it lacks at its compute-only MFU, " +
+                      format_value("%.1f%%", in.compute.mfu * 100) + ")";
+  if (!o.request.trace.empty())  // a trace's compute ops are its kernels, at their traced times
+    labels.compute = "the trace's kernel times" +
+                     (o.compute.empty() ? "" : " (" + o.compute + ": the peak of its MFU only)");
+  labels.micro_batch = o.request.micro_batch;
+  labels.seq = o.request.seq;
+  labels.ep = o.request.ep;
+  labels.fabric_source = fabric.source_label;
+  labels.fabric = fabric.fabric_label;
+  labels.intra = fabric.intra_label;
+  if (in.memory) labels.memory = memory_words(*in.memory);
+  return labels;
+}
+
 }  // namespace
 
 void add_fabric_options(CLI::App& app, ProjectOptions& o) {
   app.add_option("--fabric", o.fabric,
-                 "fabric profile (sweeps/fabrics.tsv) or a results folder to fit");
+                 "fabric profile (sweeps/fabrics.tsv) or a results folder to fit; a,b: each, side "
+                 "by side with their ratio");
   app.add_option("--compute", o.compute,
                  "model:GPU@MFU (a100 h100 h200 b200) or a results folder with a replay");
   app.add_option("--fabrics-file", o.fabrics_file,
@@ -61,11 +123,21 @@ void add_fabric_options(CLI::App& app, ProjectOptions& o) {
                  "tokens_per_s_per_gpu): fit the --fabric label's rows, then project");
 }
 
+void add_memory_options(CLI::App& app, MemoryFlags& flags) {
+  app.add_option("--gpu-memory-gib", flags.gpu_memory_gib,
+                 "memory of one GPU in GiB (default: the --compute model:GPU's)");
+  app.add_option("--optimizer-states", flags.optimizer_states,
+                 "plan (AdamW moments in the parameter dtype, as the schedule times them) | fp32 "
+                 "(fp32 master weights and moments)")
+      ->capture_default_str();
+}
+
 void add_project_options(CLI::App& app, ProjectOptions& o) {
   add_workload_options(app, o.request);
   app.remove_option(app.get_option("--world"));  // the world is --nodes x --gpus-per-node
   add_trace_option(app, o.request);
   add_fabric_options(app, o);
+  add_memory_options(app, o.memory);
   app.add_option("--nodes", o.nodes, "node counts to project, comma-separated")
       ->capture_default_str();
   app.add_option("--out", o.out, "write JSON Lines records here");
@@ -103,52 +175,41 @@ int run_project(const ProjectOptions& o) {
     return 0;
   }
   if (!o.held_out.empty()) throw UsageError("--held-out needs --observed");
-  if (o.compute.empty()) throw UsageError("--compute model:GPU@MFU|RESULTS_DIR is required");
+  if (o.compute.empty() && o.request.trace.empty())
+    throw UsageError("--compute model:GPU@MFU|RESULTS_DIR is required");
   if (o.request.gpus_per_node < 1) throw UsageError("--gpus-per-node must be at least 1");
   const std::vector<int> counts = parse_node_counts(o.nodes);
+  const std::vector<std::string> fabric_names = split_fabrics(o.fabric);
+  const ProjectionInputs base = projection_inputs(o);
 
-  ProjectionInputs in;
-  in.request = o.request;
-  in.compute = parse_compute(o.compute, o.request);
-  if (!o.request.trace.empty()) {
-    // At the traced world: one trace for every rank (rank 0's FLOPs, whatever world is
-    // projected), or a trace per rank, whose ranks may differ (a pipeline's stages): each is
-    // projected, and per GPU the FLOPs are their mean.
-    WorkloadRequest traced = o.request;
-    traced.world = 0;
-    traced.rank = 0;
-    const trace::TraceImport first = trace::import_trace(traced);
-    in.traced_ranks = trace::trace_source(o.request.trace, 0).per_rank ? first.schedule.world : 1;
-    std::vector<StepFlops> ranks = {traced_step_flops(first.compute_flops)};
-    for (traced.rank = 1; traced.rank < in.traced_ranks; ++traced.rank)
-      ranks.push_back(traced_step_flops(trace::import_trace(traced).compute_flops));
-    in.traced_flops = mean_step_flops(ranks).hardware;
-  }
   // The fits go out with the projection: input refused on the way (expert groups that do not
   // tile nodes) leaves its one line and nothing else.
-  std::ostringstream fits;
-  const FabricSource fabric = fabric_source(o, fits);
-  in.model = fabric.model;
-  in.ratio_lo = fabric.ratio_lo;
-  in.ratio_hi = fabric.ratio_hi;
-  ProjectionLabels labels;
-  labels.model = o.request.trace.empty() ? o.request.model : "trace:" + o.request.trace;
-  labels.gpus_per_node = o.request.gpus_per_node;
-  labels.compute = o.compute;
-  labels.micro_batch = o.request.micro_batch;
-  labels.seq = o.request.seq;
-  labels.ep = o.request.ep;
-  labels.fabric_source = fabric.source_label;
-  labels.fabric = fabric.fabric_label;
-  labels.intra = fabric.intra_label;
-  std::vector<nlohmann::json> records = fabric.fit_records;
-
-  std::vector<ProjectionRow> rows;
-  for (int nodes : counts) rows.push_back(project_nodes(in, nodes));
-  const std::optional<int> tip = tipping_point(rows);
-  std::cout << fits.str();
-  print_projection(rows, labels, tip, std::cout);
-  for (const ProjectionRow& row : rows) records.push_back(projection_json(row, labels, tip));
+  std::ostringstream fits, tables;
+  std::vector<nlohmann::json> records;
+  std::vector<FabricProjection> fabrics;
+  for (const std::string& name : fabric_names) {
+    ProjectOptions one = o;
+    one.fabric = name;
+    const FabricSource fabric = fabric_source(one, fits);
+    ProjectionInputs in = base;
+    in.model = fabric.model;
+    in.ratio_lo = fabric.ratio_lo;
+    in.ratio_hi = fabric.ratio_hi;
+    FabricProjection projected{fabric.fabric_label, {}, std::nullopt};
+    for (int nodes : counts) projected.rows.push_back(project_nodes(in, nodes));
+    projected.tip = tipping_point(projected.rows);
+    const ProjectionLabels labels = projection_labels(o, fabric, in);
+    print_projection(projected.rows, labels, projected.tip, tables);
+    records.insert(records.end(), fabric.fit_records.begin(), fabric.fit_records.end());
+    for (const ProjectionRow& row : projected.rows)
+      records.push_back(projection_json(row, labels, projected.tip));
+    fabrics.push_back(std::move(projected));
+  }
+  print_once(fits.str(), std::cout);  // fabrics that share the intra-node fit print it once
+  std::cout << tables.str();
+  print_fabric_comparison(fabrics, std::cout);
+  for (nlohmann::json& r : fabric_comparison_json(fabrics, model_label(o)))
+    records.push_back(std::move(r));
   write(o.out, records, file);
   return 0;
 }

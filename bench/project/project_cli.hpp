@@ -5,13 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "bench/project/memory/memory_limit.hpp"
 #include "workloads/plan/request.hpp"
 
 namespace collreplay::project {
 
 struct ProjectOptions {
   WorkloadRequest request;
-  std::string fabric;   // profile name, or a results folder to fit
+  std::string fabric;   // profile name or a results folder to fit; several, comma-separated
   std::string compute;  // model:GPU@MFU, or a results folder with a compute-only replay
   std::string nodes = "1,2,4,8,16,32,64,128,256,512,1024";
   std::string out;           // JSON Lines file
@@ -23,6 +24,7 @@ struct ProjectOptions {
   std::string validate;        // results folder: fit all node counts but the largest, predict it
   std::string observed;  // CSV of real tokens/s per GPU: fit the --fabric label's rows
   std::string held_out;  // CSV of rows kept out of the --observed fit: predicted and compared
+  MemoryFlags memory;  // what the step must fit in
   std::vector<std::string> command_line;
 };
 
@@ -30,6 +32,8 @@ void add_project_options(CLI::App& app, ProjectOptions& options);
 // Where the fabric and the compute come from (--fabric, --compute, --observed and the flags that
 // qualify them): shared with `advise`, which projects over the same fabrics.
 void add_fabric_options(CLI::App& app, ProjectOptions& options);
+// --gpu-memory-gib and --optimizer-states: shared with `advise`.
+void add_memory_options(CLI::App& app, MemoryFlags& flags);
 
 // "1,2,4" -> {1, 2, 4}; UsageError on anything but positive integers.
 std::vector<int> parse_node_counts(const std::string& text);

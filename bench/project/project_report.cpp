@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "bench/project/memory/gpu_memory.hpp"
 #include "bench/replay/flops/step_flops.hpp"
 
 namespace collreplay::project {
@@ -115,7 +116,7 @@ void print_fit(const FitReport& fit, const std::string& source, std::ostream& ou
 }
 
 json projection_json(const ProjectionRow& row, const ProjectionLabels& l,
-                     const std::optional<int>& tip) {
+                     const std::optional<TippingPoint>& tip) {
   json units = json::array();
   for (const UnitProjection& u : row.units)
     units.push_back({{"unit", u.unit},
@@ -148,30 +149,44 @@ json projection_json(const ProjectionRow& row, const ProjectionLabels& l,
           {"exposed_comm_ms", row.exposed_comm_ms},
           {"exposed_comm_lo_ms", row.exposed_lo_ms},
           {"exposed_comm_hi_ms", row.exposed_hi_ms},
-          {"tokens_per_s", row.tokens_per_s},
-          {"tokens_per_s_per_gpu", row.tokens_per_s_per_gpu},
+          // A step that does not fit in memory has no throughput to quote.
+          {"tokens_per_s", row.fits ? json(row.tokens_per_s) : json(nullptr)},
+          {"tokens_per_s_per_gpu", row.fits ? json(row.tokens_per_s_per_gpu) : json(nullptr)},
+          {"fits", row.fits},
+          {"memory_per_gpu_bytes", row.memory ? json(row.memory->total_bytes()) : json(nullptr)},
+          {"exposed_by_group_ms", row.exposed_by_group_ms},
+          {"critical_exposed_ms", row.critical_exposed_ms},
           {"optimizer_ms", row.optimizer_ms},
           {"tflops_per_gpu", row.tflops_per_gpu ? json(*row.tflops_per_gpu) : json(nullptr)},
           {"mfu", row.mfu ? json(*row.mfu) : json(nullptr)},
           {"algorithms", row.algorithms},
-          {"tipping_point_nodes", tip ? json(*tip) : json(nullptr)},
+          {"tipping_point_nodes", tip ? json(tip->nodes) : json(nullptr)},
+          {"tipping_point", tipping_text(tip)},
           {"units", units}};
 }
 
+std::string tipping_text(const std::optional<TippingPoint>& tip) {
+  if (!tip)
+    return "none in range (every layer's communication hides behind its compute and nothing on "
+           "the critical path is exposed, at every node count with more than one rank)";
+  return std::to_string(tip->nodes) + (tip->nodes == 1 ? " node: " : " nodes: ") + tip->reason;
+}
+
 void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLabels& l,
-                      const std::optional<int>& tip, std::ostream& out) {
+                      const std::optional<TippingPoint>& tip, std::ostream& out) {
   out << "# projection: " << l.model << ", " << l.gpus_per_node << " GPUs/node, fabric " << l.fabric
       << (l.fabric_source == "profile" || l.fabric_source == l.fabric
               ? ""
               : " (" + l.fabric_source + ")")
       << ", intra " << l.intra << ", compute " << l.compute << "\n";
+  if (!l.memory.empty()) out << "# memory per GPU: " << l.memory << "\n";
   out << "# median decoder layer: comm and compute in ms, headroom = compute - comm [band]; step "
-         "and "
-         "exposed comm per step in ms\n";
-  char line[320];
-  std::snprintf(line, sizeof line, "%7s %7s %10s %10s %10s %21s %10s %10s %13s %8s %6s  %s\n",
-                "nodes", "world", "layer_comm", "layer_comp", "headroom", "[lo, hi]", "step",
-                "exposed", "tokens/s", "TFLOP/s", "MFU", "algorithms");
+         "and exposed comm per step in ms; critical: exposed by collectives nothing hides\n";
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "%7s %7s %10s %10s %10s %21s %10s %10s %9s %13s %8s %6s %8s  %s\n", "nodes",
+                "world", "layer_comm", "layer_comp", "headroom", "[lo, hi]", "step", "exposed",
+                "critical", "tokens/s", "TFLOP/s", "MFU", "mem_GiB", "algorithms");
   out << line;
   for (const ProjectionRow& r : rows) {
     std::string algos;
@@ -179,16 +194,30 @@ void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLa
       algos += (algos.empty() ? "" : " ") + kind + ":" + algo;
     const std::string band =
         "[" + fmt("%.2f", r.headroom_lo_ms) + ", " + fmt("%.2f", r.headroom_hi_ms) + "]";
-    std::snprintf(line, sizeof line,
-                  "%7d %7d %10.2f %10.2f %10.2f %21s %10.1f %10.1f %13.0f %8s %6s  %s\n", r.nodes,
-                  r.world, r.layer_comm_ms, r.layer_compute_ms, r.headroom_ms, band.c_str(),
-                  r.step_ms, r.exposed_comm_ms, r.tokens_per_s,
-                  figure_text(r.tflops_per_gpu, "%.1f").c_str(),
-                  figure_text(r.mfu, "%.1f%%", 100).c_str(), algos.c_str());
+    const std::string memory =
+        r.memory ? fmt("%.1f", static_cast<double>(r.memory->total_bytes()) / (1ULL << 30)) : "-";
+    // Without decoder layers (a trace) there is no median layer to speak of.
+    const bool layer = r.median_layer >= 0;
+    std::snprintf(
+        line, sizeof line, "%7d %7d %10s %10s %10s %21s %10.1f %10.1f %9.1f %13s %8s %6s %8s  %s\n",
+        r.nodes, r.world, layer ? fmt("%.2f", r.layer_comm_ms).c_str() : "-",
+        layer ? fmt("%.2f", r.layer_compute_ms).c_str() : "-",
+        layer ? fmt("%.2f", r.headroom_ms).c_str() : "-", layer ? band.c_str() : "-",
+        r.step_ms, r.exposed_comm_ms, r.critical_exposed_ms,
+        r.fits ? fmt("%.0f", r.tokens_per_s).c_str() : "no fit",
+        r.fits ? figure_text(r.tflops_per_gpu, "%.1f").c_str() : "-",
+        r.fits ? figure_text(r.mfu, "%.1f%%", 100).c_str() : "-", memory.c_str(), algos.c_str());
     out << line;
   }
-  out << "# tipping point (first node count where the median layer's headroom < 0): "
-      << (tip ? std::to_string(*tip) + " nodes" : std::string("none in range")) << "\n";
+  std::string too_big;
+  for (const ProjectionRow& r : rows)
+    if (!r.fits)
+      too_big += (too_big.empty() ? "" : ", ") + std::to_string(r.nodes) + " (" +
+                 gib_text(r.memory->total_bytes()) + ")";
+  if (!too_big.empty())
+    out << "# does not fit in GPU memory at node count (need per GPU): " << too_big
+        << "; their tokens/s read 'no fit'\n";
+  out << "# tipping point: " << tipping_text(tip) << "\n";
 }
 
 std::vector<json> validation_json(const ValidationReport& r, const std::string& source) {

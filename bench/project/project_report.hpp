@@ -25,6 +25,7 @@ struct ProjectionLabels {
   int ep = 1;
   std::int64_t micro_batch = 1, seq = 0;  // the projected workload, for readers of the record
   int gpus_per_node = 8;
+  std::string memory;  // what memory per GPU is checked against, in words ("" when not checked)
 };
 
 // printf of one number, as a string ("%.3g", 1.5 -> "1.5").
@@ -35,9 +36,11 @@ nlohmann::json fit_json(const FitReport& fit, const std::string& source);
 void print_fit(const FitReport& fit, const std::string& source, std::ostream& out);
 
 nlohmann::json projection_json(const ProjectionRow& row, const ProjectionLabels& labels,
-                               const std::optional<int>& tipping_point_nodes);
+                               const std::optional<TippingPoint>& tipping_point);
 void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLabels& labels,
-                      const std::optional<int>& tipping_point_nodes, std::ostream& out);
+                      const std::optional<TippingPoint>& tipping_point, std::ostream& out);
+// "1 node: collectives on the critical path ...", "none in range (...)".
+std::string tipping_text(const std::optional<TippingPoint>& tipping_point);
 
 std::vector<nlohmann::json> validation_json(const ValidationReport& report,
                                             const std::string& source);

@@ -1,9 +1,13 @@
 #include "bench/project/projection.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <map>
 
+#include "bench/executor/group_key.hpp"
 #include "bench/project/model/measured_points.hpp"
+#include "bench/project/model/step_sim.hpp"
 #include "bench/replay/flops/step_flops.hpp"
 #include "bench/replay/headroom.hpp"
 #include "common/dtype.hpp"
@@ -18,6 +22,47 @@ std::vector<double> scaled_comm(const Schedule& s, std::vector<double> op_ms, do
   for (std::size_t i = 0; i < s.ops.size(); ++i)
     if (s.ops[i].is_collective()) op_ms[i] *= factor;
   return op_ms;
+}
+
+// op_ms with the collectives that `free` picks taking no time.
+template <typename Pick>
+std::vector<double> freed(const Schedule& s, std::vector<double> op_ms, Pick free) {
+  for (std::size_t i = 0; i < s.ops.size(); ++i)
+    if (s.ops[i].is_collective() && free(i)) op_ms[i] = 0;
+  return op_ms;
+}
+
+// What each process group's collectives, and the decoder layers' critical-path ones, add to the
+// step: the step less the step with them free.
+void attribute_exposure(const Schedule& s, const std::vector<double>& op_ms,
+                        const StepTerms& terms, ProjectionRow& row) {
+  const std::vector<int> streams = op_streams(s);
+  std::map<int, std::string> labels;
+  for (std::size_t i = 0; i < s.ops.size(); ++i)
+    if (s.ops[i].is_collective())
+      labels.emplace(streams[i], group_key_label(group_key(s.ops[i].collective())));
+  for (const auto& [stream, label] : labels) {
+    const double without = overlapped_step_ms(
+        s, freed(s, op_ms, [&](std::size_t i) { return streams[i] == stream; }), terms,
+        row.optimizer_ms);
+    row.exposed_by_group_ms[label] = row.step_ms - without;
+  }
+  // A schedule without decoder layers (an imported trace) has no first gather to set apart: every
+  // collective that hides behind nothing is on the critical path.
+  const bool layered = std::any_of(s.ops.begin(), s.ops.end(),
+                                   [](const ScheduleOp& op) { return op.layer >= 0; });
+  const double without_critical = overlapped_step_ms(
+      s, freed(s, op_ms, [&](std::size_t i) {
+        return s.ops[i].hides_behind < 0 && (s.ops[i].layer >= 0 || !layered);
+      }),
+      terms, row.optimizer_ms);
+  row.critical_exposed_ms = row.step_ms - without_critical;
+}
+
+std::string ms_text(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, std::fabs(ms) < 10 ? "%.2f ms" : "%.1f ms", ms);
+  return text;
 }
 
 }  // namespace
@@ -110,6 +155,11 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
   row.exposed_comm_ms = row.step_ms - row.compute_step_ms;
   row.exposed_lo_ms = step_ms(in.ratio_lo) - row.compute_step_ms;
   row.exposed_hi_ms = step_ms(in.ratio_hi) - row.compute_step_ms;
+  attribute_exposure(s, op_ms, in.terms, row);
+  if (in.memory) {
+    row.memory = memory_per_gpu(s, in.memory->model, in.request, in.memory->states);
+    row.fits = row.memory->total_bytes() <= in.memory->budget.usable_bytes();
+  }
   if (row.step_ms > 0) {
     row.tokens_per_s = static_cast<double>(s.tokens_per_step) * row.world / (row.step_ms / 1e3);
     row.tokens_per_s_per_gpu = row.tokens_per_s / row.world;
@@ -122,9 +172,18 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
   return row;
 }
 
-std::optional<int> tipping_point(const std::vector<ProjectionRow>& rows) {
-  for (const ProjectionRow& r : rows)
-    if (r.median_layer >= 0 && r.headroom_ms < 0) return r.nodes;
+std::optional<TippingPoint> tipping_point(const std::vector<ProjectionRow>& rows) {
+  for (const ProjectionRow& r : rows) {
+    if (r.world < 2 || !r.fits) continue;  // one rank uses no network; a step too big never runs
+    if (r.median_layer >= 0 && r.headroom_ms < 0)
+      return TippingPoint{r.nodes, "the median decoder layer's headroom is " +
+                                       ms_text(r.headroom_ms) + " (its communication outlasts "
+                                       "its compute)"};
+    if (r.step_ms > 0 && r.critical_exposed_ms > kCriticalExposedFraction * r.step_ms)
+      return TippingPoint{r.nodes, "collectives on the critical path (nothing to hide behind) "
+                                   "expose " + ms_text(r.critical_exposed_ms) + " of a " +
+                                   ms_text(r.step_ms) + " step"};
+  }
   return std::nullopt;
 }
 

@@ -9,11 +9,21 @@
 #include <vector>
 
 #include "bench/project/compute_source.hpp"
+#include "bench/project/memory/gpu_memory.hpp"
+#include "bench/project/memory/memory_model.hpp"
 #include "bench/project/model/cost_model.hpp"
 #include "bench/project/model/step_terms.hpp"
 #include "workloads/plan/request.hpp"
 
 namespace collreplay::project {
+
+// What a projected row is checked against: the model's memory per GPU under the request's layout
+// at the GPU's usable memory.
+struct MemoryLimit {
+  ModelConfig model;
+  MemoryBudget budget;
+  OptimizerStates states = OptimizerStates::plan;
+};
 
 struct ProjectionInputs {
   WorkloadRequest request;  // world is set per node count
@@ -26,6 +36,8 @@ struct ProjectionInputs {
   std::optional<double> traced_flops;
   // A trace per rank: how many ranks to project, the step being the slowest's; 1 otherwise.
   int traced_ranks = 1;
+  // Checked per row when set (a catalog model); a trace has no model to size.
+  std::optional<MemoryLimit> memory;
 };
 
 struct UnitProjection {
@@ -48,7 +60,24 @@ struct ProjectionRow {
   std::optional<double> tflops_per_gpu;  // FLOPs per rank / step; unknown for a trace without shapes
   std::optional<double> mfu;
   std::map<std::string, std::string> algorithms;  // collective kind -> algorithm of its largest op
+  // Per process group (its stream): how much longer the step is than with that group's
+  // collectives free. What each group exposes; they need not add up to exposed_comm_ms.
+  std::map<std::string, double> exposed_by_group_ms;
+  // The same for the decoder layers' collectives that nothing can hide (hides_behind -1: TP's
+  // all-reduces without --async-tp, MoE dispatch and combine): exposed by design.
+  double critical_exposed_ms = 0;
+  std::optional<MemoryPerGpu> memory;  // when checked
+  bool fits = true;                    // false: the row's figures describe a step that cannot run
 };
+
+// Where communication stops hiding: the first row with more than one rank whose step fits and
+// either its median decoder layer's headroom is negative or collectives on the critical path
+// expose more than kCriticalExposedFraction of its step. `reason` says which, with its number.
+struct TippingPoint {
+  int nodes = 0;
+  std::string reason;
+};
+inline constexpr double kCriticalExposedFraction = 0.01;
 
 ProjectionRow project_nodes(const ProjectionInputs& inputs, int nodes);
 // The same for a schedule already built at world = nodes x gpus_per_node (a fit projects one
@@ -56,7 +85,6 @@ ProjectionRow project_nodes(const ProjectionInputs& inputs, int nodes);
 ProjectionRow project_schedule(const ProjectionInputs& inputs, const Schedule& schedule, int nodes,
                                NormalMaxima& maxima);
 
-// The first row whose median layer's headroom is negative.
-std::optional<int> tipping_point(const std::vector<ProjectionRow>& rows);
+std::optional<TippingPoint> tipping_point(const std::vector<ProjectionRow>& rows);
 
 }  // namespace collreplay::project

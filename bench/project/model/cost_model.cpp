@@ -75,13 +75,21 @@ bool algo_from_name(std::string_view name, Algo& algo) {
   return false;
 }
 
+double inter_share(const GroupSpan& span, int links) {
+  const int g = span.ranks_per_node();
+  if (g < 1) return 1.0;
+  const double rails = links > 0 ? static_cast<double>(std::min(g, links)) / links : 1.0;
+  const int node_ranks = std::max(span.node_ranks, g);
+  return std::min(rails, static_cast<double>(g) / node_ranks);
+}
+
 bool cost_terms(CollKind kind, Algo algo, double bytes, const GroupSpan& span, int links,
                 CostTerms& t) {
   t = CostTerms{};
   const int n = span.ranks, N = span.nodes;
   if (n < 1 || N < 1 || n % N != 0) return false;
   const int g = n / N;
-  t.inter_share = links > 0 ? static_cast<double>(std::min(g, links)) / links : 1.0;
+  t.inter_share = inter_share(span, links);
   if (n == 1) return algo == (kind == CollKind::all_to_all ? Algo::pairwise : Algo::ring);
   const double chunk = bytes / n;
   const bool ag_rs = kind == CollKind::all_gather || kind == CollKind::reduce_scatter;

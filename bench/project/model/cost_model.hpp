@@ -52,12 +52,20 @@ std::string_view algo_name(Algo algo);
 bool algo_from_name(std::string_view name, Algo& algo);
 
 // Where a collective's group sits: ranks in the group and the nodes they span (equal ranks per
-// node).
+// node). Every rank runs the same schedule, so a group that holds g of a node's ranks runs beside
+// the node's other groups of its kind (HSDP's replica groups, expert data-parallel groups): all
+// node_ranks / g of them cross the node's NICs at once and share them.
 struct GroupSpan {
   int ranks = 1;
   int nodes = 1;
+  int node_ranks = 0;  // ranks per node running sibling groups at once; 0: this group's own g
   int ranks_per_node() const { return nodes > 0 ? ranks / nodes : 0; }
 };
+
+// The fraction of a node's NIC bandwidth one group gets: its g GPUs reach min(g, links) of the
+// node's links (a GPU drives its own rail), and the node_ranks / g sibling groups crossing the
+// same NICs at once split them (on a one-NIC node, 8 replica groups get an eighth each).
+double inter_share(const GroupSpan& span, int links);
 
 // What an algorithm costs, before parameters: latency steps per tier and bytes per tier.
 // time = base + intra_steps * alpha_intra + inter_steps * alpha_inter

@@ -131,6 +131,7 @@ struct Reader {
     rr.step_compute_ms = number_at(r, "compute_ms");
     rr.step_overlapped_ms = number_at(r, "overlapped_ms");
     rr.peak_tflops = number_at(r, "peak_tflops");
+    rr.mfu_compute_only = number_at(r, "mfu_compute_only");
   }
 
   void add(const records::Record& record) {
@@ -154,8 +155,11 @@ struct Reader {
 
 }  // namespace
 
-GroupSpan replay_group_span(const std::string& group, int size, int nodes, int rpn, int tp,
-                            int stride) {
+namespace {
+
+// The ranks and nodes a group covers (replay_group_span without its siblings).
+GroupSpan group_placement(const std::string& group, int size, int nodes, int rpn, int tp,
+                          int stride) {
   if (size < 1 || nodes < 1 || rpn < 1 || tp < 1)
     throw UsageError("group of " + std::to_string(size) + " ranks");
   if (group == "node" || group == "tp" || group == "expert_node") return {size, 1};
@@ -181,6 +185,15 @@ GroupSpan replay_group_span(const std::string& group, int size, int nodes, int r
   return {size, std::min(nodes, size)};  // world
 }
 
+}  // namespace
+
+GroupSpan replay_group_span(const std::string& group, int size, int nodes, int rpn, int tp,
+                            int stride) {
+  GroupSpan span = group_placement(group, size, nodes, rpn, tp, stride);
+  span.node_ranks = rpn;  // every rank of a node runs its own group of this kind at once
+  return span;
+}
+
 GroupSpan schedule_op_span(const Schedule& s, const CollectiveOp& c, int nodes, int rpn) {
   const int size = collective_group_size(s, c);
   if (c.kind != CollectiveKind::send && c.kind != CollectiveKind::recv)
@@ -198,7 +211,8 @@ GroupSpan schedule_op_span(const Schedule& s, const CollectiveOp& c, int nodes, 
     for (int r = 0, seen = 0; r < s.world; ++r)
       if (color(r) == color(s.rank) && seen++ == c.peer) peer_rank = r;
   }
-  return {2, peer_rank / rpn == s.rank / rpn ? 1 : 2};
+  // Every rank of a stage sends at once: a cross-node hop shares the node's NICs with them.
+  return {2, peer_rank / rpn == s.rank / rpn ? 1 : 2, rpn};
 }
 
 ResultsSet load_results(const std::string& path, const std::string& transport,

@@ -47,6 +47,7 @@ struct ReplayRun {
   std::map<int, std::string> compute_unit;   // compute op index -> unit
   std::map<std::string, double> compute_ms;  // compute op name -> compute-only ms (max)
   std::optional<double> step_comm_ms, step_compute_ms, step_overlapped_ms, peak_tflops;
+  std::optional<double> mfu_compute_only;  // its compute-only pass's MFU
   std::optional<Algo> algo_reported;
 };
 

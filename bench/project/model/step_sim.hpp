@@ -1,6 +1,7 @@
-// The overlapped step of a schedule from per-op times: two FIFO streams (comm, compute) and the
-// schedule's cross-stream dependencies, no contention between them. What replay measures in its
-// overlapped pass, computed instead of run.
+// The overlapped step of a schedule from per-op times: the compute stream and one comm stream per
+// process group (as replay's executor and PyTorch keep one NCCL stream per group), each running
+// its ops in list order, and the schedule's cross-stream dependencies; no contention between
+// them. What replay measures in its overlapped pass, computed instead of run.
 #pragma once
 #include <vector>
 
@@ -10,5 +11,9 @@ namespace collreplay::project {
 
 // op_ms[i] is op i's time. Returns the step time (the last op's end), in ms.
 double simulate_step_ms(const Schedule& schedule, const std::vector<double>& op_ms);
+
+// The stream op i runs on: 0 for compute, 1 + a number per process group (group kind, and size
+// and stride for a strided one) for collectives.
+std::vector<int> op_streams(const Schedule& schedule);
 
 }  // namespace collreplay::project

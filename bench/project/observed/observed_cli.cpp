@@ -1,10 +1,13 @@
 #include "bench/project/observed/observed_cli.hpp"
 
+#include "bench/project/memory/memory_limit.hpp"
+
 #include <algorithm>
 #include <ostream>
 
 #include "bench/project/compute_source.hpp"
 #include "bench/project/fabric_source.hpp"
+#include "bench/project/memory/memory_limit.hpp"
 #include "bench/project/observed/gpu_memory_bandwidth.hpp"
 #include "bench/project/observed/observed_fit.hpp"
 #include "bench/project/observed/observed_report.hpp"
@@ -125,6 +128,7 @@ std::vector<nlohmann::json> run_observed(const ProjectOptions& o, std::ostream& 
   in.model = fit.model;
   in.compute = compute;
   in.terms = fit.best.terms;
+  in.memory = memory_limit(o.memory, compute, o.request);
   ProjectionLabels plabels;
   plabels.model = o.request.model;
   plabels.gpus_per_node = o.request.gpus_per_node;
@@ -132,12 +136,13 @@ std::vector<nlohmann::json> run_observed(const ProjectOptions& o, std::ostream& 
       observed.compute_spec + " x " + format_value("%.3f", fit.best.terms.compute_scale);
   plabels.fabric = "observed:" + o.fabric;
   plabels.intra = observed.intra_label;
+  if (in.memory) plabels.memory = memory_words(*in.memory);
   std::vector<ProjectionRow> projected;
   std::vector<TokensBand> bands(counts.size());
   NormalMaxima maxima;
   for (std::size_t i = 0; i < counts.size(); ++i)
     projected.push_back(project_with_band(fit, in, counts[i], bands[i], maxima));
-  const std::optional<int> tip = tipping_point(projected);
+  const std::optional<TippingPoint> tip = tipping_point(projected);
   print_projection(projected, plabels, tip, out);
   print_observed_projection(projected, bands, out);
   for (std::size_t i = 0; i < projected.size(); ++i) {

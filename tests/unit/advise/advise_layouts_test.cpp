@@ -59,14 +59,22 @@ TEST(AdviseLayouts, RanksOnlyWhatFitsByTokensPerSecond) {
   request.layers = 2;
   request.seq = 512;
   AdviceInputs in;
-  in.model = load_model("qwen2.5-0.5b", "");
   in.nodes = 2;
   in.projection.model.inter = {50, 0.125, 0, 1};
   in.projection.model.intra = {0, 100, 0, 1};
   in.projection.compute.peak_tflops = 989.4;
   in.projection.compute.mfu = 0.5;
-  in.gpu_memory_bytes = 3ULL << 29;  // 1.5 GiB: room for fsdp and tp2, not for ddp
-  const std::vector<Advice> advice = advise_layouts(candidate_layouts(request, in.model, 2), in);
+  // 1.5 GiB usable beside the reserve: room for fsdp and tp2, not for ddp.
+  project::MemoryBudget budget;
+  budget.capacity_bytes = static_cast<std::uint64_t>(
+      (1.5 * project::kGiB + project::kCudaContextBytes + project::kNcclBuffersBytes) /
+      (1 - project::kAllocatorSlack));
+  in.projection.memory = project::MemoryLimit{load_model("qwen2.5-0.5b", ""), budget,
+                                              OptimizerStates::plan};
+  const std::uint64_t usable = budget.usable_bytes();
+  EXPECT_NEAR(static_cast<double>(usable), 1.5 * project::kGiB, 1e6);
+  const std::vector<Advice> advice =
+      advise_layouts(candidate_layouts(request, in.projection.memory->model, 2), in);
   int expected_rank = 0;
   double previous = 1e300;
   bool some_too_big = false;
@@ -76,7 +84,7 @@ TEST(AdviseLayouts, RanksOnlyWhatFitsByTokensPerSecond) {
       EXPECT_EQ(*a.rank, ++expected_rank);
       EXPECT_LE(a.projection->tokens_per_s, previous);
       previous = a.projection->tokens_per_s;
-      EXPECT_LE(a.memory->total_bytes(), in.gpu_memory_bytes);
+      EXPECT_LE(a.memory->total_bytes(), usable);
       continue;
     }
     EXPECT_FALSE(a.rank);

@@ -2,11 +2,11 @@
 // 1 x 4096 tokens, bf16 parameters, gradients and (plan) moments.
 #include <gtest/gtest.h>
 
-#include "bench/advise/memory_model.hpp"
+#include "bench/project/memory/memory_model.hpp"
 #include "common/errors.hpp"
 #include "workloads/plan/schedule_builder.hpp"
 
-namespace collreplay::advise {
+namespace collreplay::project {
 namespace {
 
 // Parameters: a decoder layer 233,057,792 (workloads/README.md), 28 of them, and the root
@@ -85,4 +85,4 @@ TEST(AdviseMemory, OptimizerStatesChoiceIsChecked) {
 }
 
 }  // namespace
-}  // namespace collreplay::advise
+}  // namespace collreplay::project

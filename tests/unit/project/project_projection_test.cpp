@@ -120,10 +120,10 @@ TEST(ProjectProjection, HeadroomShrinksWithNodesAndTipsOver) {
   const auto tip = tipping_point(rows);
   ASSERT_TRUE(tip.has_value());
   for (const ProjectionRow& r : rows) {
-    if (r.nodes < *tip) {
+    if (r.nodes < tip->nodes) {
       EXPECT_GE(r.headroom_ms, 0);
     }
-    if (r.nodes == *tip) {
+    if (r.nodes == tip->nodes) {
       EXPECT_LT(r.headroom_ms, 0);
     }
   }

@@ -15,7 +15,7 @@
 #include "workloads/plan/request.hpp"
 #include "workloads/schedule.hpp"
 
-namespace collreplay::advise {
+namespace collreplay::project {
 
 enum class OptimizerStates { plan, fp32 };
 
@@ -41,4 +41,4 @@ MemoryPerGpu memory_per_gpu(const Schedule& schedule, const ModelConfig& model,
 // checkpointing), logits included.
 std::uint64_t activation_bytes(const ModelConfig& model, const WorkloadRequest& request);
 
-}  // namespace collreplay::advise
+}  // namespace collreplay::project

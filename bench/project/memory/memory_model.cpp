@@ -1,11 +1,13 @@
-#include "bench/advise/memory_model.hpp"
+#include "bench/project/memory/memory_model.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
+#include "bench/project/memory/gpu_memory.hpp"
 #include "common/dtype.hpp"
 #include "common/errors.hpp"
 
-namespace collreplay::advise {
+namespace collreplay::project {
 namespace {
 
 std::uint64_t size_of(const std::string& dtype) { return dtype_size_bytes(parse_dtype(dtype)); }
@@ -91,4 +93,10 @@ MemoryPerGpu memory_per_gpu(const Schedule& s, const ModelConfig& m, const Workl
   return mem;
 }
 
-}  // namespace collreplay::advise
+std::string gib_text(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1ULL << 30));
+  return text;
+}
+
+}  // namespace collreplay::project
