@@ -140,6 +140,22 @@ StepTerms with_nccl_sm_share(const StepTerms& terms, int channels, int sm_count)
   return t;
 }
 
+double nccl_socket_node_gbit_s(const NcclSocketShape& s) {
+  if (s.gpus_per_node < 1 || s.ports < 1 || s.port_gbit_s <= 0 || s.threads < 0 ||
+      s.sockets_per_thread < 1 || s.stream_gbit_s <= 0)
+    throw UsageError("NCCL socket model: positive GPUs, ports, port and stream rates");
+  const int streams = std::max(1, s.threads * s.sockets_per_thread);
+  const double ports_gbit_s = s.ports * s.port_gbit_s;
+  const double per_gpu = std::min(streams * s.stream_gbit_s, ports_gbit_s / s.gpus_per_node);
+  return std::min(ports_gbit_s, per_gpu * s.gpus_per_node);
+}
+
+FabricModel with_nccl_socket_bandwidth(const FabricModel& model, const NcclSocketShape& shape) {
+  FabricModel m = model;
+  m.inter.bw_gbyte_s = nccl_socket_node_gbit_s(shape) / 8;
+  return m;
+}
+
 double slowest_rank_factor(int ranks, double cv, NormalMaxima& maxima) {
   if (ranks < 1 || cv < 0) throw UsageError("slowest rank: ranks >= 1 and cv >= 0");
   return ranks == 1 ? 1.0 : 1 + cv * maxima.expected_max(ranks);

@@ -64,6 +64,25 @@ double nccl_sm_share(int channels, int sm_count);
 // GEMM runs on the SMs left.
 StepTerms with_nccl_sm_share(const StepTerms& terms, int channels, int sm_count);
 
+// NCCL's socket transport (src/transport/net_socket.cc, ncclNetSocketGetNsockNthread): unless
+// NCCL_SOCKET_NTHREADS / NCCL_NSOCKS_PERTHREAD say otherwise, only AWS NICs (2 threads x 8
+// sockets) and GCP NICs (4 threads x 1) get helper threads; on any other NIC (IPoIB on Mellanox
+// ports) a connection's data moves over one socket, driven by the GPU's proxy thread. A node then
+// reaches gpus x min(streams x the rate one stream sustains, its share of the ports), at most the
+// ports' total. `stream_gbit_s` is a measured number (FACTS.md: 25.7 Gbit/s per rank over
+// loopback TCP on the 2x H200 host); nothing here assumes one.
+struct NcclSocketShape {
+  int gpus_per_node = 8;
+  int ports = 8;  // interfaces NCCL spreads the GPUs over (ib0..ib7)
+  double port_gbit_s = 400;
+  int threads = 0;           // NCCL_SOCKET_NTHREADS (0: the proxy thread alone)
+  int sockets_per_thread = 1;  // NCCL_NSOCKS_PERTHREAD
+  double stream_gbit_s = 0;  // what one TCP stream (or helper thread) sustains
+};
+double nccl_socket_node_gbit_s(const NcclSocketShape& shape);
+// `model` with its inter tier at that node bandwidth (GB/s per node).
+FabricModel with_nccl_socket_bandwidth(const FabricModel& model, const NcclSocketShape& shape);
+
 // The step of the slowest of `ranks` ranks when each rank's time between two synchronising
 // collectives varies with coefficient of variation `cv` (independent, normal): 1 + cv x E[max of
 // ranks standard normals]. The factor on compute per synchronised interval.

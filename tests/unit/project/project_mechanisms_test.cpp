@@ -98,6 +98,24 @@ TEST(ProjectMechanisms, NcclKernelsHoldOneSmPerChannel) {
   EXPECT_THROW(nccl_sm_share(4, 0), UsageError);
 }
 
+TEST(ProjectMechanisms, SocketsOverIpoibMoveOneStreamPerGpuByDefault) {
+  NcclSocketShape s;  // 8 GPUs, 8 x 400 Gbit/s ports, NCCL's defaults: the proxy thread alone
+  s.stream_gbit_s = 25.7;
+  EXPECT_NEAR(nccl_socket_node_gbit_s(s), 8 * 25.7, 1e-9);
+  s.threads = 4;  // NCCL_SOCKET_NTHREADS=4, NCCL_NSOCKS_PERTHREAD=2: 8 streams per GPU
+  s.sockets_per_thread = 2;
+  EXPECT_NEAR(nccl_socket_node_gbit_s(s), 8 * 8 * 25.7, 1e-9);
+  s.stream_gbit_s = 100;  // then the ports bound it
+  EXPECT_NEAR(nccl_socket_node_gbit_s(s), 3200, 1e-9);
+  s.gpus_per_node = 4;  // 4 GPUs over 8 ports: each GPU's share is 2 ports
+  EXPECT_NEAR(nccl_socket_node_gbit_s(s), 3200, 1e-9);
+  FabricModel m;
+  m.inter.bw_gbyte_s = 40;
+  EXPECT_NEAR(with_nccl_socket_bandwidth(m, s).inter.bw_gbyte_s, 400, 1e-9);
+  s.stream_gbit_s = 0;
+  EXPECT_THROW(nccl_socket_node_gbit_s(s), UsageError);
+}
+
 TEST(ProjectMechanisms, TheSlowestOfNRanksGrowsLikeTheExpectedMaximum) {
   NormalMaxima maxima;
   EXPECT_DOUBLE_EQ(slowest_rank_factor(1, 0.05, maxima), 1);
