@@ -6,7 +6,8 @@ stream; rank 1 only runs the all-gathers. NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNEL
 channel count. On one GPU both ranks share it, each with its own NCCL_HOSTID, so NCCL sees two
 hosts and uses its socket transport: its kernels then wait on the proxy as they do across nodes,
 holding their SMs the whole time (SMs held = C x ranks on the GPU). With --gpus 2 each rank has its
-own GPU (NVLink, P2P).
+own GPU (NVLink, P2P); NVLink moves 64 MiB in well under a millisecond, so give it
+--ag-bytes 1073741824 --gathers 20 for the all-gathers to cover the GEMM loop.
 
     python3 sweeps/gpu/mechanisms/gemm_beside_nccl.py [--channels 1,2,4,8,16,32] [--gpus 1]
         [--gemm 8192,8192,8192] [--out results/mechanisms/gemm_beside_nccl.jsonl]
@@ -36,6 +37,11 @@ def timed(stream, fn):
         fn()
         end.record(stream)
     return start, end
+
+
+def nccl_version(torch):
+    v = torch.cuda.nccl.version()
+    return ".".join(map(str, v)) if isinstance(v, tuple) else str(v)
 
 
 def worker(rank, args, channels, port, queue):
@@ -86,7 +92,7 @@ def worker(rank, args, channels, port, queue):
                    "gemms": args.gemms, "alone_ms": statistics.median(alone[1:]),
                    "beside_ms": statistics.median(beside[1:]), "sms": sms, "nccl_sms": held,
                    "covered": covered, "device": torch.cuda.get_device_name(device),
-                   "torch": torch.__version__, "nccl": ".".join(map(str, torch.cuda.nccl.version()))})
+                   "torch": torch.__version__, "nccl": nccl_version(torch)})
     dist.destroy_process_group()
 
 

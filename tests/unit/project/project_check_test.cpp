@@ -182,6 +182,28 @@ TEST_F(ProjectCheck, ExitsOneWhenARowLeavesItsBandAndZeroWithin) {
   EXPECT_NE(printed.find("# 1 of 1 series pass"), std::string::npos) << printed;
 }
 
+TEST_F(ProjectCheck, TheComputeColumnOverridesTheGpusDefaultMfu) {
+  ProjectOptions o;
+  o.check = {write(std::string(kHeader) + row("s", 1, 1000, "2"), "default.csv")};
+  const std::vector<CheckedSeries> plain = check_fixtures(o);
+  std::string header = kHeader;
+  header.insert(header.size() - 1, ",compute");
+  std::string quartered = row("s", 1, 1000, "2");
+  quartered.insert(quartered.size() - 1, ",model:h100@0.25");
+  o.check = {write(header + quartered, "quarter.csv")};
+  const std::vector<CheckedSeries> quarter = check_fixtures(o);
+  ASSERT_EQ(plain.size(), 1u);
+  ASSERT_EQ(quarter.size(), 1u);
+  EXPECT_EQ(plain[0].compute, "model:h100");
+  EXPECT_EQ(quarter[0].compute, "model:h100@0.25");
+  // Half the default MFU (0.5) doubles the compute; the exposed comm and the optimizer step of
+  // this small model stay, so the step is slower by less than 2x.
+  const double ratio = quarter[0].check.points[0].point.projected_tokens_per_s_per_gpu /
+                       plain[0].check.points[0].point.projected_tokens_per_s_per_gpu;
+  EXPECT_GT(ratio, 0.5);
+  EXPECT_LT(ratio, 0.9);
+}
+
 TEST_F(ProjectCheck, AnUnknownFabricIsAUsageErrorNamingTheRow) {
   std::string text = std::string(kHeader) + row("s", 1, 1000, "2");
   text.replace(text.find("ib-ndr-8x400"), 12, "no-such-fabric");
