@@ -7,6 +7,7 @@
 
 #include "bench/app/results.hpp"
 #include "bench/flags/workload_flags.hpp"
+#include "bench/project/check/check_runner.hpp"
 #include "bench/project/compute_source.hpp"
 #include "bench/project/fabrics/fabric_comparison.hpp"
 #include "bench/project/fabric_source.hpp"
@@ -145,6 +146,8 @@ void add_project_options(CLI::App& app, ProjectOptions& o) {
                  "fit all node counts of this results folder but the largest; predict the largest");
   app.add_option("--held-out", o.held_out,
                  "with --observed: CSV of rows kept out of the fit, predicted and compared");
+  app.add_option("--check", o.check, "published-throughput fixtures: predict every row, exit 1 "
+                 "when a series' per-GPU ratios leave its band");
 }
 
 std::vector<int> parse_node_counts(const std::string& text) {
@@ -170,6 +173,7 @@ std::vector<int> parse_node_counts(const std::string& text) {
 int run_project(const ProjectOptions& o) {
   ResultsFile file(o.out, true);
   if (!o.validate.empty()) return run_validate(o, file);
+  if (!o.check.empty()) return run_check(o, std::cout);
   if (!o.observed.empty()) {
     write(o.out, run_observed(o, std::cout), file);
     return 0;

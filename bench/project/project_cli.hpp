@@ -24,7 +24,8 @@ struct ProjectOptions {
   std::string validate;        // results folder: fit all node counts but the largest, predict it
   std::string observed;  // CSV of real tokens/s per GPU: fit the --fabric label's rows
   std::string held_out;  // CSV of rows kept out of the --observed fit: predicted and compared
-  MemoryFlags memory;  // what the step must fit in
+  MemoryFlags memory;              // what the step must fit in
+  std::vector<std::string> check;  // published-throughput fixtures: predict every row (check/)
   std::vector<std::string> command_line;
 };
 

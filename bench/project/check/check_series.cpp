@@ -1,0 +1,70 @@
+#include "bench/project/check/check_series.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace collreplay::project {
+namespace {
+
+// Tolerance for a band edge: fixtures write errors to 0.1 point.
+constexpr double kEdgePoints = 1e-9;
+
+void judge_points(SeriesCheck& check) {
+  for (CheckedPoint& p : check.points) {
+    p.within = std::fabs(p.error_points) <= check.band.points + kEdgePoints;
+    if (!p.within && check.passed) {
+      check.passed = false;
+      std::ostringstream why;
+      why << p.point.nodes << " nodes off by " << std::showpos << std::fixed
+          << std::setprecision(1) << p.error_points << " points (band " << check.band.text << ")";
+      check.why = why.str();
+    }
+  }
+}
+
+void judge_unmatched(SeriesCheck& check) {
+  bool said = false;
+  for (std::size_t i = 0; i < check.points.size(); ++i) {
+    const std::optional<double>& value = check.points[i].point.term_value;
+    if (!value) {
+      check.passed = false;
+      check.why = "project does not compute the term '" + check.band.term + "'";
+      return;
+    }
+    said |= i > 0 && *value != 0;
+  }
+  if (!said) {
+    check.passed = false;
+    check.why = "project computes '" + check.band.term + "' as 0 beyond the first point: it " +
+                "explains nothing";
+  }
+}
+
+}  // namespace
+
+SeriesCheck check_series(const std::string& series, const SeriesBand& band,
+                         std::vector<SeriesPoint> points) {
+  std::stable_sort(points.begin(), points.end(),
+                   [](const SeriesPoint& a, const SeriesPoint& b) { return a.nodes < b.nodes; });
+  SeriesCheck check;
+  check.series = series;
+  check.band = band;
+  if (points.empty()) return check;
+  const double real_first = points.front().real_tokens_per_s_per_gpu;
+  const double projected_first = points.front().projected_tokens_per_s_per_gpu;
+  for (const SeriesPoint& p : points) {
+    CheckedPoint c;
+    c.point = p;
+    c.real_ratio = p.real_tokens_per_s_per_gpu / real_first;
+    c.projected_ratio = projected_first > 0 ? p.projected_tokens_per_s_per_gpu / projected_first : 0;
+    c.error_points = (c.projected_ratio - c.real_ratio) * 100;
+    check.points.push_back(c);
+  }
+  if (band.kind == SeriesBand::Kind::points) judge_points(check);
+  if (band.kind == SeriesBand::Kind::unmatched) judge_unmatched(check);
+  return check;
+}
+
+}  // namespace collreplay::project

@@ -1,0 +1,106 @@
+#include "bench/project/check/published_fixture.hpp"
+
+#include <filesystem>
+#include <map>
+
+#include "bench/compute/gpu_peaks.hpp"
+#include "records/csv_table.hpp"
+#include "common/errors.hpp"
+#include "workloads/model/model.hpp"
+
+namespace collreplay::project {
+namespace {
+
+const std::vector<std::string> kColumns = {
+    "series", "model", "gpu", "gpus_per_node", "nodes", "fabric", "plan", "sharding",
+    "micro_batch", "grad_accum", "seq", "ac", "reduce_dtype", "tokens_per_s_per_gpu", "band",
+    "source"};
+constexpr const char* kUnmatched = "unmatched: explained by ";
+
+// A model path is read from the fixture's folder, so fixtures and their stand-in models move
+// together; catalog names stay names.
+std::string model_of(const std::string& text, const std::string& fixture) {
+  const bool path = text.find('/') != std::string::npos ||
+                    (text.size() > 5 && text.compare(text.size() - 5, 5, ".json") == 0);
+  if (!path || std::filesystem::path(text).is_absolute()) return text;
+  return (std::filesystem::path(fixture).parent_path() / text).string();
+}
+
+PublishedRow row_of(const CsvTable& t, std::size_t i, const std::string& catalog_dir) {
+  PublishedRow r;
+  r.where = t.path() + ":" + std::to_string(t.line(i));
+  r.series = t.text(i, "series");
+  r.model = model_of(t.text(i, "model"), t.path());
+  try {
+    load_model(r.model, catalog_dir);
+  } catch (const UsageError& e) {
+    t.fail(i, e.what());
+  }
+  r.gpu = t.text(i, "gpu");
+  if (!find_gpu_peak(r.gpu)) t.fail(i, "gpu '" + r.gpu + "' is not one of a100 h100 h200 b200");
+  r.gpus_per_node = static_cast<int>(t.positive(i, "gpus_per_node", true));
+  r.nodes = static_cast<int>(t.positive(i, "nodes", true));
+  r.fabric = t.text(i, "fabric");
+  r.plan = t.text(i, "plan");
+  r.sharding = t.text(i, "sharding");
+  r.micro_batch = static_cast<std::int64_t>(t.positive(i, "micro_batch", true));
+  r.grad_accum = static_cast<int>(t.positive(i, "grad_accum", true));
+  r.seq = static_cast<std::int64_t>(t.positive(i, "seq", true));
+  const std::string& ac = t.text(i, "ac");
+  if (ac != "yes" && ac != "no") t.fail(i, "ac '" + ac + "' is not yes or no");
+  r.activation_checkpointing = ac == "yes";
+  r.reduce_dtype = t.text(i, "reduce_dtype");
+  r.tokens_per_s_per_gpu = t.positive(i, "tokens_per_s_per_gpu", false);
+  if (!parse_series_band(t.text(i, "band"), r.band))
+    t.fail(i, "band '" + t.text(i, "band") +
+                  "' is not points (e.g. 2), absolute, or 'unmatched: explained by TERM'");
+  r.source = t.text(i, "source");
+  r.compute = t.optional_text(i, "compute");
+  return r;
+}
+
+}  // namespace
+
+bool parse_series_band(const std::string& text, SeriesBand& band) {
+  band = SeriesBand{};
+  band.text = text;
+  if (text == "absolute") {
+    band.kind = SeriesBand::Kind::absolute;
+    return true;
+  }
+  const std::string prefix = kUnmatched;
+  if (text.rfind(prefix, 0) == 0) {
+    band.kind = SeriesBand::Kind::unmatched;
+    band.term = text.substr(prefix.size());
+    return !band.term.empty();
+  }
+  std::size_t used = 0;
+  try {
+    band.points = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return used == text.size() && band.points >= 0 && band.points < 100;
+}
+
+std::vector<PublishedRow> read_published_fixture(const std::string& path,
+                                                 const std::string& catalog_dir) {
+  const CsvTable table(path, "--check");
+  std::string header;
+  for (const std::string& c : kColumns) header += (header.empty() ? "header: " : ",") + c;
+  table.require_columns(kColumns, header);
+  if (table.size() == 0) throw UsageError(path + ": no rows");
+  std::vector<PublishedRow> rows;
+  std::map<std::string, std::string> band_of_series;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    rows.push_back(row_of(table, i, catalog_dir));
+    const PublishedRow& r = rows.back();
+    const auto [it, first] = band_of_series.emplace(r.series, r.band.text);
+    if (!first && it->second != r.band.text)
+      table.fail(i, "series '" + r.series + "' has band '" + it->second + "' above, '" +
+                        r.band.text + "' here");
+  }
+  return rows;
+}
+
+}  // namespace collreplay::project

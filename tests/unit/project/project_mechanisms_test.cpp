@@ -1,0 +1,135 @@
+// The mechanisms of bench/project/model/mechanisms.hpp, each against the rule it comes from:
+// NCCL 2.28's tuner (ring latency linear in ranks and nodes, Tree's NET hop at one GPU per node,
+// intra speed up to two nodes, LL and LL128 caps, the protocol picked by size), the SM share of
+// NCCL's CTAs, and the slowest of N ranks.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "bench/project/model/mechanisms.hpp"
+#include "common/errors.hpp"
+
+namespace collreplay::project {
+namespace {
+
+NcclRingShape ring(int ranks, int nodes) {
+  NcclRingShape s;
+  s.ranks = ranks;
+  s.nodes = nodes;
+  s.channels = 16;
+  s.bw_intra_per_channel_gbyte_s = 20;
+  s.bw_inter_per_channel_gbyte_s = 3;
+  return s;
+}
+
+TEST(ProjectMechanisms, RingLatencyGrowsWithEveryRankAndEveryNode) {
+  // baseLat 8.4 + (n - N) x 3.4 (NVLink hop, Simple) + (N - 1) x 14 (NET hop, Simple).
+  EXPECT_NEAR(nccl_ring_cost(ring(8, 1), NcclProto::simple).latency_us, 8.4 + 7 * 3.4, 1e-9);
+  EXPECT_NEAR(nccl_ring_cost(ring(16, 2), NcclProto::simple).latency_us, 8.4 + 14 * 3.4 + 14,
+              1e-9);
+  EXPECT_NEAR(nccl_ring_cost(ring(128, 16), NcclProto::simple).latency_us,
+              8.4 + 112 * 3.4 + 15 * 14, 1e-9);
+  // 1024 nodes x 8: tens of ms per all-gather, whatever its size.
+  EXPECT_GT(nccl_ring_cost(ring(8192, 1024), NcclProto::simple).latency_us, 38000);
+  // All-reduce: twice the steps.
+  NcclRingShape ar = ring(16, 2);
+  ar.kind = CollKind::all_reduce;
+  EXPECT_NEAR(nccl_ring_cost(ar, NcclProto::simple).latency_us, 8.4 + 28 * 3.4 + 2 * 14, 1e-9);
+  // The network's own latency counts twice in Simple (send and flush), once in LL.
+  NcclRingShape slow = ring(16, 2);
+  slow.net_latency_us = 5;
+  EXPECT_NEAR(nccl_ring_cost(slow, NcclProto::simple).latency_us, 8.4 + 14 * 3.4 + 24, 1e-9);
+  EXPECT_NEAR(nccl_ring_cost(slow, NcclProto::ll).latency_us, 6.6 + 14 * 1.0 + 7.7, 1e-9);
+}
+
+TEST(ProjectMechanisms, OneGpuPerNodePaysTreesNetworkHop) {
+  EXPECT_NEAR(nccl_ring_cost(ring(4, 4), NcclProto::ll).latency_us, 6.6 + 3 * 5.0, 1e-9);
+  EXPECT_NEAR(nccl_ring_cost(ring(8, 4), NcclProto::ll).latency_us, 6.6 + 4 * 1.0 + 3 * 2.7,
+              1e-9);
+}
+
+TEST(ProjectMechanisms, BandwidthIsIntraUpToTwoNodesThenInter) {
+  // Simple: channels x per-channel speed, times n / (n - 1) for all-gather's algorithm bandwidth.
+  EXPECT_NEAR(nccl_ring_cost(ring(16, 2), NcclProto::simple).algbw_gbyte_s, 16 * 20 * 16.0 / 15,
+              1e-9);
+  EXPECT_NEAR(nccl_ring_cost(ring(24, 3), NcclProto::simple).algbw_gbyte_s, 16 * 3 * 24.0 / 23,
+              1e-9);
+  // LL: half the bus bandwidth, capped (Hopper on one node 141 GB/s; across nodes an Intel host
+  // 39 GB/s at 2 nodes, 20.4 beyond); LL128: 0.92 of it, at most 36.7 GB/s per channel on Hopper.
+  EXPECT_NEAR(nccl_ring_cost(ring(8, 1), NcclProto::ll).algbw_gbyte_s, 141 * 8.0 / 7, 1e-9);
+  EXPECT_NEAR(nccl_ring_cost(ring(16, 2), NcclProto::ll).algbw_gbyte_s, 39 * 16.0 / 15, 1e-9);
+  EXPECT_NEAR(nccl_ring_cost(ring(24, 3), NcclProto::ll).algbw_gbyte_s, 20.4 * 24.0 / 23, 1e-9);
+  EXPECT_NEAR(nccl_ring_cost(ring(8, 1), NcclProto::ll128).algbw_gbyte_s,
+              16 * 20 * 0.92 * 8.0 / 7, 1e-9);
+}
+
+TEST(ProjectMechanisms, TheTunerPicksLlForSmallAndSimpleForLargeMessages) {
+  const NcclRingShape s = ring(64, 8);
+  EXPECT_EQ(nccl_ring_pick(s, 4096).proto, NcclProto::ll);
+  EXPECT_EQ(nccl_ring_pick(s, 1e9).proto, NcclProto::simple);
+  // The pick is never slower than any one protocol.
+  for (double bytes : {1e3, 1e5, 1e6, 1e7, 1e8, 1e9})
+    for (NcclProto p : {NcclProto::ll, NcclProto::ll128, NcclProto::simple})
+      EXPECT_LE(nccl_ring_pick(s, bytes).time_us(bytes), nccl_ring_cost(s, p).time_us(bytes) + 1e-9);
+}
+
+TEST(ProjectMechanisms, TheCostModelTakesTheTunersLatencies) {
+  FabricModel m;
+  m.intra = TierParams{0, 1e9, 0, 1};  // bandwidth out of the way: latency only
+  m.inter = TierParams{0, 1e9, 0, 1};
+  m.links = 8;
+  m.pat_allowed = m.tree_allowed = false;
+  const FabricModel tuned = with_nccl_ring_latencies(m, ring(128, 16));
+  const Prediction p = predict_with(CollKind::all_gather, Algo::ring, 1e6, {128, 16}, tuned);
+  EXPECT_NEAR(p.time_us, nccl_ring_cost(ring(128, 16), NcclProto::simple).latency_us, 0.01);
+  EXPECT_DOUBLE_EQ(tuned.intra.bw_gbyte_s, 1e9);  // bandwidths stay the model's
+}
+
+TEST(ProjectMechanisms, NcclKernelsHoldOneSmPerChannel) {
+  EXPECT_NEAR(nccl_sm_share(16, 132), 16.0 / 132, 1e-12);
+  EXPECT_NEAR(nccl_sm_share(32, 108), 32.0 / 108, 1e-12);
+  EXPECT_DOUBLE_EQ(nccl_sm_share(0, 132), 0);
+  StepTerms terms;
+  terms.inter_overhead_ms = 1;
+  const StepTerms slowed = with_nccl_sm_share(terms, 24, 132);
+  EXPECT_NEAR(slowed.compute_slowdown, 24.0 / 132, 1e-12);
+  EXPECT_DOUBLE_EQ(slowed.inter_overhead_ms, 1);
+  EXPECT_THROW(nccl_sm_share(4, 0), UsageError);
+}
+
+TEST(ProjectMechanisms, SocketsOverIpoibMoveOneStreamPerGpuByDefault) {
+  NcclSocketShape s;  // 8 GPUs, 8 x 400 Gbit/s ports, NCCL's defaults: the proxy thread alone
+  s.stream_gbit_s = 25.7;
+  EXPECT_NEAR(nccl_socket_node_gbit_s(s), 8 * 25.7, 1e-9);
+  s.threads = 4;  // NCCL_SOCKET_NTHREADS=4, NCCL_NSOCKS_PERTHREAD=2: 8 streams per GPU
+  s.sockets_per_thread = 2;
+  EXPECT_NEAR(nccl_socket_node_gbit_s(s), 8 * 8 * 25.7, 1e-9);
+  s.stream_gbit_s = 100;  // then the ports bound it
+  EXPECT_NEAR(nccl_socket_node_gbit_s(s), 3200, 1e-9);
+  s.gpus_per_node = 4;  // 4 GPUs over 8 ports: each GPU's share is 2 ports
+  EXPECT_NEAR(nccl_socket_node_gbit_s(s), 3200, 1e-9);
+  FabricModel m;
+  m.inter.bw_gbyte_s = 40;
+  EXPECT_NEAR(with_nccl_socket_bandwidth(m, s).inter.bw_gbyte_s, 400, 1e-9);
+  s.stream_gbit_s = 0;
+  EXPECT_THROW(nccl_socket_node_gbit_s(s), UsageError);
+}
+
+TEST(ProjectMechanisms, TheSlowestOfNRanksGrowsLikeTheExpectedMaximum) {
+  NormalMaxima maxima;
+  EXPECT_DOUBLE_EQ(slowest_rank_factor(1, 0.05, maxima), 1);
+  EXPECT_DOUBLE_EQ(slowest_rank_factor(128, 0, maxima), 1);
+  // E[max of 2 standard normals] = 1 / sqrt(pi).
+  EXPECT_NEAR(slowest_rank_factor(2, 0.01, maxima), 1 + 0.01 / std::sqrt(std::numbers::pi), 1e-5);
+  double last = 1;
+  for (int n : {8, 16, 128, 1024}) {
+    const double f = slowest_rank_factor(n, 0.01, maxima);
+    EXPECT_GT(f, last) << n;
+    last = f;
+  }
+  EXPECT_NEAR(slowest_rank_factor(8, 0.01, maxima), 1.014236, 1e-4);
+}
+
+}  // namespace
+}  // namespace collreplay::project
