@@ -25,6 +25,10 @@ void add_workload_options(CLI::App& app, WorkloadRequest& q) {
       ->capture_default_str();
   app.add_flag("--use-orig-params", q.use_orig_params,
                "FSDP1: align each parameter start to 16 bytes");
+  app.add_option("--experts", q.experts,
+                 "looped (transformers' loop: a GEMM per expert, host syncs) | grouped "
+                 "(torch._grouped_mm over the stacked experts, as torchtitan runs them)")
+      ->capture_default_str();
   app.add_option("--experts-layout", q.experts_layout, "per-expert | stacked")
       ->capture_default_str();
   app.add_option("--sharding", q.sharding,

@@ -1,0 +1,72 @@
+// FSDP1 / FSDP2 unit sizes and compute of the new families, worked out by hand from the
+// published configs (FSDP2 pads every tensor's dim 0 to a multiple of the group; FSDP1 pads the
+// unit's flat numel), and MLA's and the experts' GEMM FLOPs.
+#include <gtest/gtest.h>
+
+#include "tests/unit/models/hf_fixture.hpp"
+#include "tests/unit/workloads/workloads_test_util.hpp"
+
+namespace collreplay {
+namespace {
+
+using test::hf_folder;
+using test::unit;
+
+Schedule schedule_of(const std::string& repo, const std::string& plan, int world, int layers) {
+  WorkloadRequest q = test::request(hf_folder(repo), world, plan);
+  q.layers = layers;
+  return build_schedule(q);
+}
+
+TEST(ModelFamilyUnits, Qwen3MoeLayer) {
+  // 623,120,896 parameters a layer, divisible by 8: no FSDP1 padding.
+  EXPECT_EQ(unit(schedule_of("Qwen3-30B-A3B", "fsdp1", 8, 2), "layers.1").allgather_bytes,
+            623120896u * 2);
+  // World 24: q 4096 -> 4104 rows, k, v 512 -> 528, o and every down_proj 2048 -> 2064,
+  // q_norm, k_norm and the router 128 -> 144, the norms 2048 -> 2064.
+  EXPECT_EQ(unit(schedule_of("Qwen3-30B-A3B", "fsdp2", 24, 2), "layers.1").allgather_bytes,
+            1249747584u);
+}
+
+TEST(ModelFamilyUnits, DeepSeekV3DenseAndMoeLayers) {
+  const Schedule s = schedule_of("DeepSeek-V3", "fsdp1", 8, 4);
+  EXPECT_EQ(unit(s, "layers.0").allgather_bytes, 583483392u * 2);
+  EXPECT_EQ(unit(s, "layers.3").allgather_bytes, 11507286016u * 2);
+  // World 24: kv_a_layernorm 512 -> 528, kv_b_proj 32768 -> 32784, o_proj, down_proj and the
+  // norms 7168 -> 7176 rows.
+  EXPECT_EQ(unit(schedule_of("DeepSeek-V3", "fsdp2", 24, 1), "layers.0").allgather_bytes,
+            1167540288u);
+}
+
+TEST(ModelFamilyUnits, GptNeoxLayer) {
+  const Schedule s = schedule_of("pythia-6.9b", "fsdp1", 8, 2);
+  EXPECT_EQ(unit(s, "layers.0").allgather_bytes, 201379840u * 2);
+  EXPECT_EQ(unit(schedule_of("pythia-6.9b", "fsdp2", 24, 2), "layers.0").allgather_bytes,
+            403153008u);
+  EXPECT_GT(unit(s, "root").allgather_bytes, 2u * 50432 * 4096 * 2 - 1);  // embed_in, embed_out
+}
+
+// MLA: q and k are 192 wide a head (128 nope + 64 rope), v 128; every projection a GEMM over
+// the tokens. Dense layer 0 at seq 1024, micro-batch 1.
+TEST(ModelFamilyUnits, DeepSeekV3AttentionFlops) {
+  const Schedule s = schedule_of("DeepSeek-V3", "fsdp1", 8, 1);
+  const double tokens = 1024, keys = 512, heads = 128;
+  const double norms = 1536 + 512 + 2 * 7168;
+  const double linear = 2 * tokens * (583483392.0 - norms);
+  const double core = 2 * tokens * keys * heads * (192 + 128);
+  EXPECT_DOUBLE_EQ(unit(s, "layers.0").fwd_flops, linear + core);
+}
+
+// A MoE layer runs its router, the shared expert on every token and top_k routed experts a token.
+TEST(ModelFamilyUnits, DeepSeekV3MoeLayerFlops) {
+  const Schedule s = schedule_of("DeepSeek-V3", "fsdp1", 8, 4);
+  const double tokens = 1024, keys = 512, heads = 128, h = 7168;
+  const double attention = 187107328.0 - 1536 - 512;  // the layer's attention, less its norms
+  const double every_token = attention + 256 * h + 3 * h * 2048;  // + router + shared expert
+  const double routed = tokens * 8 * 3 * h * 2048;
+  const double core = 2 * tokens * keys * heads * (192 + 128);
+  EXPECT_DOUBLE_EQ(unit(s, "layers.3").fwd_flops, 2 * tokens * every_token + 2 * routed + core);
+}
+
+}  // namespace
+}  // namespace collreplay
