@@ -3,7 +3,8 @@
 namespace collreplay {
 
 void add_workload_options(CLI::App& app, WorkloadRequest& q) {
-  app.add_option("--model", q.model, "catalog model name or path to a model .json")
+  app.add_option("--model", q.model,
+                 "catalog model name, or a Hugging Face config.json (or the folder holding it)")
       ->capture_default_str();
   app.add_option("--catalog-dir", q.catalog_dir,
                  "directory searched for <model>.json before the built-in catalog");
