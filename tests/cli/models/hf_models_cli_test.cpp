@@ -41,7 +41,7 @@ TEST_F(HfModelsCli, UnknownFamilyIsOneLineExitTwoEverywhere) {
   const fs::path config = dir_ / "mpt-7b" / "config.json";
   fs::create_directories(config.parent_path());
   std::ofstream(config) << R"({"model_type": "mpt", "d_model": 4096, "n_layers": 32})";
-  for (const std::string& program : {bin("replay") + " --dry-run", bin("project") + " --nodes 1",
+  for (const std::string& program : {bin("replay") + " --dry-run", bin("project") + " --nodes 1 --fabric ib-ndr-8x400 --compute model:h100@0.4",
                                      bin("advise") + " --nodes 1"}) {
     const Outcome o = run(program + " --model " + config.parent_path().string());
     EXPECT_EQ(o.exit_code, 2) << program << ": " << o.err;

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "tests/unit/models/hf_fixture.hpp"
+#include "common/errors.hpp"
 #include "tests/unit/workloads/workloads_test_util.hpp"
+#include "workloads/schedule_summary.hpp"
 
 namespace collreplay {
 namespace {
@@ -66,6 +68,44 @@ TEST(ModelFamilyUnits, DeepSeekV3MoeLayerFlops) {
   const double routed = tokens * 8 * 3 * h * 2048;
   const double core = 2 * tokens * keys * heads * (192 + 128);
   EXPECT_DOUBLE_EQ(unit(s, "layers.3").fwd_flops, 2 * tokens * every_token + 2 * routed + core);
+}
+
+// Fine-grained MoE with expert parallelism: 128 experts top-8 over 8 ranks, skewed routing.
+// Every rank sends each token's 8 rows (2048 bf16 elements each) whatever the skew; the skew
+// moves the rows between ranks. DeepSeek's dense layers send nothing.
+TEST(ModelFamilyUnits, FineGrainedExpertParallelAllToAll) {
+  WorkloadRequest q = test::request(hf_folder("Qwen3-30B-A3B"), 8, "fsdp2");
+  q.ep = 8;
+  q.layers = 2;
+  q.routing = "zipf:1.2";
+  const Schedule s = build_schedule(q);
+  ASSERT_EQ(s.moe.size(), 2u);
+  for (const MoeLayerSummary& m : s.moe) EXPECT_EQ(m.dispatch_send_bytes, 1024u * 8 * 2048 * 2);
+  EXPECT_EQ(schedule_totals(s).alltoalls, 2u * 6);  // dispatch, combine: fwd, recompute, bwd
+  EXPECT_EQ(unit(s, "layers.0.mlp.experts").allgather_bytes, 16u * 3 * 768 * 2048 * 2);
+  WorkloadRequest d = test::request(hf_folder("DeepSeek-V3"), 8, "fsdp2");
+  d.ep = 8;
+  d.layers = 4;
+  const Schedule ds = build_schedule(d);
+  EXPECT_EQ(schedule_totals(ds).alltoalls, 6u);  // layer 3 only
+  EXPECT_EQ(ds.moe[0].dispatch_send_bytes, 0u);
+}
+
+// --experts grouped: the rank's experts run as one (batched) GEMM per projection, with the
+// looped experts' FLOPs to the mean-row rounding and none of their host syncs.
+TEST(ModelFamilyUnits, GroupedExpertsKeepTheFlops) {
+  WorkloadRequest q = test::request(hf_folder("Qwen3-30B-A3B"), 8, "fsdp2");
+  q.ep = 8;
+  q.layers = 1;
+  const Schedule looped = build_schedule(q);
+  q.experts = "grouped";
+  const Schedule grouped = build_schedule(q);
+  const double lf = unit(looped, "layers.0.mlp.experts").fwd_flops;
+  const double gf = unit(grouped, "layers.0.mlp.experts").fwd_flops;
+  EXPECT_NEAR(gf / lf, 1.0, 0.01);
+  EXPECT_LT(schedule_totals(grouped).syncs[0], schedule_totals(looped).syncs[0]);
+  q.experts = "batched";
+  EXPECT_THROW(build_schedule(q), UsageError);
 }
 
 }  // namespace
