@@ -70,6 +70,18 @@ TEST(ModelFamilyUnits, DeepSeekV3MoeLayerFlops) {
   EXPECT_DOUBLE_EQ(unit(s, "layers.3").fwd_flops, 2 * tokens * every_token + 2 * routed + core);
 }
 
+// Tensor parallelism splits MLA as torchtitan's DeepSeek-V3 plan does: q_b_proj, kv_b_proj (by
+// column) and o_proj (by row) 8 ways; q_a_proj, kv_a_proj_with_mqa and the norms whole.
+TEST(ModelFamilyUnits, DeepSeekV3TensorParallelLayer) {
+  WorkloadRequest q = test::request(hf_folder("DeepSeek-V3"), 8, "fsdp1");
+  q.tp = 8;
+  q.layers = 1;
+  const std::uint64_t whole = 7168 * 1536 + 1536 + 7168 * 576 + 512 + 2 * 7168;
+  const std::uint64_t split = (1536 * 128 * 192 + 512 * 128 * 256 + 128 * 128 * 7168 +
+                               3 * 7168 * 18432) / 8;
+  EXPECT_EQ(unit(build_schedule(q), "layers.0").allgather_bytes, (whole + split) * 2);
+}
+
 // Fine-grained MoE with expert parallelism: 128 experts top-8 over 8 ranks, skewed routing.
 // Every rank sends each token's 8 rows (2048 bf16 elements each) whatever the skew; the skew
 // moves the rows between ranks. DeepSeek's dense layers send nothing.

@@ -110,10 +110,7 @@ void check_model_split(const ResolvedRequest& r) {
   if (m.is_moe()) divides(m.expert_intermediate, "expert intermediate size");
   if (m.shared_intermediate > 0) divides(m.shared_intermediate, "shared expert intermediate size");
   divides(m.vocab, "vocabulary entries");
-  // Megatron's and torchtitan's plans for these split tensors this tree does not model (MLA's
-  // latent projections, GPT-NeoX's fused query_key_value interleaved by head).
-  require(!m.is_mla() && !m.is_neox(), "--tp is not modelled for model_type '" + m.model_type +
-                                           "' (" + m.name + "); use --tp 1");
+
   const std::int64_t tokens = r.request.micro_batch * r.request.seq;
   require(!r.request.sequence_parallel || tokens % tp == 0,
           "sequence parallelism splits the " + str(tokens) + " tokens of a micro-batch over --tp " +
