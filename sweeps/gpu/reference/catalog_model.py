@@ -242,6 +242,15 @@ class DecoderLayer(nn.Module):
         return self.block(x, cos, sin)
 
 
+def decoder_layer(c, layer, moe=None):
+    """Llama / Qwen2 / Mixtral layers here; Qwen3, Qwen-MoE and DeepSeek-V3 from families.py
+    (imported here: it builds on this file's modules)."""
+    if c.family in ("qwen3", "qwen2_moe", "qwen3_moe", "deepseek_v3"):
+        from families import FamilyLayer
+        return FamilyLayer(c, layer, moe)
+    return DecoderLayer(c, moe)
+
+
 class CausalLM(nn.Module):
     """Parameter names without HF's "model." prefix, as the catalog and replay name them."""
 
@@ -249,11 +258,14 @@ class CausalLM(nn.Module):
         """moe: builds each layer's MoE block from the config (default: every expert local,
         transformers' loop; expert_parallel.py's for --ep)."""
         super().__init__()
+        if c.family == "gpt_neox":
+            raise ValueError(f"{c.name}: gpt_neox names its modules its own way; build it with "
+                             "families.build_model")
         self.config = c
         self.embed_tokens = nn.Embedding(c.vocab, c.hidden)
-        self.layers = nn.ModuleList(DecoderLayer(c, moe) for _ in range(layers))
+        self.layers = nn.ModuleList(decoder_layer(c, i, moe) for i in range(layers))
         self.norm = RMSNorm(c.hidden, c.rms_eps)
-        self.rotary = Rotary(c.head_dim, c.rope_theta)
+        self.rotary = Rotary(c.qk_rope if c.family == "deepseek_v3" else c.head_dim, c.rope_theta)
         self.lm_head = nn.Linear(c.hidden, c.vocab, bias=False)
         if c.tied:
             self.lm_head.weight = self.embed_tokens.weight

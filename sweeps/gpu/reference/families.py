@@ -9,6 +9,9 @@ attention_tree.cpp, moe_tree.cpp): fsdp2_unit_sizes.py holds the two to the same
     from catalog_model import load_config
     from families import build_model
     model = build_model(load_config("tests/fixtures/hf/Qwen3-30B-A3B"), layers=2)
+
+catalog_model.CausalLM builds these layers too, so reference_step.py and the traced jobs run
+every family but GPT-NeoX unchanged.
 """
 
 import torch
@@ -16,8 +19,6 @@ import torch.nn.functional as F
 from torch import nn
 
 from catalog_model import Attention, CausalLM, Mlp, RMSNorm, Rotary, rotate_half
-
-NEW_FAMILIES = ("qwen3", "qwen2_moe", "qwen3_moe", "deepseek_v3", "gpt_neox")
 
 
 def rotary_dim(c):
@@ -166,12 +167,14 @@ class RoutedMoe(nn.Module):
 class FamilyLayer(nn.Module):
     """Llama-shaped decoder layer: self_attn, mlp, input_layernorm, post_attention_layernorm."""
 
-    def __init__(self, c, layer):
+    def __init__(self, c, layer, moe=None):
+        """moe: builds the MoE block of a MoE layer (catalog_model.CausalLM's argument;
+        default: every expert local, transformers 4.x's loop)."""
         super().__init__()
         self.self_attn = LatentAttention(c) if c.family == "deepseek_v3" else (
             QkNormAttention(c) if c.qk_norm else Attention(c))
         if c.moe_layer(layer):
-            self.mlp = RoutedMoe(c)
+            self.mlp = (moe or RoutedMoe)(c)
         else:
             self.mlp = GatedMlp(c.hidden, c.intermediate, c.mlp_bias) if c.experts else Mlp(c)
         self.input_layernorm = RMSNorm(c.hidden, c.rms_eps)
@@ -279,9 +282,9 @@ class FamilyLM(nn.Module):
         return F.cross_entropy(logits.view(-1, logits.shape[-1]), labels.view(-1), ignore_index=-100)
 
 
-def build_model(c, layers):
-    """The family's LM: catalog_model.CausalLM for llama / mistral / qwen2 / mixtral (stacked
-    experts, transformers 5.x), FamilyLM for the others."""
-    if c.family in NEW_FAMILIES:
+def build_model(c, layers, moe=None):
+    """The family's LM: catalog_model.CausalLM (whose layers come from here for Qwen3, Qwen-MoE
+    and DeepSeek-V3), or FamilyLM for GPT-NeoX, which names its modules its own way."""
+    if c.family == "gpt_neox":
         return FamilyLM(c, layers)
-    return CausalLM(c, layers)
+    return CausalLM(c, layers, moe)
