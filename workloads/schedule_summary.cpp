@@ -6,6 +6,7 @@
 
 #include "common/sizes.hpp"
 #include "workloads/model/gemm_slices.hpp"
+#include "workloads/model/model.hpp"
 #include "workloads/plan/parallel/mesh.hpp"
 
 namespace collreplay {
@@ -129,8 +130,9 @@ void print_schedule_table(const Schedule& s, std::ostream& out) {
     }
   }
   const ScheduleTotals t = schedule_totals(s);
-  out << "\n# per step per rank: " << s.ops.size() << " ops; params " << num(t.params)
-      << " (active " << num(t.active_params) << ")\n";
+  out << "\n# per step per rank: " << s.ops.size() << " ops; params " << num(t.params) << " ("
+      << short_count(t.params) << "), active " << num(t.active_params) << " ("
+      << short_count(t.active_params) << ")\n";
   out << "#   all-gathers     " << num(t.allgathers) << "  " << num(t.allgather_bytes) << " B ("
       << format_bytes(t.allgather_bytes) << ")\n";
   out << "#   reduce-scatters " << num(t.reduce_scatters) << "  " << num(t.reduce_scatter_bytes)

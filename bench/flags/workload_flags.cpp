@@ -3,7 +3,8 @@
 namespace collreplay {
 
 void add_workload_options(CLI::App& app, WorkloadRequest& q) {
-  app.add_option("--model", q.model, "catalog model name or path to a model .json")
+  app.add_option("--model", q.model,
+                 "catalog model name, or a Hugging Face config.json (or the folder holding it)")
       ->capture_default_str();
   app.add_option("--catalog-dir", q.catalog_dir,
                  "directory searched for <model>.json before the built-in catalog");
@@ -25,6 +26,10 @@ void add_workload_options(CLI::App& app, WorkloadRequest& q) {
       ->capture_default_str();
   app.add_flag("--use-orig-params", q.use_orig_params,
                "FSDP1: align each parameter start to 16 bytes");
+  app.add_option("--experts", q.experts,
+                 "looped (transformers' loop: a GEMM per expert, host syncs) | grouped "
+                 "(torch._grouped_mm over the stacked experts, as torchtitan runs them)")
+      ->capture_default_str();
   app.add_option("--experts-layout", q.experts_layout, "per-expert | stacked")
       ->capture_default_str();
   app.add_option("--sharding", q.sharding,

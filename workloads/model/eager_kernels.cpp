@@ -136,6 +136,29 @@ WorkSet swiglu_kernels(const std::string& label, std::uint64_t rows, std::uint64
   return s;
 }
 
+// nn.LayerNorm is one fused kernel each way in eager PyTorch (native_layer_norm and its
+// backward: the input gradient, then gamma and beta reduced over the rows).
+WorkSet layer_norm_kernels(const std::string& label, std::uint64_t rows, std::uint64_t hidden,
+                           std::uint64_t a) {
+  const std::uint64_t e = rows * hidden;
+  WorkSet s;
+  add(s.fwd, label, "native_layer_norm", {KernelKind::reduce, e, a * (e + 2 * hidden), a * e + 2 * kF32 * rows, 1, hidden});
+  add(s.bwd, label, "layer_norm backward: input grad", {KernelKind::reduce, e, 2 * a * e + 2 * kF32 * rows, a * e, 1, hidden});
+  add(s.bwd, label, "layer_norm backward: weight and bias grads", {KernelKind::reduce, 2 * e, 2 * a * e, 2 * a * hidden, 1, rows});
+  add(s.bwd, label, "residual grad add_", {KernelKind::vector, e, 2 * a * e, a * e});
+  return s;
+}
+
+// GELU (exact, erf) over [rows, intermediate]: one kernel each way.
+WorkSet gelu_kernels(const std::string& label, std::uint64_t rows, std::uint64_t intermediate,
+                     std::uint64_t a) {
+  const std::uint64_t e = rows * intermediate;
+  WorkSet s;
+  add(s.fwd, label, "gelu", {KernelKind::vector, e, a * e, a * e});
+  add(s.bwd, label, "gelu backward", {KernelKind::vector, e, 2 * a * e, a * e});
+  return s;
+}
+
 WorkSet residual_kernels(const std::string& label, std::uint64_t tokens, std::uint64_t hidden,
                          std::uint64_t a) {
   const std::uint64_t e = tokens * hidden;
@@ -224,6 +247,28 @@ WorkSet expert_combine_kernels(const std::string& label, const ExpertLoop& l,
   add(s.bwd, label, "grad * h, sum (weight grad)", {KernelKind::vector, e, 2 * a * e, a * e, 2});
   add(s.bwd, label, "grad * weight", {KernelKind::generic, e, a * (e + rows), a * e});
   add(s.bwd, label, "routing weight grad scattered", {KernelKind::generic, rows, kIndex * rows, kF32 * rows, 7});
+  return s;
+}
+
+WorkSet grouped_permute_kernels(const std::string& label, const ExpertLoop& l,
+                                std::uint64_t rows) {
+  const std::uint64_t k = l.tokens * l.top_k, e = rows * l.hidden, a = l.bytes;
+  WorkSet s;
+  add(s.fwd, label, "tokens per expert (histc), offsets (cumsum)", {KernelKind::generic, k, kIndex * k, kIndex * l.experts, 2});
+  add(s.fwd, label, "argsort by expert", {KernelKind::generic, k, kIndex * k, kIndex * k, 2});
+  add(s.fwd, label, "x[sorted token] (gather rows)", {KernelKind::vector, e, a * e + kIndex * rows, a * e});
+  add(s.bwd, label, "rows' grads scattered back (index_add_)", {KernelKind::generic, e, a * e, a * (e + l.tokens * l.hidden), 2});
+  return s;
+}
+
+WorkSet grouped_unpermute_kernels(const std::string& label, const ExpertLoop& l,
+                                  std::uint64_t rows) {
+  const std::uint64_t e = rows * l.hidden, a = l.bytes;
+  WorkSet s;
+  add(s.fwd, label, "h * routing weight", {KernelKind::generic, e, a * (e + rows), a * e});
+  add(s.fwd, label, "scatter_add_ into the output", {KernelKind::generic, e, 2 * a * e, a * e, 2});
+  add(s.bwd, label, "scatter_add_ backward (gather rows)", {KernelKind::vector, e, a * e, a * e});
+  add(s.bwd, label, "grad * weight, weight grad", {KernelKind::generic, e, 2 * a * e, a * e, 3});
   return s;
 }
 

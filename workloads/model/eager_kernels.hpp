@@ -39,6 +39,13 @@ WorkSet bias_grad_kernels(const std::string& label, std::uint64_t rows, std::uin
 // output (stacked experts), which takes PyTorch's strided kernels.
 WorkSet swiglu_kernels(const std::string& label, std::uint64_t rows, std::uint64_t intermediate,
                        bool strided, std::uint64_t bytes);
+// nn.LayerNorm over rows x hidden with weight and bias (GPT-NeoX); backward ends with the
+// residual stream's gradient accumulation, as RMSNorm's does.
+WorkSet layer_norm_kernels(const std::string& label, std::uint64_t rows, std::uint64_t hidden,
+                           std::uint64_t bytes);
+// GELU between a non-gated MLP's two linears, over [rows, intermediate].
+WorkSet gelu_kernels(const std::string& label, std::uint64_t rows, std::uint64_t intermediate,
+                     std::uint64_t bytes);
 // x + f(x) of the residual stream (forward only: its backward is the norm's accumulation).
 WorkSet residual_kernels(const std::string& label, std::uint64_t tokens, std::uint64_t hidden,
                          std::uint64_t bytes);
@@ -65,6 +72,13 @@ WorkSet expert_dispatch_kernels(const std::string& label, const ExpertLoop& loop
                                 std::uint64_t rows);
 WorkSet expert_combine_kernels(const std::string& label, const ExpertLoop& loop,
                                std::uint64_t rows);
+// torch._grouped_mm experts (torchtitan's GroupedExperts, transformers 5.x's grouped_mm
+// implementation): the routed rows sorted by expert on the device (no host sync), one grouped
+// GEMM per projection over all of them, then the weighted rows scattered back.
+WorkSet grouped_permute_kernels(const std::string& label, const ExpertLoop& loop,
+                                std::uint64_t rows);
+WorkSet grouped_unpermute_kernels(const std::string& label, const ExpertLoop& loop,
+                                  std::uint64_t rows);
 // Backward only, stacked experts: the weight gradient of one expert's slice of the stacked
 // parameter [stack, out, in] is a full-size zero tensor with the slice copied in (torch's
 // select_backward), added to the running gradient unless it is the first. `stack`: the experts

@@ -19,10 +19,12 @@ void add_linear_gemms(std::int64_t rows, std::int64_t in, std::int64_t out,
                       const std::string& label, WorkSet& out_set);
 
 // Attention core for micro_batch x heads batched GEMMs, causal-half: a causal mask leaves each
-// query ceil(seq/2) keys on average, so the key length is counted as ceil(seq/2).
-//   fwd: scores S = Q K^T (seq x seq/2 x d), context O = P V (seq x d x seq/2)
+// query ceil(seq/2) keys on average, so the key length is counted as ceil(seq/2). q and k have
+// qk_dim per head, v has v_dim (equal but for multi-head latent attention: 192 and 128).
+//   fwd: scores S = Q K^T (seq x seq/2 x qk), context O = P V (seq x v x seq/2)
 //   bwd: dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q (twice the forward)
 void add_attention_gemms(std::int64_t micro_batch, std::int64_t seq, std::int64_t heads,
-                         std::int64_t head_dim, const std::string& label, WorkSet& out_set);
+                         std::int64_t qk_dim, std::int64_t v_dim, const std::string& label,
+                         WorkSet& out_set);
 
 }  // namespace collreplay

@@ -2,20 +2,23 @@
 
 #include <algorithm>
 
+#include "workloads/model/tree_parts.hpp"
+
 namespace collreplay {
-namespace {
+namespace tree {
 
 std::string join(const std::string& parent, const std::string& name) {
   return parent.empty() ? name : parent + "." + name;
 }
 
+namespace {
 ParamTensor tensor(const ModuleNode& node, const char* name, std::vector<std::int64_t> shape) {
   return ParamTensor{join(node.path, name), std::move(shape)};
 }
+}  // namespace
 
-// nn.Linear(in, out): weight [out, in] (+ bias [out]); runs one GEMM over its input rows.
 int add_linear(ModuleTree& t, int parent, const std::string& name, std::int64_t in,
-               std::int64_t out, bool bias, bool with_params = true) {
+               std::int64_t out, bool bias, bool with_params) {
   const int id = t.add(parent, name);
   ModuleNode& n = t.nodes[id];
   n.compute = ComputeKind::linear;
@@ -29,17 +32,20 @@ int add_linear(ModuleTree& t, int parent, const std::string& name, std::int64_t 
   return id;
 }
 
-int add_norm(ModuleTree& t, int parent, const std::string& name, std::int64_t hidden) {
+int add_norm(ModuleTree& t, int parent, const std::string& name, std::int64_t width,
+             bool layer_norm, std::int64_t rows_per_token) {
   const int id = t.add(parent, name);
-  t.nodes[id].params.push_back(tensor(t.nodes[id], "weight", {hidden}));
-  t.nodes[id].compute = ComputeKind::rms_norm;
-  t.nodes[id].in_features = hidden;
+  ModuleNode& n = t.nodes[id];
+  n.params.push_back(tensor(n, "weight", {width}));
+  if (layer_norm) n.params.push_back(tensor(n, "bias", {width}));
+  n.compute = layer_norm ? ComputeKind::layer_norm : ComputeKind::rms_norm;
+  n.in_features = width;
+  n.rows_per_token = rows_per_token;
   return id;
 }
 
-// Work a module's forward does between its children, as a child of its own (no parameters).
 int add_synthetic(ModuleTree& t, int parent, const std::string& name, ComputeKind kind,
-                  std::int64_t in = 0, std::int64_t out = 0) {
+                  std::int64_t in, std::int64_t out) {
   const int id = t.add(parent, name);
   t.nodes[id].compute = kind;
   t.nodes[id].in_features = in;
@@ -47,78 +53,76 @@ int add_synthetic(ModuleTree& t, int parent, const std::string& name, ComputeKin
   return id;
 }
 
-// The input gradients of `branches` linears that read one tensor are summed in backward.
 int add_input_grads(ModuleTree& t, int parent, int branches, std::int64_t width) {
   const int id = add_synthetic(t, parent, "input_grads", ComputeKind::input_grads, width, width);
   t.nodes[id].branches = branches;
   return id;
 }
 
-void add_attention(ModuleTree& t, int layer_node, const ModelConfig& m, int tp) {
-  const int attn = t.add(layer_node, "self_attn");
-  t.nodes[attn].attention = true;
-  const std::int64_t q = m.heads * m.head_dim / tp, kv = m.kv_heads * m.head_dim / tp;
-  const int qp = add_linear(t, attn, "q_proj", m.hidden, q, m.qkv_bias);
-  const int kp = add_linear(t, attn, "k_proj", m.hidden, kv, m.qkv_bias);
-  const int vp = add_linear(t, attn, "v_proj", m.hidden, kv, m.qkv_bias);
-  const int op = add_linear(t, attn, "o_proj", q, m.hidden, m.o_bias);
-  const int in = add_input_grads(t, attn, 3, m.hidden);
-  const int rotary = add_synthetic(t, attn, "rotary", ComputeKind::rotary, q, kv);
-  // Not a module in PyTorch: the scores/context batched GEMMs between v_proj and o_proj.
-  const int core = add_synthetic(t, attn, "core", ComputeKind::attention_core);
-  t.nodes[attn].exec_children = {in, qp, kp, vp, rotary, core, op};
-}
-
-// One expert as the released checkpoint has it: w1 (gate), w2 (down), w3 (up); runs w1, w3, w2.
-void add_expert(ModuleTree& t, int experts, int e, const ModelConfig& m, bool with_params, int tp) {
-  const int ex = t.add(experts, std::to_string(e) + (with_params ? "" : "(replica)"));
-  const std::int64_t inter = m.intermediate / tp;
-  const int w1 = add_linear(t, ex, "w1", m.hidden, inter, false, with_params);
-  const int w2 = add_linear(t, ex, "w2", inter, m.hidden, false, with_params);
-  const int w3 = add_linear(t, ex, "w3", m.hidden, inter, false, with_params);
-  const int dispatch = add_synthetic(t, ex, "dispatch", ComputeKind::expert_dispatch);
-  const int act = add_synthetic(t, ex, "act", ComputeKind::swiglu, inter, inter);
-  const int combine = add_synthetic(t, ex, "combine", ComputeKind::expert_combine);
-  for (int id : {w1, w2, w3, dispatch, act, combine}) t.nodes[id].expert = e;
-  t.nodes[ex].exec_children = {dispatch, w1, w3, act, w2, combine};
-}
-
-void add_moe(ModuleTree& t, int layer_node, const ModelConfig& m, const TreeOptions& o, int layer) {
-  const int per_rank = static_cast<int>(m.experts) / o.ep;
-  const int first = o.ep_index * per_rank;
-  const std::vector<int> none;
-  const std::vector<int>& replicas =
-      layer < static_cast<int>(o.replicated.size()) ? o.replicated[layer] : none;
-  auto local = [&](int e) { return e >= first && e < first + per_rank; };
-  const int block = t.add(layer_node, o.stacked_experts ? "mlp" : "block_sparse_moe");
-  t.nodes[block].mlp = true;
-  const int in = add_input_grads(t, block, 2, m.hidden);
-  const int gate = add_linear(t, block, "gate", m.hidden, m.experts, false);
-  t.nodes[gate].router = true;
-  const int router = add_synthetic(t, block, "router", ComputeKind::router);
-  if (o.stacked_experts) {
-    const int ex = t.add(block, "experts");
-    ModuleNode& n = t.nodes[ex];
-    n.experts_container = true;
-    n.compute = ComputeKind::stacked_experts;
-    n.params.push_back(tensor(n, "gate_up_proj", {per_rank, 2 * m.intermediate / o.tp, m.hidden}));
-    n.params.push_back(tensor(n, "down_proj", {per_rank, m.hidden, m.intermediate / o.tp}));
-    for (int e = first; e < first + per_rank; ++e) n.experts_here.push_back(e);
-    for (int e : replicas)
-      if (!local(e)) n.experts_here.push_back(e);
-    t.nodes[block].exec_children = {in, gate, router, ex};
-    return;
+int add_gated_mlp(ModuleTree& t, int parent, const std::string& name, std::int64_t hidden,
+                  std::int64_t inter, bool bias, const GatedNames& names) {
+  const int mlp = t.add(parent, name);
+  const int gp = add_linear(t, mlp, names.gate, hidden, inter, bias);
+  int up = -1, dp = -1;
+  if (names.down_before_up) {
+    dp = add_linear(t, mlp, names.down, inter, hidden, bias);
+    up = add_linear(t, mlp, names.up, hidden, inter, bias);
+  } else {
+    up = add_linear(t, mlp, names.up, hidden, inter, bias);
+    dp = add_linear(t, mlp, names.down, inter, hidden, bias);
   }
-  const int ex = t.add(block, "experts");
-  t.nodes[ex].experts_container = true;
-  t.nodes[ex].module_list = true;
-  const int loop = add_synthetic(t, ex, "loop", ComputeKind::expert_loop);
-  for (int e = first; e < first + per_rank; ++e) add_expert(t, ex, e, m, true, o.tp);
-  for (int e : replicas)
-    if (!local(e)) add_expert(t, ex, e, m, false, o.tp);
-  // The loop's set-up runs first; the synthetic node is registered first, so the order holds.
-  (void)loop;
-  t.nodes[block].exec_children = {in, gate, router, ex};
+  const int in = add_input_grads(t, mlp, 2, hidden);
+  const int act = add_synthetic(t, mlp, "act", ComputeKind::swiglu, inter, inter);
+  t.nodes[mlp].exec_children = {in, gp, up, act, dp};
+  return mlp;
+}
+
+}  // namespace tree
+
+namespace {
+
+using namespace tree;
+
+// Llama and its descendants: self_attn, mlp, input_layernorm, post_attention_layernorm
+// registered; run as norm, attention, residual add, norm, MLP, residual add.
+void add_decoder_layer(ModuleTree& t, int ln, const ModelConfig& m, const TreeOptions& o, int l) {
+  const int attn = add_attention(t, ln, m, o.tp);
+  int mlp = -1;
+  if (m.moe_layer(l)) {
+    mlp = add_moe(t, ln, m, o, l);
+  } else {
+    mlp = add_gated_mlp(t, ln, "mlp", m.hidden, m.intermediate / o.tp, m.mlp_bias);
+  }
+  t.nodes[mlp].mlp = true;
+  const int in_norm = add_norm(t, ln, "input_layernorm", m.hidden);
+  const int post_norm = add_norm(t, ln, "post_attention_layernorm", m.hidden);
+  const int attn_add = add_synthetic(t, ln, "attn_residual", ComputeKind::residual, m.hidden);
+  const int mlp_add = add_synthetic(t, ln, "mlp_residual", ComputeKind::residual, m.hidden);
+  t.nodes[ln].exec_children = {in_norm, attn, attn_add, post_norm, mlp, mlp_add};
+}
+
+// modeling_gpt_neox.py GPTNeoXLayer: input_layernorm, post_attention_layernorm, attention, mlp
+// registered (dropouts hold nothing); parallel residual: x + attn(ln1(x)) + mlp(ln2(x)).
+void add_neox_layer(ModuleTree& t, int ln, const ModelConfig& m, const TreeOptions& o) {
+  const int in_norm = add_norm(t, ln, "input_layernorm", m.hidden, true);
+  const int post_norm = add_norm(t, ln, "post_attention_layernorm", m.hidden, true);
+  const int attn = add_attention(t, ln, m, o.tp);
+  const int mlp = t.add(ln, "mlp");
+  t.nodes[mlp].mlp = true;
+  const std::int64_t inter = m.intermediate / o.tp;
+  const int up = add_linear(t, mlp, "dense_h_to_4h", m.hidden, inter, true);
+  const int down = add_linear(t, mlp, "dense_4h_to_h", inter, m.hidden, true);
+  const int act = add_synthetic(t, mlp, "act", ComputeKind::gelu, inter, inter);
+  t.nodes[mlp].exec_children = {up, act, down};
+  const int attn_add = add_synthetic(t, ln, "attn_residual", ComputeKind::residual, m.hidden);
+  const int mlp_add = add_synthetic(t, ln, "mlp_residual", ComputeKind::residual, m.hidden);
+  if (m.parallel_residual) {
+    // Both norms read the layer's input: their input gradients are summed in backward.
+    const int in = add_input_grads(t, ln, 2, m.hidden);
+    t.nodes[ln].exec_children = {in, in_norm, attn, post_norm, mlp, attn_add, mlp_add};
+  } else {
+    t.nodes[ln].exec_children = {in_norm, attn, attn_add, post_norm, mlp, mlp_add};
+  }
 }
 
 }  // namespace
@@ -146,14 +150,16 @@ int ModuleTree::add(int parent, std::string name) {
 }
 
 ModuleTree build_module_tree(const ModelConfig& m, const TreeOptions& o) {
+  const bool neox = m.is_neox();
   ModuleTree t;
   t.add(-1, "");
-  // Paths drop HF's "model." prefix: units read "layers.3", "embed_tokens", "lm_head".
-  const int model = t.add(0, "model");
+  // Paths drop HF's "model." ("gpt_neox.") prefix: units read "layers.3", "embed_tokens".
+  const int model = t.add(0, neox ? "gpt_neox" : "model");
   t.nodes[model].path = "model";
-  const int embed = t.add(model, "embed_tokens");
-  t.nodes[embed].path = "embed_tokens";
-  t.nodes[embed].params.push_back(ParamTensor{"embed_tokens.weight", {m.vocab / o.tp, m.hidden}});
+  const std::string embed_name = neox ? "embed_in" : "embed_tokens";
+  const int embed = t.add(model, embed_name);
+  t.nodes[embed].path = embed_name;
+  t.nodes[embed].params.push_back(ParamTensor{embed_name + ".weight", {m.vocab / o.tp, m.hidden}});
   t.nodes[embed].compute = ComputeKind::embedding;
   t.nodes[embed].in_features = m.vocab / o.tp;
   t.nodes[embed].out_features = m.hidden;
@@ -168,34 +174,19 @@ ModuleTree build_module_tree(const ModelConfig& m, const TreeOptions& o) {
     const int ln = t.add(layers, std::to_string(l));
     t.nodes[ln].layer = l;
     t.nodes[ln].decoder_layer = true;
-    add_attention(t, ln, m, o.tp);
-    if (m.is_moe()) {
-      add_moe(t, ln, m, o, l);
-    } else {
-      const int mlp = t.add(ln, "mlp");
-      t.nodes[mlp].mlp = true;
-      const std::int64_t inter = m.intermediate / o.tp;
-      const int gp = add_linear(t, mlp, "gate_proj", m.hidden, inter, false);
-      const int up = add_linear(t, mlp, "up_proj", m.hidden, inter, false);
-      const int dp = add_linear(t, mlp, "down_proj", inter, m.hidden, false);
-      const int in = add_input_grads(t, mlp, 2, m.hidden);
-      const int act = add_synthetic(t, mlp, "act", ComputeKind::swiglu, inter, inter);
-      t.nodes[mlp].exec_children = {in, gp, up, act, dp};
-    }
-    const int in_norm = add_norm(t, ln, "input_layernorm", m.hidden);
-    const int post_norm = add_norm(t, ln, "post_attention_layernorm", m.hidden);
-    const int attn_add = add_synthetic(t, ln, "attn_residual", ComputeKind::residual, m.hidden);
-    const int mlp_add = add_synthetic(t, ln, "mlp_residual", ComputeKind::residual, m.hidden);
-    // Registered: self_attn, mlp, input_layernorm, post_attention_layernorm. Run: norm, attn,
-    // residual add, norm, mlp, residual add.
-    const auto& c = t.nodes[ln].children;
-    t.nodes[ln].exec_children = {in_norm, c[0], attn_add, post_norm, c[1], mlp_add};
+    if (neox)
+      add_neox_layer(t, ln, m, o);
+    else
+      add_decoder_layer(t, ln, m, o, l);
   }
-  const int norm = add_norm(t, model, "norm", m.hidden);
-  t.nodes[norm].path = "norm";
-  t.nodes[norm].params[0].name = "norm.weight";
+  const std::string norm_name = neox ? "final_layer_norm" : "norm";
+  const int norm = add_norm(t, model, norm_name, m.hidden, neox);
+  t.nodes[norm].path = norm_name;
+  for (ParamTensor& p : t.nodes[norm].params) p.name = p.name.substr(p.name.find('.') + 1);
   // Tied embeddings: lm_head reuses embed_tokens.weight (counted once, held by embed_tokens' unit).
-  const int head = add_linear(t, 0, "lm_head", m.hidden, m.vocab / o.tp, false, !m.tied_embeddings);
+  const int head = add_linear(t, 0, neox ? "embed_out" : "lm_head", m.hidden, m.vocab / o.tp,
+                              false, !m.tied_embeddings);
+  t.nodes[head].head = true;
   const int loss = add_synthetic(t, 0, "loss", ComputeKind::loss, m.hidden, m.vocab / o.tp);
   t.nodes[0].exec_children = {model, head, loss};
   return t;

@@ -26,6 +26,8 @@ enum class ComputeKind {
   attention_core,   // softmax(Q K^T) V over micro_batch x heads (synthetic child of self_attn)
   stacked_experts,  // transformers 5.x MixtralExperts: the expert loop over `experts_here`
   rms_norm,         // RMSNorm module
+  layer_norm,       // nn.LayerNorm with its bias (GPT-NeoX)
+  gelu,             // GELU between a non-gated MLP's two linears (synthetic)
   embedding,        // embed_tokens lookup
   rotary_tables,    // cos/sin of the positions (synthetic, once per forward)
   rotary,           // rotary on q and k (synthetic, between the projections and the core)
@@ -49,6 +51,10 @@ struct ModuleNode {
   int layer = -1;                   // decoder layer index, -1 outside the decoder layers
   bool decoder_layer = false, attention = false, mlp = false, experts_container = false;
   bool router = false;
+  bool head = false;  // the output projection to the vocabulary (lm_head, embed_out)
+  // Norms inside a block (q_norm per head, MLA's q_a/kv_a_layernorm): rows per token; 0 for the
+  // residual stream's norms, whose rows sequence parallelism splits.
+  std::int64_t rows_per_token = 0;
   ComputeKind compute = ComputeKind::none;
   std::int64_t in_features = 0, out_features = 0;
   int expert = -1;    // linear of expert `expert` (rows routed to it); expert_dispatch/combine

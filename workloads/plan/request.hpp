@@ -24,6 +24,9 @@ struct WorkloadRequest {
   int layers = -1;               // -1: all decoder layers; N: the first N plus the root
   bool use_orig_params = false;  // FSDP1: 16-byte alignment of every parameter's start
   std::string experts_layout = "per-expert";  // per-expert | stacked
+  // How the experts compute: looped (transformers' loop, a GEMM per expert and host syncs) or
+  // grouped (torch._grouped_mm over all the rank's experts at once, no sync).
+  std::string experts = "looped";
   std::string sharding = "full";  // full | grad-op | hybrid (HYBRID_SHARD) | hybrid-zero2
   int shard_group = 0;            // hybrid: ranks per FSDP shard group (0: gpus_per_node / tp)
   int tp = 1;                     // tensor-parallel degree (consecutive ranks within a node)

@@ -67,6 +67,12 @@ ResolvedRequest resolve_request(const WorkloadRequest& q) {
   else
     throw UsageError("unknown --experts-layout '" + q.experts_layout +
                      "' (expected per-expert or stacked)");
+  // grouped: torch._grouped_mm over the stacked tensors (torchtitan; transformers 5.x's
+  // grouped_mm experts), so it takes the stacked layout whatever --experts-layout says.
+  if (q.experts == "grouped")
+    r.grouped_experts = r.stacked_experts = true;
+  else if (q.experts != "looped")
+    throw UsageError("unknown --experts '" + q.experts + "' (expected looped or grouped)");
   if (q.sharding == "full" || q.sharding == "FULL_SHARD")
     r.full_shard = true;
   else if (q.sharding == "grad-op" || q.sharding == "SHARD_GRAD_OP")

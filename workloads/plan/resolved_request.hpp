@@ -24,6 +24,7 @@ struct ResolvedRequest {
   WrapPolicy wrap;
   RoutingSpec routing;
   bool stacked_experts = false;
+  bool grouped_experts = false;  // --experts grouped: one grouped GEMM per projection
   bool full_shard = true;  // FULL_SHARD (reshard after forward) vs SHARD_GRAD_OP
   bool hybrid = false;     // HSDP: shard within shard_group, all-reduce across replicas
   int shard_group = 1;     // dense FSDP shard group (ranks with one TP index)

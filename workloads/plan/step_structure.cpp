@@ -33,7 +33,7 @@ class Walker {
     const int unit = unit_of_node_[id];
     const bool boundary = (unit >= 0 && s_.units[unit].params > 0) || n.decoder_layer;
     if (boundary) close();
-    const bool lm_head = n.compute == ComputeKind::linear && n.path == "lm_head";
+    const bool lm_head = n.compute == ComputeKind::linear && n.head;
     const bool tp_block = r_.request.tp > 1 && (n.attention || n.mlp || lm_head);
     if (tp_block) close();
     const std::size_t block_start = s_.segments.size();
@@ -85,7 +85,7 @@ class Walker {
   ExpertLoop expert_loop() const {
     const ModelConfig& m = r_.model;
     return {r_.tokens, static_cast<std::uint64_t>(m.hidden),
-            static_cast<std::uint64_t>(m.intermediate / r_.request.tp),
+            static_cast<std::uint64_t>(m.expert_intermediate / r_.request.tp),
             static_cast<std::uint64_t>(m.experts), static_cast<std::uint64_t>(m.top_k),
             dtype_size_bytes(r_.param_dtype), r_.stacked_experts};
   }
@@ -94,9 +94,10 @@ class Walker {
   // two GEMMs, weighted rows added back; backward in reverse, each expert's weight gradient
   // built as a full-size stacked tensor.
   WorkSet stacked_experts(const ModuleNode& n) const {
+    if (r_.grouped_experts) return grouped_experts(n);
     const ModelConfig& m = r_.model;
     const ExpertLoop loop = expert_loop();
-    const std::int64_t inter = m.intermediate / r_.request.tp;
+    const std::int64_t inter = m.expert_intermediate / r_.request.tp;
     WorkSet all = expert_loop_start_kernels(n.path, loop);
     std::vector<WorkSet> per_expert;
     for (int e : n.experts_here) {
@@ -138,6 +139,38 @@ class Walker {
     return all;
   }
 
+  // torch._grouped_mm: the rank's routed rows sorted by expert, gate_up and down each one
+  // grouped GEMM over all the experts here. The engine has no grouped kind: it runs as one GEMM
+  // batched over the experts with their mean rows (same FLOPs to rounding; skew within the
+  // group is not timed).
+  WorkSet grouped_experts(const ModuleNode& n) const {
+    const ExpertLoop loop = expert_loop();
+    std::uint64_t rows = 0;
+    for (int e : n.experts_here) rows += rows_of_expert(n, e);
+    if (rows == 0 || n.experts_here.empty()) return {};
+    const auto experts = static_cast<std::int64_t>(n.experts_here.size());
+    const auto per_expert = static_cast<std::int64_t>((rows + experts - 1) / experts);
+    const auto h = static_cast<std::int64_t>(loop.hidden);
+    const auto inter = static_cast<std::int64_t>(loop.intermediate);
+    auto grouped = [&](std::int64_t in, std::int64_t out, const std::string& what, WorkSet& w) {
+      const std::string label = n.path + "." + what + " (grouped_mm)";
+      w.fwd.add_gemm({per_expert, out, in, experts, label + " fwd"});
+      w.bwd.add_gemm({per_expert, in, out, experts, label + " dgrad"});
+      w.bwd.add_gemm({out, in, per_expert, experts, label + " wgrad", true});
+    };
+    const WorkSet permute = grouped_permute_kernels(n.path, loop, rows);
+    const WorkSet act = swiglu_kernels(n.path, rows, loop.intermediate, true, loop.bytes);
+    const WorkSet unpermute = grouped_unpermute_kernels(n.path, loop, rows);
+    WorkSet gate_up, down, all;
+    grouped(h, 2 * inter, "gate_up_proj", gate_up);
+    grouped(inter, h, "down_proj", down);
+    for (const WorkSet* part : std::initializer_list<const WorkSet*>{&permute, &gate_up, &act, &down, &unpermute})
+      all.fwd.append(part->fwd);
+    for (const WorkSet* part : std::initializer_list<const WorkSet*>{&unpermute, &down, &act, &gate_up, &permute})
+      all.bwd.append(part->bwd);
+    return all;
+  }
+
   WorkSet work_of(const ModuleNode& n) const {
     const ModelConfig& m = r_.model;
     const WorkloadRequest& q = r_.request;
@@ -146,7 +179,10 @@ class Walker {
     const std::uint64_t seq_rows = q.tp > 1 && q.sequence_parallel ? tokens / q.tp : tokens;
     const auto in = static_cast<std::uint64_t>(n.in_features);
     const auto out = static_cast<std::uint64_t>(n.out_features);
-    const auto head_dim = static_cast<std::uint64_t>(m.head_dim);
+    const auto rotary_dim = static_cast<std::uint64_t>(m.rotary_dim());
+    // Norms inside a block (q_norm, MLA's latent norms) see every token, split or not.
+    const std::uint64_t norm_rows =
+        n.rows_per_token > 0 ? tokens * static_cast<std::uint64_t>(n.rows_per_token) : seq_rows;
     WorkSet g;
     switch (n.compute) {
       case ComputeKind::linear: {
@@ -156,15 +192,18 @@ class Walker {
         break;
       }
       case ComputeKind::attention_core:
-        add_attention_gemms(q.micro_batch, q.seq, m.heads / q.tp, m.head_dim, n.path, g);
+        add_attention_gemms(q.micro_batch, q.seq, m.heads / q.tp, n.in_features, n.out_features,
+                            n.path, g);
         break;
       case ComputeKind::stacked_experts: g = stacked_experts(n); break;
-      case ComputeKind::rms_norm: g = rms_norm_kernels(n.path, seq_rows, in, a); break;
+      case ComputeKind::rms_norm: g = rms_norm_kernels(n.path, norm_rows, in, a); break;
+      case ComputeKind::layer_norm: g = layer_norm_kernels(n.path, norm_rows, in, a); break;
+      case ComputeKind::gelu: g = gelu_kernels(n.path, tokens, in, a); break;
       case ComputeKind::embedding:
         g = embedding_kernels(n.path, tokens, out, in, m.tied_embeddings, a);
         break;
-      case ComputeKind::rotary_tables: g = rotary_table_kernels(n.path, tokens, head_dim, a); break;
-      case ComputeKind::rotary: g = rotary_kernels(n.path, tokens, in, out, head_dim, a); break;
+      case ComputeKind::rotary_tables: g = rotary_table_kernels(n.path, tokens, rotary_dim, a); break;
+      case ComputeKind::rotary: g = rotary_kernels(n.path, tokens, in, out, rotary_dim, a); break;
       case ComputeKind::input_grads:
         g = input_grad_sum_kernels(n.path, seq_rows, in, n.branches, a);
         break;

@@ -1,9 +1,10 @@
-"""A causal LM built from a collreplay catalog file (workloads/models/*.json), module for module
-as Hugging Face transformers builds Qwen2 / Llama / Mixtral in eager mode: the same parameters in
-the same named_parameters() order, and the same kernels in forward (RMSNorm in fp32 pieces,
-rotate-half rotary, SDPA with enable_gqa, SiLU(gate) * up, the MoE loop over hit experts with
-index_add_, logits upcast to fp32 for the loss). transformers is not needed: the reference must
-run where only torch is installed, and its shapes must be the catalog's, not a download's."""
+"""A causal LM built from a Hugging Face config.json (the catalog, workloads/models/*.json, is in
+that format too), module for module as transformers builds Qwen2 / Llama / Mixtral in eager mode:
+the same parameters in the same named_parameters() order, and the same kernels in forward
+(RMSNorm in fp32 pieces, rotate-half rotary, SDPA with enable_gqa, SiLU(gate) * up, the MoE loop
+over hit experts with index_add_, logits upcast to fp32 for the loss). The other families
+(Qwen3, Qwen2-MoE, Qwen3-MoE, DeepSeek-V3, GPT-NeoX) are built by families.py. transformers is
+not needed: the reference must run where only torch is installed."""
 
 import json
 import os
@@ -13,44 +14,106 @@ import torch.nn.functional as F
 from torch import nn
 
 CATALOG_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "workloads", "models")
+FAMILIES = ("llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen2_moe", "qwen3_moe",
+            "deepseek_v3", "gpt_neox")
 
 
 class CatalogConfig:
-    """The fields workloads/models/README.md defines, with its defaults."""
+    """A config.json read by the rules workloads/model/hf_config.cpp follows (transformers'
+    configuration_<type>.py defaults; biases from modeling_<type>.py)."""
 
-    def __init__(self, data, origin):
+    def __init__(self, data, origin, name):
+        def has(key):
+            return data.get(key) is not None
+
         def need(key):
-            if key not in data:
-                raise ValueError(f"{origin}: missing field '{key}'")
+            if not has(key):
+                raise ValueError(f"{origin}: missing field '{key}' (supported model_type values: "
+                                 f"{', '.join(FAMILIES)})")
             return data[key]
 
-        self.name = need("name")
+        self.family = need("model_type")
+        if self.family not in FAMILIES:
+            raise ValueError(f"{origin}: model_type '{self.family}' is not supported "
+                             f"(supported: {', '.join(FAMILIES)})")
+        f = self.family
+        self.name = name
         self.hidden = int(need("hidden_size"))
         self.intermediate = int(need("intermediate_size"))
         self.layers = int(need("num_hidden_layers"))
         self.heads = int(need("num_attention_heads"))
-        self.kv_heads = int(need("num_key_value_heads"))
-        self.head_dim = int(data.get("head_dim", self.hidden // self.heads))
+        self.kv_heads = int(data.get("num_key_value_heads") or self.heads)
         self.vocab = int(need("vocab_size"))
-        self.tied = bool(need("tie_word_embeddings"))
-        self.qkv_bias = bool(need("qkv_bias"))
-        self.o_bias = bool(need("o_bias"))
-        self.experts = int(data.get("num_local_experts", 0))
-        self.top_k = int(data.get("num_experts_per_tok", 0))
-        # Not in the catalog (they change values, not shapes or kernels): HF's defaults.
-        self.rms_eps = 1e-6
-        self.rope_theta = 1e6
+        self.tied = bool(data.get("tie_word_embeddings") or False)
+        qwen3 = f in ("qwen3", "qwen3_moe")
+        self.head_dim = int(data.get("head_dim") or (128 if qwen3 else self.hidden // self.heads))
+        bias = bool(data.get("attention_bias") or False)
+        self.qkv_bias = {"qwen2": True, "qwen2_moe": data.get("qkv_bias", True),
+                         "gpt_neox": data.get("attention_bias", True)}.get(
+                             f, bias if f in ("llama", "qwen3", "qwen3_moe", "deepseek_v3") else False)
+        self.o_bias = bias if f in ("llama", "qwen3", "qwen3_moe", "deepseek_v3") else (
+            self.qkv_bias if f == "gpt_neox" else False)
+        self.mlp_bias = bool(data.get("mlp_bias") or False) if f == "llama" else f == "gpt_neox"
+        self.qk_norm = qwen3
+        self.experts = self.top_k = self.expert_intermediate = self.shared_intermediate = 0
+        self.shared_expert_gate = False
+        self.first_dense = 0
+        self.sparse_step = 1
+        self.mlp_only_layers = []
+        self.q_lora_rank = self.kv_lora_rank = 0
+        if f == "mixtral":
+            self.experts, self.top_k = int(need("num_local_experts")), int(need("num_experts_per_tok"))
+            self.expert_intermediate = self.intermediate
+        elif f in ("qwen2_moe", "qwen3_moe"):
+            self.experts, self.top_k = int(need("num_experts")), int(need("num_experts_per_tok"))
+            self.expert_intermediate = int(need("moe_intermediate_size"))
+            self.sparse_step = int(data.get("decoder_sparse_step") or 1)
+            self.mlp_only_layers = list(data.get("mlp_only_layers") or [])
+            if f == "qwen2_moe":
+                self.shared_intermediate = int(need("shared_expert_intermediate_size"))
+                self.shared_expert_gate = True
+        elif f == "deepseek_v3":
+            self.experts, self.top_k = int(need("n_routed_experts")), int(need("num_experts_per_tok"))
+            self.expert_intermediate = int(need("moe_intermediate_size"))
+            self.shared_intermediate = self.expert_intermediate * int(data.get("n_shared_experts") or 0)
+            self.first_dense = int(data.get("first_k_dense_replace") or 0)
+            self.q_lora_rank = int(data.get("q_lora_rank") or 0)
+            self.kv_lora_rank = int(need("kv_lora_rank"))
+            self.qk_nope = int(need("qk_nope_head_dim"))
+            self.qk_rope = int(need("qk_rope_head_dim"))
+            self.v_head_dim = int(need("v_head_dim"))
+        self.rotary_pct = float(data.get("rotary_pct", 0.25)) if f == "gpt_neox" else 1.0
+        self.parallel_residual = bool(data.get("use_parallel_residual", True)) if f == "gpt_neox" else False
+        # They change values, not shapes or kernels: the config's or HF's defaults.
+        self.rms_eps = float(data.get("rms_norm_eps") or data.get("layer_norm_eps") or 1e-6)
+        self.rope_theta = float(data.get("rope_theta") or data.get("rotary_emb_base") or 1e6)
+
+    def moe_layer(self, layer):
+        """Whether decoder layer `layer` holds experts (workloads' ModelConfig::moe_layer)."""
+        return (self.experts > 0 and layer >= self.first_dense and (layer + 1) % self.sparse_step == 0
+                and layer not in self.mlp_only_layers)
 
 
 def load_config(name_or_path):
+    """A catalog name, a config.json (or .json of that format) or a folder holding config.json;
+    named as replay names it (catalog name, file stem, or the folder of a config.json)."""
     path = name_or_path
-    if "/" not in name_or_path and not name_or_path.endswith(".json"):
+    if os.path.isdir(path):
+        path = os.path.join(path, "config.json")
+    elif "/" not in name_or_path and not name_or_path.endswith(".json"):
         path = os.path.join(CATALOG_DIR, name_or_path + ".json")
     if not os.path.exists(path):
         known = sorted(f[:-5] for f in os.listdir(CATALOG_DIR) if f.endswith(".json"))
         raise ValueError(f"unknown model '{name_or_path}' (known: {', '.join(known)})")
     with open(path) as f:
-        return CatalogConfig(json.load(f), path)
+        data = json.load(f)
+    base = os.path.basename(path)
+    if base == "config.json":
+        name = (data.get("_name_or_path") or "").rstrip("/").split("/")[-1] or \
+            os.path.basename(os.path.dirname(os.path.abspath(path)))
+    else:
+        name = base[:-5]
+    return CatalogConfig(data, path, name)
 
 
 class RMSNorm(nn.Module):
@@ -179,6 +242,15 @@ class DecoderLayer(nn.Module):
         return self.block(x, cos, sin)
 
 
+def decoder_layer(c, layer, moe=None):
+    """Llama / Qwen2 / Mixtral layers here; Qwen3, Qwen-MoE and DeepSeek-V3 from families.py
+    (imported here: it builds on this file's modules)."""
+    if c.family in ("qwen3", "qwen2_moe", "qwen3_moe", "deepseek_v3"):
+        from families import FamilyLayer
+        return FamilyLayer(c, layer, moe)
+    return DecoderLayer(c, moe)
+
+
 class CausalLM(nn.Module):
     """Parameter names without HF's "model." prefix, as the catalog and replay name them."""
 
@@ -186,11 +258,14 @@ class CausalLM(nn.Module):
         """moe: builds each layer's MoE block from the config (default: every expert local,
         transformers' loop; expert_parallel.py's for --ep)."""
         super().__init__()
+        if c.family == "gpt_neox":
+            raise ValueError(f"{c.name}: gpt_neox names its modules its own way; build it with "
+                             "families.build_model")
         self.config = c
         self.embed_tokens = nn.Embedding(c.vocab, c.hidden)
-        self.layers = nn.ModuleList(DecoderLayer(c, moe) for _ in range(layers))
+        self.layers = nn.ModuleList(decoder_layer(c, i, moe) for i in range(layers))
         self.norm = RMSNorm(c.hidden, c.rms_eps)
-        self.rotary = Rotary(c.head_dim, c.rope_theta)
+        self.rotary = Rotary(c.qk_rope if c.family == "deepseek_v3" else c.head_dim, c.rope_theta)
         self.lm_head = nn.Linear(c.hidden, c.vocab, bias=False)
         if c.tied:
             self.lm_head.weight = self.embed_tokens.weight

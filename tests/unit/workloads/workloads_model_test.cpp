@@ -13,13 +13,8 @@ namespace {
 
 using test::rounded;
 
-TEST(WorkloadsModel, CatalogHasTheSevenModels) {
-  const auto names = catalog_model_names();
-  const std::vector<std::string> expected = {"llama-3-70b",  "llama-3.1-8b", "mixtral-8x7b",
-                                             "qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-72b",
-                                             "qwen2.5-7b"};
-  EXPECT_EQ(names, expected);
-  for (const auto& n : names) EXPECT_FALSE(load_model(n, "").source.empty()) << n;
+TEST(WorkloadsModel, CatalogModelsNameTheirSource) {
+  for (const auto& n : catalog_model_names()) EXPECT_FALSE(load_model(n, "").source.empty()) << n;
 }
 
 TEST(WorkloadsModel, Qwen25_7bPublishedTotals) {
@@ -63,7 +58,7 @@ TEST(WorkloadsModel, UnknownModelIsUsageError) {
 
 TEST(WorkloadsModel, MissingFieldNamesIt) {
   try {
-    parse_model_json(R"({"name":"x","source":"y","hidden_size":8})", "x.json");
+    parse_model_json(R"({"model_type":"llama","hidden_size":8})", "x.json");
     FAIL();
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("missing field 'intermediate_size'"), std::string::npos)
@@ -71,22 +66,13 @@ TEST(WorkloadsModel, MissingFieldNamesIt) {
   }
 }
 
-TEST(WorkloadsModel, BadJsonAndOverflowAreUsageErrors) {
-  EXPECT_THROW(parse_model_json("{", "x.json"), UsageError);
-  const std::string huge =
-      R"({"name":"x","source":"y","hidden_size":4294967296,"intermediate_size":8,
-    "num_hidden_layers":1,"num_attention_heads":1,"num_key_value_heads":1,"vocab_size":4294967296,
-    "tie_word_embeddings":false,"qkv_bias":false,"o_bias":false})";
-  EXPECT_THROW(parse_model_json(huge, "x.json"), UsageError);
-}
-
 TEST(WorkloadsModel, UserModelFileByPath) {
   const std::string path = ::testing::TempDir() + "/tiny-model.json";
-  std::ofstream(path) << R"({"name":"tiny","source":"test","hidden_size":64,"intermediate_size":128,
+  std::ofstream(path) << R"({"model_type":"llama","hidden_size":64,"intermediate_size":128,
     "num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":2,"vocab_size":1000,
-    "tie_word_embeddings":true,"qkv_bias":false,"o_bias":false})";
+    "tie_word_embeddings":true})";
   const ModelConfig m = load_model(path, "");
-  EXPECT_EQ(m.name, "tiny");
+  EXPECT_EQ(m.name, "tiny-model");
   // layer: q 64*64 + k,v 2*(32*64) + o 64*64 + mlp 3*64*128 + norms 128; embed 64000 tied.
   EXPECT_EQ(model_totals(m).params, 2u * (4096 + 4096 + 4096 + 24576 + 128) + 64 + 64000);
   std::remove(path.c_str());

@@ -107,7 +107,10 @@ void check_model_split(const ResolvedRequest& r) {
   divides(m.heads, "attention heads");
   divides(m.kv_heads, "KV heads");
   divides(m.intermediate, "intermediate size");
+  if (m.is_moe()) divides(m.expert_intermediate, "expert intermediate size");
+  if (m.shared_intermediate > 0) divides(m.shared_intermediate, "shared expert intermediate size");
   divides(m.vocab, "vocabulary entries");
+
   const std::int64_t tokens = r.request.micro_batch * r.request.seq;
   require(!r.request.sequence_parallel || tokens % tp == 0,
           "sequence parallelism splits the " + str(tokens) + " tokens of a micro-batch over --tp " +

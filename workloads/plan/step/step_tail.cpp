@@ -43,7 +43,7 @@ void append_summaries(const ResolvedRequest& r, const StepStructure& s,
   for (std::size_t l = 0; l < traffic.size(); ++l) {
     MoeLayerSummary m;
     m.layer = static_cast<int>(l);
-    if (r.request.ep > 1) {
+    if (r.request.ep > 1 && r.model.moe_layer(static_cast<std::int64_t>(l))) {
       const MoeLayerTraffic& t = traffic[l];
       const std::uint64_t sent =
           std::accumulate(t.send_rows.begin(), t.send_rows.end(), std::uint64_t{0});

@@ -1,0 +1,35 @@
+// Per-token activation elements by family, for advise's memory model.
+#include <gtest/gtest.h>
+
+#include "tests/unit/models/hf_fixture.hpp"
+#include "workloads/plan/layer_activations.hpp"
+
+namespace collreplay {
+namespace {
+
+TEST(ModelLayerActivations, LlamaShapeIsAdvisesCount) {
+  // Qwen2.5-7B: norms 4h, q + 2 kv + context, 4 intermediate (bench/advise's formula).
+  const LayerActivations e = layer_activation_elements(load_model("qwen2.5-7b", ""), 0, false);
+  EXPECT_EQ(e.whole, 4u * 3584);
+  EXPECT_EQ(e.split, 3584u + 2 * 512 + 3584 + 4 * 18944);
+}
+
+TEST(ModelLayerActivations, FineGrainedExpertsUseTheirOwnWidth) {
+  const ModelConfig q3 = load_model(test::hf_folder("Qwen3-30B-A3B"), "");
+  const LayerActivations e = layer_activation_elements(q3, 0, false);
+  EXPECT_EQ(e.whole, 4u * 2048 + 128 + 2 * 8 * 2048);
+  EXPECT_EQ(e.split, (4096u + 2 * 512 + 4096 + 4096 + 512) + 4 * 8 * 768);
+}
+
+TEST(ModelLayerActivations, DeepSeekDenseThenMoeWithSharedExpert) {
+  const ModelConfig ds = load_model(test::hf_folder("DeepSeek-V3"), "");
+  // q_a out and its norm, kv_a out and its norm, kv_b out, q and k (192 a head), v and context.
+  const std::uint64_t mla =
+      2 * 1536 + (512 + 64) + 512 + 128 * 256 + 2 * 128 * 192 + 2 * 128 * 128;
+  EXPECT_EQ(layer_activation_elements(ds, 0, false).split, mla + 4 * 18432);
+  EXPECT_EQ(layer_activation_elements(ds, 3, false).split, mla + 4 * 8 * 2048 + 4 * 2048);
+  EXPECT_EQ(layer_activation_elements(ds, 3, false).whole, 4u * 7168 + 256 + 2 * 8 * 7168);
+}
+
+}  // namespace
+}  // namespace collreplay
