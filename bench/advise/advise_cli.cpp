@@ -89,8 +89,9 @@ void add_advise_options(CLI::App& app, AdviseOptions& o) {
 
 int run_advise(const AdviseOptions& o) {
   check(o);
-  ResultsFile file(o.out, true);
   const project::ProjectOptions& p = o.project;
+  load_model(p.request.model, p.request.catalog_dir);  // an unknown model is the first thing said
+  ResultsFile file(o.out, true);
   std::vector<std::string> fabrics = {p.fabric};
   if (p.observed.empty()) fabrics = project::split_fabrics(p.fabric);
   std::vector<FabricAdvice> all;

@@ -40,8 +40,8 @@ std::string tp_refusal(const ModelConfig& m, int tp, int gpus_per_node) {
   if (m.heads % tp != 0) return what + " does not divide " + std::to_string(m.heads) + " heads";
   if (m.kv_heads % tp != 0)
     return what + " does not divide " + std::to_string(m.kv_heads) + " KV heads";
-  if (m.intermediate % tp != 0 || m.vocab % tp != 0)
-    return what + " does not divide the intermediate size and the vocabulary";
+  if (m.intermediate % tp != 0 || m.vocab % tp != 0 || m.expert_intermediate % tp != 0)
+    return what + " does not divide the intermediate sizes and the vocabulary";
   return "";
 }
 

@@ -6,38 +6,12 @@
 #include "bench/project/memory/gpu_memory.hpp"
 #include "common/dtype.hpp"
 #include "common/errors.hpp"
+#include "workloads/plan/layer_activations.hpp"
 
 namespace collreplay::project {
 namespace {
 
 std::uint64_t size_of(const std::string& dtype) { return dtype_size_bytes(parse_dtype(dtype)); }
-
-// Elements one decoder layer saves per token for its backward, on one rank. Split by tp: heads,
-// the MLP's intermediate and (with sequence parallelism) the norms' inputs, which are
-// sequence-sharded; kept whole: the norms' outputs, which the sequence-parallel all-gather makes
-// whole and autograd keeps for the column-parallel GEMMs (torchtitan's DTensor plan).
-struct LayerElements {
-  std::uint64_t whole = 0, split = 0;  // split ones are divided by tp
-};
-
-LayerElements layer_elements(const ModelConfig& m, bool sequence_split) {
-  const auto h = static_cast<std::uint64_t>(m.hidden);
-  const auto i = static_cast<std::uint64_t>(m.intermediate);
-  const auto q = static_cast<std::uint64_t>(m.heads * m.head_dim);
-  const auto kv = static_cast<std::uint64_t>(m.kv_heads * m.head_dim);
-  LayerElements e;
-  e.whole += 2 * h;                               // the two norms' outputs
-  (sequence_split ? e.split : e.whole) += 2 * h;  // the two norms' inputs (the residual stream)
-  e.split += q + 2 * kv + q;                      // q, k, v and attention's output
-  if (m.is_moe()) {
-    const auto k = static_cast<std::uint64_t>(m.top_k);
-    e.whole += 2 * k * h;  // each token's top-k rows permuted to the experts and back
-    e.split += 4 * k * i;  // w1 and w3 outputs, the activation and its product, per row
-  } else {
-    e.split += 4 * i;  // gate and up outputs, SiLU(gate) and SiLU(gate) * up
-  }
-  return e;
-}
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
@@ -54,16 +28,23 @@ std::uint64_t activation_bytes(const ModelConfig& m, const WorkloadRequest& r) {
   const auto tp = static_cast<std::uint64_t>(r.tp);
   const bool sequence_split = r.tp > 1 && r.sequence_parallel;
   const auto tokens = static_cast<std::uint64_t>(r.micro_batch * r.seq);
-  const auto layers = static_cast<std::uint64_t>(r.layers < 0 ? m.layers : r.layers);
-  const LayerElements e = layer_elements(m, sequence_split);
-  const std::uint64_t full_layer = tokens * (e.whole + ceil_div(e.split, tp)) * element;
+  const std::int64_t layers = r.layers < 0 ? m.layers : r.layers;
+  // Each layer's saved set by its family (dense layers among MoE ones, MLA, shared experts):
+  // workloads/plan/layer_activations.hpp.
+  std::uint64_t every_layer = 0, largest_layer = 0;
+  for (std::int64_t layer = 0; layer < layers; ++layer) {
+    const LayerActivations e = layer_activation_elements(m, layer, sequence_split);
+    const std::uint64_t bytes = tokens * (e.whole + ceil_div(e.split, tp)) * element;
+    every_layer += bytes;
+    largest_layer = std::max(largest_layer, bytes);
+  }
   // The loss upcasts the bf16 logits to fp32: both live at once (vocab split by tp).
   const std::uint64_t logits =
       tokens * ceil_div(static_cast<std::uint64_t>(m.vocab), tp) * (element + 4);
-  if (!r.activation_checkpointing) return layers * full_layer + logits;
+  if (!r.activation_checkpointing) return every_layer + logits;
   const auto h = static_cast<std::uint64_t>(m.hidden);
   const std::uint64_t layer_input = tokens * (sequence_split ? ceil_div(h, tp) : h) * element;
-  return layers * layer_input + full_layer + logits;
+  return static_cast<std::uint64_t>(layers) * layer_input + largest_layer + logits;
 }
 
 MemoryPerGpu memory_per_gpu(const Schedule& s, const ModelConfig& m, const WorkloadRequest& r,

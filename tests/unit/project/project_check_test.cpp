@@ -72,9 +72,9 @@ class ProjectCheck : public ::testing::Test {
 TEST_F(ProjectCheck, ReadsRowsAndTakesModelPathsFromTheFixturesFolder) {
   fs::create_directories(dir_ / "models");
   std::ofstream(dir_ / "models" / "tiny.json")
-      << R"({"name":"tiny","source":"t","hidden_size":64,"intermediate_size":128,)"
+      << R"({"model_type":"llama","hidden_size":64,"intermediate_size":128,)"
       << R"("num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":4,)"
-      << R"("vocab_size":100,"tie_word_embeddings":true,"qkv_bias":false,"o_bias":false})";
+      << R"("vocab_size":100,"tie_word_embeddings":true})";
   const std::string path =
       write(std::string("# source one\n") + kHeader + row("s", 1, 8505, "2") +
             row("s", 2, 6876.5, "2", "models/tiny.json") +
