@@ -14,7 +14,8 @@
 # MULTI_GPU=1 runs the multi cases with a GPU per rank (torchrun without --same-gpu; replay with
 # its ranks on their own GPUs, NVLink) on a machine with as many GPUs as ranks.
 # Needs a GPU, python3 with torch (torchrun) and `make` having built build/bin/replay. Each step
-# runs under `timeout`; a failed case is reported and the rest carry on (exit 1 at the end).
+# runs under `timeout`; a failed case is reported and the rest carry on. Exit 1 when a case
+# failed to run or the summary judged a phase (fwd+bwd, optimizer, step) outside 0.9-1.1 or missing.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: fidelity.sh OUT_DIR [multi|optimizers] [case...]}
@@ -123,5 +124,7 @@ case $mode in
     done ;;
 esac
 
-python3 sweeps/gpu/fidelity_summary.py "$mode" "$out" "${cases[@]}" | tee "$out/summary_$mode.md"
+# The summary judges every phase of every row; a failing or missing one fails the run (exit 1).
+python3 sweeps/gpu/fidelity_summary.py "$mode" "$out" "${cases[@]}" | tee "$out/summary_$mode.md" ||
+  status=1
 exit $status
