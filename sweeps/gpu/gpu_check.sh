@@ -5,7 +5,8 @@
 # the NVLink run is left out (said so) and the two socket ranks share GPU 0, each with its own
 # NCCL_HOSTID, so NCCL takes them for two nodes and talks over sockets (NCCL refuses two ranks of
 # one host on one GPU), as fidelity.sh's shared-GPU cases and replay --emulate-nodes do.
-# Usage: sweeps/gpu/gpu_check.sh            (from anywhere; MPIRUN=... to choose the launcher)
+# Usage: sweeps/gpu/gpu_check.sh [TARGET]   (from anywhere; MPIRUN=... to choose the launcher;
+#        TARGET: what to build first, default all; build/bin/gpu_tests when the rest is built)
 set -u
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0   # the test machines lend no multicast objects: keep NVLink SHARP off
@@ -14,8 +15,9 @@ LOG=build/gpu_check
 mkdir -p "$LOG"
 status=0
 
-echo "== build: make -j16 all"
-if ! make -j16 all >"$LOG/build.log" 2>&1; then
+target=${1:-all}
+echo "== build: make -j16 $target"
+if ! make -j16 "$target" >"$LOG/build.log" 2>&1; then
   tail -40 "$LOG/build.log"
   echo "BUILD FAILED (full log: $LOG/build.log)"
   exit 1
