@@ -95,5 +95,16 @@ TEST_F(FidelitySummary, AMissingPhaseFailsTheSummary) {
   EXPECT_NE(r.out.find("1 missing (q7 optimizer)"), std::string::npos) << r.out;
 }
 
+// The real records of the H100 7B fidelity call (tests/fixtures/fidelity): each phase judged.
+TEST_F(FidelitySummary, TheCommittedH100RecordsAreJudgedPhaseByPhase) {
+  const fs::path records = bin_dir().parent_path().parent_path() / "tests/fixtures/fidelity";
+  const Outcome r = run("python3 " + script_ + " world1 " + records.string() + " q7");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("| 99.7 | 98.9 | 0.99 | pass | 27.5 | 28.7 | 1.04 | pass | 127.3 | 128.1 | "
+                       "1.01 | pass |"),
+            std::string::npos)
+      << r.out;
+}
+
 }  // namespace
 }  // namespace collreplay::cli_test
