@@ -73,7 +73,7 @@ void add_workload_options(CLI::App& app, WorkloadRequest& q) {
   app.add_option("--host-time", q.host_time,
                  "eager (PyTorch's host time per kernel launch, read on one H100 machine's host) "
                  "| none (a host that never holds the GPU back) | calibrate (this host's, from "
-                 "sweeps/gpu/host_time_calibrate.py) | FILE (a calibration written by it)")
+                 "sweeps/gpu/travels/host_time_calibrate.py) | FILE (a calibration written by it)")
       ->capture_default_str();
 }
 

@@ -12,7 +12,7 @@
 #       (reference default|foreach|fused|loop in one process; replay auto|adamw-foreach|
 #       adamw-fused|adamw-loop) on q05 q7 q72 mix (default: all)
 # HOST_TIME=calibrate (or a calibration file) gives replay --host-time that, instead of its eager
-# defaults (write the calibration first: python3 sweeps/gpu/host_time_calibrate.py).
+# defaults (write the calibration first: python3 sweeps/gpu/travels/host_time_calibrate.py).
 # MULTI_GPU=1 runs the multi cases with a GPU per rank (torchrun without --same-gpu; replay with
 # its ranks on their own GPUs, NVLink) on a machine with as many GPUs as ranks.
 # Needs a GPU, python3 with torch (torchrun) and `make` having built build/bin/replay. Each step

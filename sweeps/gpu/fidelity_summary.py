@@ -150,7 +150,8 @@ def collective_rows(v, c, ref_rows, rep_groups):
 
 
 def multi(out, cases, v):
-    print(f"| case | ranks | {PHASE_HEAD.replace('reference fwd+bwd', 'reference compute-only fwd+bwd')}"
+    head = PHASE_HEAD.replace("reference fwd+bwd", "reference compute-only fwd+bwd")
+    print(f"| case | ranks | {head}"
           " | reference exposed comm ms (trace) | replay | ratio | pass |")
     print("|---" * 18 + "|")
     step_ratios, exposed_ratios, detail = [], [], []
@@ -162,7 +163,8 @@ def multi(out, cases, v):
             continue
         step_ratios.append(ratio(rep.get("overlapped_ms"), ref.get("overlapped_ms")))
         exposed_ratios.append(ratio(rep.get("exposed_comm_ms"), ref.get("exposed_comm_ms")))
-        exposed = v.judge(f"{c} exposed comm", rep.get("exposed_comm_ms"), ref.get("exposed_comm_ms"))
+        exposed = v.judge(f"{c} exposed comm", rep.get("exposed_comm_ms"),
+                          ref.get("exposed_comm_ms"))
         print(f"| {c} {ref['model']} {ref.get('plan')} shard {ref.get('shard_group')} ep "
               f"{ref.get('ep', 1)} | {ref.get('world')} | "
               f"{phases(v, c, ref, rep, 'compute_only_fwd_bwd_ms')} | "
@@ -194,7 +196,8 @@ def main(argv):
     defaults = {"world1": ["q05", "q7", "q72", "mix"], "optimizers": ["q05", "q7", "q72", "mix"],
                 "multi": ["fsdp2-w2", "fsdp2-w4", "hsdp-2x2", "ddp-w2", "mix-ep2"]}
     v = Verdicts()
-    {"world1": world1, "optimizers": optimizers, "multi": multi}[mode](out, cases or defaults[mode], v)
+    run = {"world1": world1, "optimizers": optimizers, "multi": multi}[mode]
+    run(out, cases or defaults[mode], v)
     line, code = v.verdict()
     print(line)
     return code

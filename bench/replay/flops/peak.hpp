@@ -23,8 +23,9 @@ inline Peak device_peak(const std::string& device_name) {
                             "': no bf16 dense peak known, no MFU (give --peak-tflops)"};
 }
 
-// Given (--peak-tflops), the modeled GPU's, the GPU's own by its name (device_peak), or (host) the fastest rank's
-// measured sgemm. Collective over MPI_COMM_WORLD in the last case, which every rank reaches alike.
+// Given (--peak-tflops), the modeled GPU's, the GPU's own by its name (device_peak), or (host)
+// the fastest rank's measured sgemm. Collective over MPI_COMM_WORLD in the last case, which every
+// rank reaches alike.
 Peak choose_peak(const std::optional<double>& given, const RunSetup& setup, ComputeEngine& engine,
                  double timeout_s);
 

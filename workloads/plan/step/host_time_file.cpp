@@ -46,7 +46,7 @@ HostTimeSetting parse_host_time_calibration(const std::string& text, const std::
   const json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
     throw UsageError(in_file + ": not a JSON object (write it with "
-                     "sweeps/gpu/host_time_calibrate.py)");
+                     "sweeps/gpu/travels/host_time_calibrate.py)");
   HostTimeSetting s;
   s.per_launch = {figure(doc, "forward_us", in_file), figure(doc, "backward_us", in_file),
                   figure(doc, "optimizer_loop_us", in_file),
@@ -69,7 +69,7 @@ HostTimeSetting host_time_setting(const std::string& value) {
     const std::string path = find_data_file(kHostTimeCalibrationFile);
     if (path.empty())
       throw UsageError(std::string("--host-time calibrate: no calibration (") +
-                       kHostTimeCalibrationFile + "): run python3 sweeps/gpu/host_time_calibrate.py "
+                       kHostTimeCalibrationFile + "): run python3 sweeps/gpu/travels/host_time_calibrate.py "
                        "on this host (needs torch and a GPU), or give --host-time FILE or eager");
     return parse_host_time_calibration(read_file(path), path);
   }

@@ -1,6 +1,6 @@
 // --host-time as replay and project take it: eager (the defaults of host_time.hpp, said with the
 // machine they were read on), none, calibrate (the calibration this checkout's build holds,
-// gen/host_time.json, written on the run host by sweeps/gpu/host_time_calibrate.py), or the path
+// gen/host_time.json, written on the run host by sweeps/gpu/travels/host_time_calibrate.py), or the path
 // of such a calibration file. The file is a JSON object:
 //   {"record": "host_time_calibration", "host": "...", "cpu": "...", "torch": "2.11.0+cu130",
 //    "gpu": "...", "forward_us": 41.2, "backward_us": 30.5, "optimizer_loop_us": 60.1,

@@ -2,7 +2,7 @@
 `--host-time FILE`) paces a catalog model's launches by, instead of the defaults read on one H100
 machine's host (workloads/plan/step/host_time.hpp).
 
-  python3 sweeps/gpu/host_time_calibrate.py [--out build/gen/host_time.json]
+  python3 sweeps/gpu/travels/host_time_calibrate.py [--out build/gen/host_time.json]
 
 Runs the real-training reference (sweeps/gpu/reference/reference_step.py, one rank, FSDP2,
 activation checkpointing) on a short host-bound step, Qwen2.5-0.5B, 2 layers, micro-batch 1 x seq
@@ -26,7 +26,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REFERENCE = os.path.join(HERE, "reference", "reference_step.py")
+REFERENCE = os.path.join(HERE, "..", "reference", "reference_step.py")
 WORKLOAD = ["--model", "qwen2.5-0.5b", "--layers", "2", "--micro-batch", "1", "--seq", "512"]
 
 
@@ -102,7 +102,8 @@ def calibrate(steps, warmup):
 
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", default=os.path.join(HERE, "..", "..", "build", "gen", "host_time.json"),
+    p.add_argument("--out", default=os.path.join(HERE, "..", "..", "..", "build", "gen",
+                                                 "host_time.json"),
                    help="the calibration file (default: build/gen/host_time.json, where "
                         "--host-time calibrate looks)")
     p.add_argument("--steps", type=int, default=10)

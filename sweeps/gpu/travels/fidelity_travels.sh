@@ -7,13 +7,13 @@
 #      calibrate, every phase judged (fidelity_summary.py; its exit code says pass or FAIL);
 #   4. the multi_tensor kernels beside torch's at 64M and 545M elements (bandwidth.sh);
 #   5. the GPU check (gpu_check.sh: gpu_tests at 1 rank, 2 ranks over sockets sharing GPU 0).
-#   sweeps/gpu/fidelity_travels.sh OUT_DIR
+#   sweeps/gpu/travels/fidelity_travels.sh OUT_DIR
 # Writes OUT_DIR/{host_time.json, fidelity/, multi_tensor/, gpu_check.txt, summary.txt}, each
 # stage's lines appended to the summary as it ends. Exit 1 when any stage failed. The timeouts
 # add up to 570 s after the build: run it with the device call's 600 s limit on a warm machine,
 # or split it after stage 3 when the build is slow.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 out=${1:?usage: fidelity_travels.sh OUT_DIR}
 mkdir -p "$out"
 status=0
@@ -26,7 +26,7 @@ nvidia-smi -L | tee -a "$out/summary.txt"
 python3 -c "import torch; print('torch', torch.__version__)" | tee -a "$out/summary.txt"
 
 stage "host time per launch (item 1 of the issue)"
-timeout 100 python3 sweeps/gpu/host_time_calibrate.py --out build/gen/host_time.json \
+timeout 100 python3 sweeps/gpu/travels/host_time_calibrate.py --out build/gen/host_time.json \
   2>&1 | tee -a "$out/summary.txt" || status=1
 cp build/gen/host_time.json "$out/host_time.json" 2>/dev/null
 

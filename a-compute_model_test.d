@@ -1,0 +1,13 @@
+compute_model_test.o: tests/unit/replay/compute_model_test.cpp \
+ bench/compute/compute_model.hpp bench/compute/compute_engine.hpp \
+ collectives/communicator.hpp common/dtype.hpp common/errors.hpp \
+ workloads/schedule.hpp collectives/ops/collective_kind.hpp \
+ bench/compute/gpu_peaks.hpp
+bench/compute/compute_model.hpp:
+bench/compute/compute_engine.hpp:
+collectives/communicator.hpp:
+common/dtype.hpp:
+common/errors.hpp:
+workloads/schedule.hpp:
+collectives/ops/collective_kind.hpp:
+bench/compute/gpu_peaks.hpp:
