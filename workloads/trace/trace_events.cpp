@@ -312,7 +312,7 @@ void attach_collectives(std::vector<Launched>& gpu, HostPass& host, const Proces
 }  // namespace
 
 double launch_stall_cut_us(std::vector<double> launch_durs_us) {
-  if (launch_durs_us.empty()) return std::numeric_limits<double>::infinity();
+  if (launch_durs_us.empty()) return 0;
   const auto mid = launch_durs_us.begin() + static_cast<std::ptrdiff_t>(launch_durs_us.size() / 2);
   std::nth_element(launch_durs_us.begin(), mid, launch_durs_us.end());
   return kLaunchStallMedians * *mid;

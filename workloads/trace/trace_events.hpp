@@ -87,8 +87,8 @@ struct TraceEvents {
 inline constexpr double kLaunchStallMedians = 20;
 inline constexpr std::size_t kLabelChars = 64;  // sweeps/gpu/reference/trim_trace.py: LABEL_CHARS
 
-// kLaunchStallMedians x the median of `launch_durs_us` (the trace's launch calls); infinity
-// when there are none (no call is then a stall).
+// kLaunchStallMedians x the median of `launch_durs_us` (the trace's launch calls); 0 when there
+// are none: nothing to measure an ordinary call by, so every wait for the GPU counts.
 double launch_stall_cut_us(std::vector<double> launch_durs_us);
 
 // "void at::native::vectorized_elementwise_kernel<4, ...>(...)" -> "at::native::vectorized_elementwise_kernel".
