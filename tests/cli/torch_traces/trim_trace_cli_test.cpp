@@ -137,8 +137,8 @@ TEST_F(TrimTrace, ACopysLaunchIsKeptOnceAndDedupeRepairsOldFiles) {
                                   {"args", {{"correlation", 99}, {"stream", 7}}}});
   const auto memcpys = [&](const fs::path& path) {
     int n = 0;
-    for (const json& e : json::parse(slurp(path))["traceEvents"])
-      n += e.value("name", std::string()) == "cudaMemcpyAsync";
+    const json doc = json::parse(slurp(path));
+    for (const json& e : doc["traceEvents"]) n += e.value("name", std::string()) == "cudaMemcpyAsync";
     return n;
   };
   const std::string in = write("in.json", trace);
