@@ -14,6 +14,7 @@ enum ExitCode : int {
   kExitTimeout = 4,            // a collective did not finish within the watchdog timeout
   kExitTransportMismatch = 5,  // the transport asked for is not the one in use
   kExitPreflight = 6,          // preflight --strict found an unhealthy or slow rank
+  kExitNothingTested = 7,      // compare: no paired time carried samples: nothing was tested
 };
 
 // Bad input: the same on every rank, detected before any communicator exists where possible.

@@ -56,8 +56,19 @@ int run_compare(const CompareOptions& options) {
   const Gate gate{options.threshold_pct, 0.05};
   const std::vector<PairedTime> times = compare_pairs(pairing.pairs, gate);
   print_compare_table(times, gate, std::cout);
-  for (const PairedTime& t : times)
+  std::size_t tested = 0;
+  for (const PairedTime& t : times) {
     if (t.verdict == Verdict::slower) return 1;
+    tested += t.verdict != Verdict::untested;
+  }
+  // A gate that tested nothing has passed nothing: no committed results file carried samples
+  // when this exited 0 on every pair of them (issue 38).
+  if (tested == 0) {
+    std::cerr << "compare: nothing tested: none of the " << times.size()
+              << " paired times carries per-iteration samples on both sides (exit "
+              << kExitNothingTested << "): the gate passed nothing\n";
+    return kExitNothingTested;
+  }
   return 0;
 }
 

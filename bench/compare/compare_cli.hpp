@@ -2,7 +2,9 @@
 // their perf, step and unit records (records::pair_records), prints a markdown table of the
 // changes with a U test over the per-iteration samples, and answers with an exit code:
 // 0 nothing slower, 1 something slower beyond --threshold PCT at p < 0.05, 2 bad input
-// (a malformed or missing file, a record with no partner on the other side, nothing to compare).
+// (a malformed or missing file, a record with no partner on the other side, nothing to compare),
+// 7 (kExitNothingTested) nothing could be tested: no paired time carries per-iteration samples on
+// both sides, so the gate has seen no evidence either way; one line on stderr says so.
 #pragma once
 #include <CLI/CLI.hpp>
 

@@ -24,6 +24,8 @@ class ComputeEngine {
   // dependencies are issued, passing their events. False: the executor issues an op only once
   // its dependencies are done, and `after` is empty.
   virtual bool enqueues_on_device() const = 0;
+  // The device's name as its driver gives it ("NVIDIA H200"); "" for the host and the model.
+  virtual std::string device_name() const { return ""; }
   // Allocates operands big enough for every shape once, before anything is timed; returns the
   // bytes reserved. Throws UsageError when they cannot fit, naming the size.
   virtual std::uint64_t reserve(const std::vector<GemmShape>& shapes, DType dtype) = 0;

@@ -20,8 +20,13 @@ using Clock = std::chrono::steady_clock;
 // PyTorch on an H100: 2.9-3.1 of 3.35 TB/s).
 constexpr double kBandwidthEfficiency = 0.9;
 // Per-element kernels (broadcast, strided, dtype-converting operands) are bound by index
-// arithmetic: about 0.34 G elements/s per bf16 TFLOP/s of peak (340 G elements/s on an H100).
-constexpr double kGenericElementsPerTflop = 0.34e9;
+// arithmetic on the CUDA cores, so their rate follows the GPU's stated fp32 (non-tensor) peak,
+// not its tensor-core peak: elements/s = this x fp32 FLOP/s. The value keeps the 340 G elements/s
+// this model has always used for an H100 (67 TFLOP/s fp32: about 200 fp32 instructions an
+// element, the offset arithmetic of three strided operands); that rate itself is not yet measured
+// here: sweeps/gpu/multi_tensor/bandwidth.sh times the GPU engine's generic kernel and
+// torch_bandwidth.py torch's strided elementwise kernel beside it (generic rows).
+constexpr double kGenericElementsPerFp32Flop = 340e9 / 67e12;
 // No kernel takes less than its launch on the device.
 constexpr double kMinKernelMs = 0.002;
 
@@ -175,7 +180,7 @@ double modeled_kernel_ms(const KernelSlice& k, const ComputeModel& model) {
   double ms = bytes / (model.gpu.hbm_tbytes_per_s * 1e12 * kBandwidthEfficiency) * 1e3;
   if (k.kind == KernelKind::generic)
     ms = std::max(ms, static_cast<double>(k.elements) /
-                          (kGenericElementsPerTflop * model.gpu.bf16_dense_tflops) * 1e3);
+                          (kGenericElementsPerFp32Flop * model.gpu.fp32_tflops * 1e12) * 1e3);
   return std::max(ms, kMinKernelMs);
 }
 

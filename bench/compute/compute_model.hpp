@@ -22,9 +22,11 @@
 
 namespace collreplay {
 
-// GPU time is modeled at this fraction of the bf16 dense peak unless @MFU says otherwise: dense
-// training at scale reaches 40-60% (FACTS.md: 57.8% on one H200, 44.4% for FSDP=8), and
-// large single GEMMs 55-70% of peak, so one half sits in the middle of what clusters show.
+// GEMM time is modeled at this fraction of the bf16 dense peak unless @MFU says otherwise. Measured
+// (bench/RESULTS.md, "GEMM slices against plain cuBLAS", 1x H100, sweeps/measured/2026-11-23-h100):
+// Qwen2.5-7B's GEMMs at 4096 tokens run at 282-746 TFLOP/s, 29-75% of 989.4 (attention's batched
+// GEMMs 28-31%, the projections 50-75%), 8192^3 at 74%: one half sits inside that span. Stated
+// (Meta's Llama 3 paper, 16K H100s): 38-43% MFU for whole training steps at scale.
 inline constexpr double kDefaultModelMfu = 0.5;
 
 struct ComputeModel {

@@ -76,8 +76,9 @@ void add_workload_options(CLI::App& app, WorkloadRequest& q) {
                  "adamw-fused | none")
       ->capture_default_str();
   app.add_option("--host-time", q.host_time,
-                 "eager (PyTorch's host time per kernel launch) | none (a host that never holds "
-                 "the GPU back)")
+                 "eager (PyTorch's host time per kernel launch, read on one H100 machine's host) "
+                 "| none (a host that never holds the GPU back) | calibrate (this host's, from "
+                 "sweeps/gpu/travels/host_time_calibrate.py) | FILE (a calibration written by it)")
       ->capture_default_str();
 }
 

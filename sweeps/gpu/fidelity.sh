@@ -11,10 +11,13 @@
 #   sweeps/gpu/fidelity.sh OUT_DIR optimizers [model...]  world 1, each AdamW implementation
 #       (reference default|foreach|fused|loop in one process; replay auto|adamw-foreach|
 #       adamw-fused|adamw-loop) on q05 q7 q72 mix (default: all)
+# HOST_TIME=calibrate (or a calibration file) gives replay --host-time that, instead of its eager
+# defaults (write the calibration first: python3 sweeps/gpu/travels/host_time_calibrate.py).
 # MULTI_GPU=1 runs the multi cases with a GPU per rank (torchrun without --same-gpu; replay with
 # its ranks on their own GPUs, NVLink) on a machine with as many GPUs as ranks.
 # Needs a GPU, python3 with torch (torchrun) and `make` having built build/bin/replay. Each step
-# runs under `timeout`; a failed case is reported and the rest carry on (exit 1 at the end).
+# runs under `timeout`; a failed case is reported and the rest carry on. Exit 1 when a case
+# failed to run or the summary judged a phase (fwd+bwd, optimizer, step) outside 0.9-1.1 or missing.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: fidelity.sh OUT_DIR [multi|optimizers] [case...]}
@@ -70,8 +73,10 @@ reference() {
 replay() {
   local name=$1 ranks=$2
   shift 2
+  local host_time=()
+  [ -n "${HOST_TIME:-}" ] && host_time=(--host-time "$HOST_TIME")
   timeout "${REPLAY_TIMEOUT_S:-180}" mpirun --allow-run-as-root -np "$ranks" --bind-to none \
-    -x NCCL_NVLS_ENABLE build/bin/replay "$@" --out "$out/replay_$name.jsonl" \
+    -x NCCL_NVLS_ENABLE build/bin/replay "$@" "${host_time[@]}" --out "$out/replay_$name.jsonl" \
     >"$out/replay_$name.log" 2>&1 ||
     { echo "replay $name failed:"; tail -8 "$out/replay_$name.log"; status=1; }
 }
@@ -123,5 +128,7 @@ case $mode in
     done ;;
 esac
 
-python3 sweeps/gpu/fidelity_summary.py "$mode" "$out" "${cases[@]}" | tee "$out/summary_$mode.md"
+# The summary judges every phase of every row; a failing or missing one fails the run (exit 1).
+python3 sweeps/gpu/fidelity_summary.py "$mode" "$out" "${cases[@]}" | tee "$out/summary_$mode.md" ||
+  status=1
 exit $status

@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # One-call check of the GPU parts on the GPU machine: build, then gpu_tests on 1 and 2 ranks over
 # NVLink and on 2 ranks over NCCL's socket transport, then a short summary. Logs: build/gpu_check/.
-# Usage: sweeps/gpu/gpu_check.sh            (from anywhere; MPIRUN=... to choose the launcher)
+# Ranks are placed as the machine allows: with two GPUs or more each rank has its own; on one GPU
+# the NVLink run is left out (said so) and the two socket ranks share GPU 0, each with its own
+# NCCL_HOSTID, so NCCL takes them for two nodes and talks over sockets (NCCL refuses two ranks of
+# one host on one GPU), as fidelity.sh's shared-GPU cases and replay --emulate-nodes do.
+# Usage: sweeps/gpu/gpu_check.sh [TARGET]   (from anywhere; MPIRUN=... to choose the launcher;
+#        TARGET: what to build first, default all; build/bin/gpu_tests when the rest is built)
 set -u
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0   # the test machines lend no multicast objects: keep NVLink SHARP off
@@ -10,8 +15,9 @@ LOG=build/gpu_check
 mkdir -p "$LOG"
 status=0
 
-echo "== build: make -j16 all"
-if ! make -j16 all >"$LOG/build.log" 2>&1; then
+target=${1:-all}
+echo "== build: make -j16 $target"
+if ! make -j16 "$target" >"$LOG/build.log" 2>&1; then
   tail -40 "$LOG/build.log"
   echo "BUILD FAILED (full log: $LOG/build.log)"
   exit 1
@@ -23,16 +29,23 @@ if ! grep -q 'with CUDA+NCCL' "$LOG/build.log"; then
 fi
 command -v nvidia-smi >/dev/null && { nvidia-smi -L; nvidia-smi topo -m 2>/dev/null | head -5; }
 
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+echo "== GPUs visible: ${gpus:-0}"
+
 # run NAME NP FILTER [VAR=VALUE...]: gpu_tests (tests matching FILTER) under mpirun with the
-# given environment.
+# given environment. SHARED_GPU=1 before the call: each rank its own NCCL_HOSTID (one GPU).
 run() {
   local name=$1 np=$2 filter=$3
   shift 3
-  local exports=() kv
+  local exports=() kv per_rank=()
   for kv in "$@"; do exports+=(-x "$kv"); done
-  echo "== $name: $np rank(s) $*"
+  # OpenMPI gives each rank OMPI_COMM_WORLD_RANK; the host id is set from it inside the rank.
+  [ "${SHARED_GPU:-0}" = 1 ] &&
+    per_rank=(sh -c 'NCCL_HOSTID=gpu-check-rank$OMPI_COMM_WORLD_RANK exec "$0" "$@"')
+  echo "== $name: $np rank(s) $*${per_rank:+ (GPU 0 shared, an NCCL_HOSTID per rank)}"
   env "$@" $MPIRUN --allow-run-as-root -np "$np" --bind-to none -x NCCL_NVLS_ENABLE \
-    "${exports[@]}" build/bin/gpu_tests --gtest_color=no --gtest_filter="$filter" >"$LOG/$name.log" 2>&1
+    "${exports[@]}" "${per_rank[@]}" build/bin/gpu_tests --gtest_color=no \
+    --gtest_filter="$filter" >"$LOG/$name.log" 2>&1
   local rc=$?
   grep -E '^\[ (transport|gemm|engine) \]' "$LOG/$name.log" | sort -u
   grep -E '^\[  (PASSED|FAILED|SKIPPED) |^\[==========\] .* ran' "$LOG/$name.log" | grep -v '^\[  SKIPPED \] ' || true
@@ -45,7 +58,13 @@ run() {
 }
 
 run np1 1 '*'
-run np2_nvlink 2 '*' COLLREPLAY_EXPECT_TRANSPORT=nvlink
+if [ "${gpus:-0}" -ge 2 ]; then
+  run np2_nvlink 2 '*' COLLREPLAY_EXPECT_TRANSPORT=nvlink
+  SHARED_GPU=0
+else
+  echo "== np2_nvlink: left out: one GPU, no NVLink pair to test"
+  SHARED_GPU=1
+fi
 run np2_socket 2 'NcclOps.*' COLLREPLAY_EXPECT_TRANSPORT=socket NCCL_P2P_DISABLE=1 \
   NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo
 

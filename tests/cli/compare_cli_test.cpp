@@ -137,10 +137,28 @@ TEST_F(CompareCli, RecordsWithoutSamplesShowTheChangeButAreNeverJudged) {
   old_base.erase("time_samples_us");
   old_new.erase("time_samples_us");
   const Outcome o = compare(write("base.jsonl", {old_base}), write("new.jsonl", {old_new}));
-  EXPECT_EQ(o.exit_code, 0) << o.out;
+  // Nothing could be tested: not a pass (exit 7), one line on stderr saying so, the table shown.
+  EXPECT_EQ(o.exit_code, 7) << o.out;
   EXPECT_NE(row(o.out, " 1024 B").find("| +100.0% | - | 0/0 | untested |"), std::string::npos)
       << o.out;
   EXPECT_NE(o.out.find("1 not tested"), std::string::npos) << o.out;
+  EXPECT_EQ(count_lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("compare: nothing tested: none of the 1 paired times carries per-iteration "
+                       "samples on both sides (exit 7)"),
+            std::string::npos)
+      << o.err;
+}
+
+// One time tested among untested ones (a step beside its unit records): the gate has evidence.
+TEST_F(CompareCli, SomethingTestedBesideUntestedTimesIsAVerdict) {
+  json old_base = perf_record(1024, samples_around(10)), old_new = perf_record(1024, {10});
+  old_base.erase("time_samples_us");
+  old_new.erase("time_samples_us");
+  const json tested = perf_record(2048, samples_around(12));
+  const Outcome o = compare(write("base.jsonl", {old_base, tested}),
+                            write("new.jsonl", {old_new, tested}));
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_TRUE(o.err.empty()) << o.err;
 }
 
 TEST_F(CompareCli, BadInputExitsTwoWithOneLineAndNoTable) {

@@ -2,7 +2,9 @@
 // proceed blocks its caller inside NCCL, where no exception reaches it. Its call watchdog must
 // still end the rank within the timeout (plus a few polls), exit code 4, naming the op and its
 // size. The stuck rank runs in a child process (this binary, running the DISABLED_ helper
-// below as a one-rank MPI job of its own), since it ends itself.
+// below as a one-rank MPI job of its own, started by the launcher: on the torch image an MPI
+// singleton cannot start its daemon, "Unable to start a daemon on the local node"), since it
+// ends itself.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -27,7 +29,8 @@ using testing_gpu::have_gpu;
 
 constexpr double kTimeoutS = 2;
 
-// The child must not take itself for a rank of this job: drop the launcher's variables.
+// The child's launcher must not take itself for a rank of this job: drop the launcher's
+// variables.
 std::string without_launcher_environment() {
   std::string unset;
   for (char** entry = environ; *entry; ++entry) {
@@ -48,8 +51,8 @@ TEST_F(NcclBlocking, ALaunchBlockedBehindAStuckStreamEndsTheRankNamingTheOp) {
   if (ranks > 1) GTEST_SKIP() << "starts a one-rank job of its own: run with one rank";
   const auto start = std::chrono::steady_clock::now();
   const cli_test::Outcome child =
-      run(without_launcher_environment() + " " + cli_test::bin_dir().string() +
-          "/gpu_tests --gtest_also_run_disabled_tests "
+      run(without_launcher_environment() + " " + cli_test::mpirun_command() + " -np 1 " +
+          cli_test::bin_dir().string() + "/gpu_tests --gtest_also_run_disabled_tests "
           "--gtest_filter=NcclBlockingChild.DISABLED_LaunchesBehindAHeldStream");
   const double took_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

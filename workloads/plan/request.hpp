@@ -50,7 +50,7 @@ struct WorkloadRequest {
   // Where the parameters live (auto's foreach needs cuda): cuda | cpu. Not a flag: replay sets
   // cpu for a host replay (MPI backend, BLAS compute); schedules otherwise stand for GPUs.
   std::string param_device = "cuda";
-  std::string host_time = "eager";  // eager | none (workloads/plan/step/host_time.hpp)
+  std::string host_time = "eager";  // eager | none | calibrate | FILE (step/host_time_file.hpp)
   // A torch.profiler trace (or "dir/rank%d.trace.json") to import instead of building from the
   // catalog (workloads/trace/trace_import.hpp); world 0 then means the traced world.
   std::string trace;

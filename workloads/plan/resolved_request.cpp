@@ -5,6 +5,7 @@
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "workloads/plan/parallel/parallel_checks.hpp"
+#include "workloads/plan/step/host_time_file.hpp"
 
 namespace collreplay {
 namespace {
@@ -54,12 +55,9 @@ ResolvedRequest resolve_request(const WorkloadRequest& q) {
   const OptimizerChoice optimizer = request_optimizer(q);
   r.optimizer = optimizer.kind;
   r.optimizer_why = optimizer.why;
-  if (q.host_time == "eager")
-    r.host_time = kEagerHostTime;
-  else if (q.host_time == "none")
-    r.host_time = kNoHostTime;
-  else
-    throw UsageError("unknown --host-time '" + q.host_time + "' (expected eager or none)");
+  const HostTimeSetting host_time = host_time_setting(q.host_time);
+  r.host_time = host_time.per_launch;
+  r.host_time_source = host_time.source;
   if (q.experts_layout == "per-expert")
     r.stacked_experts = false;
   else if (q.experts_layout == "stacked")

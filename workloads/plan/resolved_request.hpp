@@ -38,6 +38,7 @@ struct ResolvedRequest {
   OptimizerKind optimizer = OptimizerKind::adamw_foreach;
   std::string optimizer_why;  // why --optimizer picked it (optimizer_step.hpp)
   HostTimePerLaunch host_time = kEagerHostTime;
+  std::string host_time_source = kEagerHostTimeSource;  // --host-time's figures, in words
   int layers = 0;            // decoder layers modelled
 };
 

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -136,18 +138,11 @@ std::string kernel_label(const std::string& name) {
   return label;
 }
 
-// A field of an unexpected JSON type (nlohmann throws) is bad input like any other.
-TraceEvents parse_trace(const std::string& text, const std::string& path, int step) try {
-  const std::string in_file = "trace '" + path + "'";
-  const json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded())
-    throw UsageError(in_file + ": not JSON (a torch.profiler export_chrome_trace file?)");
-  if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array())
-    throw UsageError(in_file + ": no traceEvents list");
-  const json& events = doc["traceEvents"];
-  TraceEvents out;
-  out.path = path;
-  ProcessGroups groups;
+namespace {
+
+// distributedInfo (rank, world, process groups) and the GPU's name.
+void read_header(const json& doc, const std::string& in_file, TraceEvents& out,
+                 ProcessGroups& groups) {
   if (auto info = doc.find("distributedInfo"); info != doc.end() && info->is_object()) {
     out.rank = info->value("rank", 0);
     out.world = info->value("world_size", 1);
@@ -160,47 +155,85 @@ TraceEvents parse_trace(const std::string& text, const std::string& path, int st
                      " of world " + std::to_string(out.world));
   if (auto dev = doc.find("deviceProperties"); dev != doc.end() && dev->is_array() && !dev->empty())
     out.device = (*dev)[0].value("name", "");
+}
 
+// The host time span read: ProfilerStep#`step` (the median one when step < 0), or everything.
+struct Window {
+  double from = -std::numeric_limits<double>::infinity();
+  double to = std::numeric_limits<double>::infinity();
+  bool stepped = false;
+  bool inside(double ts) const { return ts >= from && ts <= to; }
+};
+
+Window step_window(const json& events, int step, const std::string& path, TraceEvents& out) {
   const std::vector<Step> steps = profiler_steps(events);
   for (const Step& s : steps) out.steps.push_back(s.n);
-  const bool stepped = !steps.empty();
-  double from = -std::numeric_limits<double>::infinity(), to = -from;
-  if (stepped || step >= 0) {
+  Window w;
+  w.stepped = !steps.empty();
+  if (w.stepped || step >= 0) {
     const Step s = chosen_step(steps, step, path);
     out.step = s.n;
-    from = s.start_us;
-    to = s.start_us + s.dur_us;
+    w.from = s.start_us;
+    w.to = s.start_us + s.dur_us;
   }
-  auto inside = [&](double ts) { return ts >= from && ts <= to; };
+  return w;
+}
 
+// What the host events of the window hold for the GPU pass: launches by correlation, each
+// thread's record_param_comms events, and the first host event's time.
+struct HostPass {
   std::map<std::int64_t, const json*> launches;
   std::map<std::int64_t, std::vector<std::pair<double, const json*>>> comms;  // per thread
-  double first_host = std::numeric_limits<double>::infinity();
+  double first_host_us = std::numeric_limits<double>::infinity();
+};
+
+// The launch calls that returned late: over the trace's own cut (launch_stall_cut_us).
+void keep_stalls(const std::vector<HostSpan>& launch_calls, TraceEvents& out) {
+  std::vector<double> durs;
+  for (const HostSpan& s : launch_calls) durs.push_back(s.end_us - s.start_us);
+  out.launch_stall_us = launch_stall_cut_us(durs);
+  for (const HostSpan& s : launch_calls)
+    if (s.end_us - s.start_us > out.launch_stall_us) out.launch_stalls.push_back(s);
+}
+
+HostPass read_host(const json& events, const Window& window, TraceEvents& out) {
+  HostPass pass;
+  std::vector<HostSpan> launch_calls;
+  // A host call written twice (a trace trimmed before trim_trace.py kept each call once) is
+  // one call: counted twice it would double a wait.
+  std::set<std::tuple<std::string, std::string, double, double, std::int64_t>> seen;
   for (const json& e : events) {
     if (!e.is_object() || e.value("ph", "") != "X") continue;
     const std::string cat = e.value("cat", ""), name = e.value("name", "");
     const double ts = e.value("ts", 0.0), dur = e.value("dur", 0.0);
-    if (!is_host(cat) || !inside(ts)) continue;
-    first_host = std::min(first_host, ts);
+    if (!is_host(cat) || !window.inside(ts)) continue;
+    pass.first_host_us = std::min(pass.first_host_us, ts);
     const json* args = e.contains("args") && e["args"].is_object() ? &e["args"] : nullptr;
     if (is_launcher(cat) && args && args->contains("correlation"))
-      launches[(*args)["correlation"].get<std::int64_t>()] = &e;
+      pass.launches[(*args)["correlation"].get<std::int64_t>()] = &e;
+    if (is_launcher(cat) && !seen.emplace(cat, name, ts, dur, e.value("tid", std::int64_t{0})).second)
+      continue;
     if (blocks_on_gpu(cat, name))
       out.host_waits.push_back({ts, ts + dur});
-    else if (is_launch(cat, name) && dur > kLaunchStallUs)
-      out.launch_stalls.push_back({ts, ts + dur});
+    else if (is_launch(cat, name))
+      launch_calls.push_back({ts, ts + dur});
     if (cat == "user_annotation" && name.rfind("Optimizer.step", 0) == 0)
       out.optimizer.push_back({ts, ts + dur});
     if (cat != "cpu_op" || !args) continue;
     if (name == "record_param_comms" && args->contains("Collective name"))
-      comms[e.value("tid", std::int64_t{0})].emplace_back(ts, args);
+      pass.comms[e.value("tid", std::int64_t{0})].emplace_back(ts, args);
     if (args->contains("Input Dims") && (*args)["Input Dims"].is_array()) {
       out.has_shapes = true;
       if (counts_flops(name)) out.shaped_ops.push_back(shaped_op(e, *args));
     }
   }
-  out.step_start_us = stepped ? from : first_host;
+  keep_stalls(launch_calls, out);
+  return pass;
+}
 
+// Every piece of GPU work launched in the window, with its launch, in launch order.
+std::vector<Launched> read_gpu(const json& events, const HostPass& host, const Window& window,
+                               const std::string& in_file) {
   std::vector<Launched> gpu;
   for (const json& e : events) {
     if (!e.is_object() || e.value("ph", "") != "X" || !is_gpu_work(e.value("cat", ""))) continue;
@@ -214,11 +247,12 @@ TraceEvents parse_trace(const std::string& text, const std::string& path, int st
     w.dur_us = e.value("dur", 0.0);
     w.stream = args.value("stream", e.value("tid", std::int64_t{0}));
     w.correlation = args.value("correlation", std::int64_t{-1});
-    auto launch = launches.find(w.correlation);
-    if (launch == launches.end()) {
+    auto launch = host.launches.find(w.correlation);
+    if (launch == host.launches.end()) {
       // Launched in another profiler step, or before the profiler started (still running when
       // it did, ahead of every host event).
-      if (stepped || (std::isfinite(first_host) && w.start_us < first_host)) continue;
+      if (window.stepped || (std::isfinite(host.first_host_us) && w.start_us < host.first_host_us))
+        continue;
       throw UsageError(in_file + ": GPU kernel '" + w.label + "'" + at_ts(w.start_us) +
                        " has no launch (no cuda_runtime event with correlation " +
                        std::to_string(w.correlation) + ")");
@@ -229,16 +263,16 @@ TraceEvents parse_trace(const std::string& text, const std::string& path, int st
     l.nccl = args.contains("Collective name") || name.find("nccl") != std::string::npos;
     gpu.push_back(std::move(l));
   }
-  if (gpu.empty())
-    throw UsageError(in_file + ": no GPU kernels" +
-                     (stepped ? " in ProfilerStep#" + std::to_string(out.step) : "") +
-                     " (profile with ProfilerActivity.CUDA)");
   std::sort(gpu.begin(), gpu.end(), [](const Launched& a, const Launched& b) {
     return a.work.launch_us != b.work.launch_us ? a.work.launch_us < b.work.launch_us
                                                 : a.work.correlation < b.work.correlation;
   });
+  return gpu;
+}
 
-  // Each NCCL launch takes the record_param_comms events its thread recorded since the previous.
+// Each NCCL launch takes the record_param_comms events its thread recorded since the previous.
+void attach_collectives(std::vector<Launched>& gpu, HostPass& host, const ProcessGroups& groups,
+                        double from, const std::string& in_file, int world) {
   std::map<std::int64_t, double> last_nccl_us;
   for (Launched& l : gpu) {
     if (!l.nccl) continue;
@@ -248,15 +282,15 @@ TraceEvents parse_trace(const std::string& text, const std::string& path, int st
     const double after = since == last_nccl_us.end() ? from : since->second;
     last_nccl_us[w.launch_tid] = w.launch_us;
     std::vector<TraceCollective> calls;
-    for (const auto& [ts, args] : comms[w.launch_tid])
+    for (const auto& [ts, args] : host.comms[w.launch_tid])
       if (ts > after && ts <= w.launch_us &&
           !launches_nothing(args->value("Collective name", ""))) {
         TraceCollective c =
-            comm_fields(*args, where + " (record_param_comms" + at_ts(ts) + ")", groups, out.world);
+            comm_fields(*args, where + " (record_param_comms" + at_ts(ts) + ")", groups, world);
         if (!is_coalesced_name(c.name)) calls.push_back(std::move(c));
       }
     if (l.args && l.args->contains("Collective name")) {
-      w.collective = comm_fields(*l.args, where, groups, out.world);
+      w.collective = comm_fields(*l.args, where, groups, world);
       // torch 2.11 writes "Rank" (a broadcast's root, a p2p peer) on the host event only.
       for (const TraceCollective& c : calls)
         if (c.name == w.collective->name) {
@@ -266,13 +300,46 @@ TraceEvents parse_trace(const std::string& text, const std::string& path, int st
     } else if (!calls.empty())
       w.collective = calls.back();  // the fields only on the host events
     else
-      w.collective = comm_fields(json::object(), where, groups, out.world);
+      w.collective = comm_fields(json::object(), where, groups, world);
     const bool all_p2p = std::all_of(calls.begin(), calls.end(),
                                      [](const TraceCollective& c) { return is_p2p(c.name); });
     const std::string& name = w.collective->name;
     if (calls.size() >= 2 && (is_coalesced_name(name) || (all_p2p && is_p2p(name))))
       w.parts = std::move(calls);
   }
+}
+
+}  // namespace
+
+double launch_stall_cut_us(std::vector<double> launch_durs_us) {
+  if (launch_durs_us.empty()) return 0;
+  const auto mid = launch_durs_us.begin() + static_cast<std::ptrdiff_t>(launch_durs_us.size() / 2);
+  std::nth_element(launch_durs_us.begin(), mid, launch_durs_us.end());
+  return kLaunchStallMedians * *mid;
+}
+
+// A field of an unexpected JSON type (nlohmann throws) is bad input like any other.
+TraceEvents parse_trace(const std::string& text, const std::string& path, int step) try {
+  const std::string in_file = "trace '" + path + "'";
+  const json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded())
+    throw UsageError(in_file + ": not JSON (a torch.profiler export_chrome_trace file?)");
+  if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array())
+    throw UsageError(in_file + ": no traceEvents list");
+  const json& events = doc["traceEvents"];
+  TraceEvents out;
+  out.path = path;
+  ProcessGroups groups;
+  read_header(doc, in_file, out, groups);
+  const Window window = step_window(events, step, path, out);
+  HostPass host = read_host(events, window, out);
+  out.step_start_us = window.stepped ? window.from : host.first_host_us;
+  std::vector<Launched> gpu = read_gpu(events, host, window, in_file);
+  if (gpu.empty())
+    throw UsageError(in_file + ": no GPU kernels" +
+                     (window.stepped ? " in ProfilerStep#" + std::to_string(out.step) : "") +
+                     " (profile with ProfilerActivity.CUDA)");
+  attach_collectives(gpu, host, groups, window.from, in_file, out.world);
   out.gpu.reserve(gpu.size());
   for (Launched& l : gpu) out.gpu.push_back(std::move(l.work));
   return out;

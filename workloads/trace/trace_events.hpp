@@ -62,18 +62,34 @@ struct TraceEvents {
   std::vector<int> steps;    // every ProfilerStep#N of the trace, by start
   std::vector<GpuWork> gpu;  // in launch order
   std::vector<HostSpan> host_waits;  // host calls that block on the GPU (synchronize, cudaMemcpy)
-  // Launches that returned late (over kLaunchStallUs): the GPU's launch queue was full, the GPU
+  // Launches that returned late (over launch_stall_us): the GPU's launch queue was full, the GPU
   // far behind the host (a stage waiting on a recv while its host queues the backward). Time
   // the host waited, not its own; not a sync either: the host went on as soon as there was room.
   std::vector<HostSpan> launch_stalls;
+  // This trace's cut between an ordinary host call and one that waited on the GPU
+  // (launch_stall_cut_us of its launch calls): a launch over it stalled; a synchronize or
+  // cudaMemcpyAsync no longer than it only queued (trace_schedule.cpp).
+  double launch_stall_us = 0;
   std::vector<HostSpan> optimizer;   // "Optimizer.step#..." annotations
   bool has_shapes = false;           // some host op carries "Input Dims" (record_shapes)
   std::vector<ShapedOp> shaped_ops;  // the step's GEMM and attention ops with their shapes
 };
 
-// A launch call under the profiler returns in tens of microseconds.
-inline constexpr double kLaunchStallUs = 50;
+// A host call that launches GPU work returns in a time set by the host (its CPU, its load, the
+// profiler), so the cut between an ordinary launch and one that waited on a full launch queue is
+// a multiple of the trace's own median launch, not a fixed time. Measured on the 17 committed
+// fixtures (sweeps/gpu/traces/launch_gaps.py; bench/RESULTS.md, "Launch stalls and GPU gaps"):
+// median launches of 6.3-12.4 us; ordinary launches reach 12.3x their trace's median (q05_small
+// rank 1: 142 us); the pipeline's second stage, whose host queues the backward while its GPU waits
+// on a recv, has launches at 10.5-16x (107-164 us), then none until 35x (361 us) and up; the
+// shortest stall elsewhere is 41x (hsdp rank 2: 332 us). 20x lies in the empty span 16-35x. The
+// former fixed 50 us cut took ordinary launches of 50-78 us, present in 13 of the 17, for stalls.
+inline constexpr double kLaunchStallMedians = 20;
 inline constexpr std::size_t kLabelChars = 64;  // sweeps/gpu/reference/trim_trace.py: LABEL_CHARS
+
+// kLaunchStallMedians x the median of `launch_durs_us` (the trace's launch calls); 0 when there
+// are none: nothing to measure an ordinary call by, so every wait for the GPU counts.
+double launch_stall_cut_us(std::vector<double> launch_durs_us);
 
 // "void at::native::vectorized_elementwise_kernel<4, ...>(...)" -> "at::native::vectorized_elementwise_kernel".
 std::string kernel_label(const std::string& name);

@@ -48,7 +48,8 @@ void refuse_rank_bound(const Schedule& s, const std::string& path) {
 
 TraceImport import_trace(const WorkloadRequest& request) {
   if (request.host_time != "eager" && request.host_time != "none")
-    throw UsageError("unknown --host-time '" + request.host_time + "' (expected eager or none)");
+    throw UsageError("--host-time '" + request.host_time + "' with --trace: expected eager (the "
+                     "trace's own host time) or none; a calibration is for catalog models");
   if (request.micro_batch < 1 || request.seq < 1 || request.micro_batches < 1)
     throw UsageError("--micro-batch, --seq and --micro-batches must be positive");
   const TraceSource source = trace_source(request.trace, request.rank);

@@ -50,7 +50,7 @@ class Converter {
       // for the previous one's work (queued_us), not for its own.
       for (; next_wait < waits.size() && waits[next_wait].end_us <= w.launch_us; ++next_wait)
         if (std::isfinite(last_launch_us) && waits[next_wait].start_us >= last_launch_us &&
-            waits[next_wait].end_us - waits[next_wait].start_us > kWaitSlackUs)
+            waits[next_wait].end_us - waits[next_wait].start_us > trace_.launch_stall_us)
           add_host_sync(waits[next_wait], phase_of(w));
       last_launch_us = w.launch_us;
       if (w.collective) {
@@ -119,11 +119,11 @@ class Converter {
   // The collective this kernel's stream stood waiting for, or -1.
   int waited_for(const GpuWork& w) const {
     auto last = stream_end_us_.find(w.stream);
-    if (last != stream_end_us_.end() && w.start_us - last->second <= kWaitSlackUs) return -1;
+    if (last != stream_end_us_.end() && w.start_us - last->second <= kWaitGapUs) return -1;
     int best = -1;
     double best_end = 0;
     for (const auto& [op, end_us] : collective_end_us_)
-      if (end_us <= w.start_us && w.start_us - end_us <= kWaitSlackUs && end_us >= best_end) {
+      if (end_us <= w.start_us && w.start_us - end_us <= kWaitGapUs && end_us >= best_end) {
         best = op;
         best_end = end_us;
       }

@@ -4,7 +4,7 @@
 // spent issuing them; and the waits between the two, as the trace shows them:
 //   - a collective waits for the compute issued before it (FSDP records its copy-in and
 //     reduce-scatter input on the compute stream before the collective's stream takes them);
-//   - compute waits for a collective when its kernel started on the GPU within kWaitSlackUs of
+//   - compute waits for a collective when its kernel started on the GPU within kWaitGapUs of
 //     the collective's end after its stream had stood idle: the stream was held by that event.
 //     A new compute op starts there, depending on the collective;
 //   - a collective waits for another the same way (HSDP's all-reduce on its own stream after the
@@ -22,7 +22,13 @@
 
 namespace collreplay::trace {
 
-inline constexpr double kWaitSlackUs = 50;
+// A GPU gap, not a host call: how soon after a collective's kernel ends a kernel held by it
+// starts on another stream. Measured on the committed fixtures (sweeps/gpu/traces/launch_gaps.py,
+// bench/RESULTS.md "Launch stalls and GPU gaps"): compute kernels queued on an idle stream start
+// 1.0-12.4 us after the collective that released them (the event's latency), or 36-45 us after
+// an all-gather whose copy-out ran first on its own stream (FSDP2); the next gaps are 64 us and
+// more. The cut clears the first two groups. Host calls have their own rule (kLaunchStallMedians).
+inline constexpr double kWaitGapUs = 50;
 
 struct TraceImport {
   Schedule schedule;

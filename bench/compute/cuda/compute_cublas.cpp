@@ -86,6 +86,7 @@ class CublasEngine final : public ComputeEngine {
   }
 
   bool enqueues_on_device() const override { return true; }
+  std::string device_name() const override { return device_name_; }
 
   std::uint64_t reserve(const std::vector<GemmShape>& shapes, DType dtype) override {
     std::uint64_t a = a_elements_, b = b_elements_, c = c_elements_;

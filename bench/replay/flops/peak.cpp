@@ -14,7 +14,7 @@ Peak choose_peak(const std::optional<double>& given, const RunSetup& setup, Comp
   if (setup.compute_model)
     return {setup.compute_model->gpu.bf16_dense_tflops,
             "modeled " + std::string(setup.compute_model->gpu.name) + " bf16 dense"};
-  if (engine.enqueues_on_device()) return {kGpuPeakTflops, "H100/H200 bf16 dense default"};
+  if (engine.enqueues_on_device()) return device_peak(engine.device_name());
   // One rank of a node at a time: ranks probing together share the cores and see a fraction.
   MPI_Comm node = MPI_COMM_NULL;
   MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));

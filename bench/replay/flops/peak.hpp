@@ -4,19 +4,28 @@
 #include <string>
 
 #include "bench/compute/compute_engine.hpp"
+#include "bench/compute/gpu_peaks.hpp"
 #include "bench/flags/run_flags.hpp"
 
 namespace collreplay {
-
-inline constexpr double kGpuPeakTflops = 989;  // H100 / H200 SXM, bf16 dense
 
 struct Peak {
   std::optional<double> tflops;
   std::string source;
 };
 
-// Given (--peak-tflops), the modeled GPU's, the GPU default, or (host) the fastest rank's
-// measured sgemm. Collective over MPI_COMM_WORLD in the last case, which every rank reaches alike.
+// The GPU's own dense bf16 peak, by the name its driver gives it (gpu_peaks.hpp); none, said so,
+// for a GPU not listed: MFU once divided by 989 TFLOP/s whatever the device.
+inline Peak device_peak(const std::string& device_name) {
+  if (const std::optional<double> tflops = device_bf16_dense_tflops(device_name))
+    return {tflops, device_name + " bf16 dense (datasheet)"};
+  return {std::nullopt, "unknown GPU '" + device_name +
+                            "': no bf16 dense peak known, no MFU (give --peak-tflops)"};
+}
+
+// Given (--peak-tflops), the modeled GPU's, the GPU's own by its name (device_peak), or (host)
+// the fastest rank's measured sgemm. Collective over MPI_COMM_WORLD in the last case, which every
+// rank reaches alike.
 Peak choose_peak(const std::optional<double>& given, const RunSetup& setup, ComputeEngine& engine,
                  double timeout_s);
 

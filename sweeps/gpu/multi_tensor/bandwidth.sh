@@ -1,34 +1,42 @@
 #!/usr/bin/env bash
 # The memory bandwidth replay's GPU engine reaches with torch's multi_tensor_apply walk
 # (KernelKind::multi_tensor: foreach ops, fused AdamW) next to its plain streaming kernel
-# (KernelKind::vector) moving the same bytes: a one-rank schedule of compute ops holding one
-# kernel slice each, replayed on the GPU; each op's compute-only median time gives its GB/s.
-# torch's _fused_adamw_ reaches about 58% of an H100's HBM peak (issue 29): the fused rows here
-# should sit near that, the vector rows well above; torch_bandwidth.py beside this file times
-# torch's own kernels on the same sizes.
-#   sweeps/gpu/multi_tensor/bandwidth.sh [OUT_DIR]     (default results/multi_tensor_bw)
+# (KernelKind::vector) moving the same bytes, and its per-element-index kernel
+# (KernelKind::generic) on a strided read: a one-rank schedule of compute ops holding one kernel
+# slice each, replayed on the GPU; each op's compute-only median time gives its GB/s. Where torch
+# is importable, torch_bandwidth.py beside this file times torch's own kernels on the same sizes,
+# and the closing table puts the two side by side: collreplay ms, torch ms, ratio (collreplay /
+# torch; the goal, issue 38: within 1.1 for every op at every size).
+#   sweeps/gpu/multi_tensor/bandwidth.sh [OUT_DIR [ELEMENTS...]]
+# OUT_DIR default results/multi_tensor_bw; ELEMENTS per tensor list, default 67108864 (64M, a
+# rank's shard of a ~1B-parameter model) and 544997376 (545M: Qwen2.5-7B's embedding).
 # Needs build/bin/replay built with CUDA (make -j16 build/bin/replay) and one visible GPU.
-# Writes OUT_DIR/schedule.json and OUT_DIR/records.jsonl; prints a row per op.
+# Writes OUT_DIR/schedule_<N>.json, records_<N>.jsonl, torch_rows.jsonl and side_by_side.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 out=${1:-$root/results/multi_tensor_bw}
+shift || true
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(67108864 544997376)
 mkdir -p "$out"
 
-python3 - "$out/schedule.json" <<'EOF'
+for n in "${sizes[@]}"; do
+  python3 - "$out/schedule_$n.json" "$n" <<'PY'
 import json, sys
 
-# A rank's shard of a ~1B-parameter model: 64M elements per tensor list.
-elements = 64 << 20
+elements = int(sys.argv[2])
 chunks_per_launch = 320 * 65536
-cases = [  # name, bytes of one element, lists read, lists written
-    ("fused_adamw.bf16", 2, 4, 3),
-    ("fused_adamw.fp32", 4, 4, 3),
-    ("foreach_mul_.bf16", 2, 1, 1),
-    ("foreach_addcdiv_.bf16", 2, 3, 1),
+cases = [  # name, bytes of one element, lists read, lists written, kinds
+    ("fused_adamw.bf16", 2, 4, 3, ("multi_tensor", "vector")),
+    ("fused_adamw.fp32", 4, 4, 3, ("multi_tensor", "vector")),
+    ("foreach_mul_.bf16", 2, 1, 1, ("multi_tensor", "vector")),
+    ("foreach_addcdiv_.bf16", 2, 3, 1, ("multi_tensor", "vector")),
+    # torch's strided_mul: every other element of twice the elements read, the rest written.
+    ("strided_mul.bf16", 2, 2, 1, ("generic",)),
 ]
 ops = []
-for name, element_bytes, reads, writes in cases:
-    for kind in ("multi_tensor", "vector"):
+for name, element_bytes, reads, writes, kinds in cases:
+    for kind in kinds:
         kernel = {"kind": kind, "label": f"{name} {kind}", "at": 0,
                   "launches": -(-elements // chunks_per_launch) if kind == "multi_tensor" else 1,
                   "elements": elements,
@@ -52,21 +60,48 @@ schedule = {"schema": "collreplay.schedule", "version": 5, "model": "multi_tenso
             "moe": [], "ops": ops}
 with open(sys.argv[1], "w") as f:
     json.dump(schedule, f, indent=1)
-EOF
+PY
+  rm -f "$out/records_$n.jsonl"
+  "$root/build/bin/replay" --schedule "$out/schedule_$n.json" --steps 10 --host-time none \
+    --out "$out/records_$n.jsonl" >"$out/replay_$n.log" 2>&1 ||
+    { echo "replay at $n elements failed:"; tail -5 "$out/replay_$n.log"; exit 1; }
+done
 
-rm -f "$out/records.jsonl"
-"$root/build/bin/replay" --schedule "$out/schedule.json" --steps 10 --host-time none \
-  --out "$out/records.jsonl"
+rm -f "$out/torch_rows.jsonl"
+if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  python3 "$root/sweeps/gpu/multi_tensor/torch_bandwidth.py" "$out" "${sizes[@]}"
+else
+  echo "torch with CUDA is not importable here: the collreplay column alone"
+fi
 
-python3 - "$out/records.jsonl" <<'EOF'
-import json, sys
+python3 - "$out" "${sizes[@]}" <<'PY' | tee "$out/side_by_side.md"
+import json, os, sys
 
-print(f"{'op':34} {'bytes':>12} {'median_ms':>10} {'GB/s':>8}")
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if r.get("record") != "op" or r.get("stream") != "compute":
-        continue
-    ms = r["compute_only_ms"]["median"]
-    gbps = r["kernel_bytes"] / (ms * 1e6) if ms > 0 else 0
-    print(f"{r['name']:34} {r['kernel_bytes']:12d} {ms:10.3f} {gbps:8.0f}")
-EOF
+out, sizes = sys.argv[1], [int(n) for n in sys.argv[2:]]
+torch_ms = {}
+if os.path.exists(os.path.join(out, "torch_rows.jsonl")):
+    for line in open(os.path.join(out, "torch_rows.jsonl")):
+        r = json.loads(line)
+        torch_ms[(r["op"], r["elements"])] = r["ms"]
+print("| op | kernel | elements | bytes | collreplay ms | GB/s | torch ms | GB/s | ratio |")
+print("|---|---|---|---|---|---|---|---|---|")
+worst = None
+for n in sizes:
+    for line in open(os.path.join(out, f"records_{n}.jsonl")):
+        r = json.loads(line)
+        if r.get("record") != "op" or r.get("stream") != "compute":
+            continue
+        op, kind = r["name"].rsplit(".", 1)
+        ms, nbytes = r["compute_only_ms"]["median"], r["kernel_bytes"]
+        t = torch_ms.get((op, n))
+        ratio = ms / t if t and kind != "vector" else None
+        if ratio is not None:
+            worst = max(worst or 0, ratio)
+        gbps = lambda x: f"{nbytes / (x * 1e6):.0f}" if x else "-"
+        print(f"| {op} | {kind} | {n:,} | {nbytes:,} | {ms:.3f} | {gbps(ms)} | "
+              f"{'-' if t is None else f'{t:.3f}'} | {gbps(t)} | "
+              f"{'-' if ratio is None else f'{ratio:.2f}'} |")
+if worst is not None:
+    print(f"\nworst collreplay / torch over the multi_tensor and generic rows: {worst:.2f} "
+          f"({'within' if worst <= 1.1 else 'OUTSIDE'} the 1.1 goal)")
+PY

@@ -36,8 +36,10 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 EXIT_USAGE = 2
-# Dense bf16 peaks (TFLOP/s), as bench/compute/gpu_peaks.hpp lists them.
-PEAKS = {"H100": 989.4, "H200": 989.4, "A100": 312.0, "B200": 2250.0}
+# Dense bf16 peaks (TFLOP/s) by what the GPU's name contains, first match, as
+# bench/compute/gpu_peaks.hpp (kDevicePeaks) lists them; a GPU not listed has no MFU.
+PEAKS = {"H100 PCIe": 756.0, "H100 NVL": 835.5, "H200 NVL": 835.5, "H100": 989.4, "H200": 989.4,
+         "A100": 312.0, "B200": 2250.0}
 
 
 def parse_args(argv):

@@ -20,6 +20,8 @@ The result is still a Chrome trace and imports to the same schedule as the untri
   python3 sweeps/gpu/reference/trim_trace.py [--steps N | --step N ...] IN OUT
   python3 sweeps/gpu/reference/trim_trace.py [--steps N] --ranks OUT_DIR IN...
   python3 sweeps/gpu/reference/trim_trace.py --list IN...
+  python3 sweeps/gpu/reference/trim_trace.py --dedupe IN...   (a trace trimmed before each host
+      call was kept once: rewritten in place, each call once)
 Steps are ProfilerStep#N spans of the host, whatever their category (torch writes them as
 user_annotation or cpu_op), kept in the output as user_annotation. By default the last --steps
 steps that launched GPU work (the schedule's last ProfilerStep can be an empty span); --step picks
@@ -149,6 +151,7 @@ def trim(trace, steps=1, numbers=None):
         return windows is None or any(lo <= ts <= hi for lo, hi in windows)
 
     launches = launches_by_correlation(events)
+    launched = set()
     kept = [dict(copy(e, {}), cat="user_annotation") for e in events
             if e.get("name") in {f"ProfilerStep#{n}" for n in kept_steps}
             and not e.get("cat", "").startswith("gpu_")]
@@ -164,8 +167,13 @@ def trim(trace, steps=1, numbers=None):
         else:
             keep = {k: args[k] for k in GPU_KEYS if k in args}
         kept.append(dict(copy(e, keep), name=label(e["name"])))
-        kept.append(copy(launch, {k: launch["args"][k] for k in GPU_KEYS if k in launch["args"]}))
-    host = [e for e in events if e.get("cat") in HOST_CATS and inside(e["ts"])]
+        if id(launch) not in launched:  # a launch of several GPU events (a graph) is one call
+            launched.add(id(launch))
+            kept.append(copy(launch, {k: launch["args"][k] for k in GPU_KEYS if k in launch["args"]}))
+    # A launch is kept above once: a cudaMemcpyAsync that launched a copy is also a host wait,
+    # and was once kept twice (the importer counted each such wait twice).
+    host = [e for e in events if e.get("cat") in HOST_CATS and inside(e["ts"])
+            and id(e) not in launched]
     firsts = set()
     for lo, hi in windows or [(float("-inf"), float("inf"))]:
         first = min((e for e in host if lo <= e["ts"] <= hi), key=lambda e: e["ts"], default=None)
@@ -192,6 +200,26 @@ def trim(trace, steps=1, numbers=None):
              and e.get("name") in ("process_name", "thread_name", "process_sort_index")]
     out["traceEvents"] = names + sorted(kept, key=lambda e: e["ts"])
     return out
+
+
+def dedupe(trace):
+    """A trimmed trace with each host call once: files trimmed before the fix above hold every
+    GPU-launching cudaMemcpyAsync twice, once with its correlation and once bare. Returns how many
+    repeats it dropped."""
+    def key(e):
+        return (e.get("cat"), e.get("name"), e.get("ts"), e.get("dur"), e.get("pid"), e.get("tid"))
+    events = trace["traceEvents"]
+    with_args = {key(e) for e in events if e.get("ph") == "X" and e.get("args")}
+    seen, kept = set(), []
+    for e in events:
+        k = key(e)
+        if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver") and (
+                k in seen or (not e.get("args") and k in with_args)):
+            continue
+        seen.add(k)
+        kept.append(e)
+    trace["traceEvents"] = kept
+    return len(events) - len(kept)
 
 
 def read_trace(path):
@@ -288,6 +316,8 @@ def main(argv):
     p.add_argument("--ranks", metavar="OUT_DIR", default="",
                    help="trim the per-rank traces of one job over the same steps into OUT_DIR")
     p.add_argument("--list", action="store_true", help="print each trace's steps")
+    p.add_argument("--dedupe", action="store_true",
+                   help="rewrite each trimmed IN in place with each host call once")
     p.add_argument("paths", nargs="+", metavar="IN [OUT]")
     try:
         a = p.parse_intermixed_args(argv[1:])
@@ -298,6 +328,14 @@ def main(argv):
             raise ValueError("--steps must be positive")
         if a.list:
             list_steps(a.paths)
+            return 0
+        if a.dedupe:
+            for path in a.paths:
+                trace = readable(path)
+                dropped = dedupe(trace)
+                if dropped:
+                    write_trace(path, trace)
+                print(f"{path}: {dropped} repeated host calls dropped")
             return 0
         if a.ranks:
             if a.step:

@@ -1,10 +1,12 @@
 """The closing table of sweeps/gpu/traces/trace_fixtures.sh: per job, the traced step (what
 `replay --dry-run --trace` reports, the slowest rank's), the replayed step (replay's overlapped
 step), replayed / traced and pass when that is within 0.9-1.1; beside them the job's unprofiled
-step (traced_jobs.py's own timing: the profiler slows the host) and the fixture's files. Printed
-and written, with the commands the run made, to OUT_DIR/summary.md.
+step (traced_jobs.py's own timing: the profiler slows the host), replayed / unprofiled and pass
+when that is within 0.9-1.1 too, and the fixture's files. Printed and written, with the commands
+the run made, to OUT_DIR/summary.md.
   python3 sweeps/gpu/traces/fixtures_table.py OUT_DIR JOB...
-Exit 1 when a job has no traced or replayed step or misses the band."""
+Exit 1 when a job has no traced or replayed step or misses either band (against the unprofiled
+step where the job's record holds one: a replay of a committed fixture has none)."""
 
 import json
 import os
@@ -57,14 +59,21 @@ def gpus(rec):
     return "GPU 0 shared" if rec["same_gpu"] else "one per rank"
 
 
+def judged(ratio):
+    if ratio is None:
+        return "missing"
+    return "pass" if BAND[0] <= ratio <= BAND[1] else "FAIL"
+
+
 def fmt(x):
     return "-" if x is None else f"{x:.1f}"
 
 
 def table(out, jobs):
     rows = ["| job | ranks | micro-batch x seq (x micro-batches) | traced step ms | replayed step ms "
-            "| replayed / traced | pass (0.9-1.1) | unprofiled step ms | GPUs | fixture |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+            "| replayed / traced | pass (0.9-1.1) | unprofiled step ms | replayed / unprofiled | "
+            "pass (0.9-1.1) | GPUs | fixture |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     ok = True
     for job in jobs:
         rec = job_record(os.path.join(out, "raw", f"{job}.json"))
@@ -72,15 +81,21 @@ def table(out, jobs):
         r = step(os.path.join(out, "raw", f"{job}_replay.jsonl"))
         rep = r["overlapped_ms"] if r else None
         ratio = rep / t if rep and t else None
-        passed = ratio is not None and BAND[0] <= ratio <= BAND[1]
-        ok = ok and passed
-        verdict = "pass" if passed else ("FAIL" if ratio is not None else "missing")
+        verdict = judged(ratio)
+        # The profiler slows the host: a replay that follows the trace can still miss the job as
+        # it runs unprofiled (the MoE fixture: 0.97 of its traced step, 1.26x its unprofiled one).
+        unprofiled = rec.get("unprofiled_step_ms")
+        to_unprofiled = rep / unprofiled if rep and unprofiled else None
+        verdict_unprofiled = judged(to_unprofiled) if unprofiled else "not recorded"
+        ok = ok and verdict == "pass" and verdict_unprofiled in ("pass", "not recorded")
         shape = f"{rec.get('micro_batch', '-')} x {rec.get('seq', '-')}"
         if rec.get("micro_batches", 1) > 1 and job == "pipeline":
             shape += f" x {rec['micro_batches']}"
         rows.append(f"| {job} | {rec.get('ranks', '-')} | {shape} | {fmt(t)} | {fmt(rep)} | "
                     f"{'-' if ratio is None else f'{ratio:.2f}'} | {verdict} | "
-                    f"{fmt(rec.get('unprofiled_step_ms'))} | {gpus(rec)} | "
+                    f"{fmt(unprofiled)} | "
+                    f"{'-' if to_unprofiled is None else f'{to_unprofiled:.2f}'} | "
+                    f"{verdict_unprofiled} | {gpus(rec)} | "
                     f"{fixture_files(fixture_folder(out, job))} |")
     return rows, ok
 
@@ -92,6 +107,9 @@ def main(argv):
     out, jobs = argv[1], argv[2:]
     rows, ok = table(out, jobs)
     print("\n".join(rows))
+    print("\nverdict: pass: every job within 0.9-1.1 of its traced step and of its unprofiled "
+          "step where recorded" if ok else "\nverdict: FAIL: a job is missing or outside 0.9-1.1 "
+          "of its traced or unprofiled step")
     first = next((job_record(os.path.join(out, "raw", f"{j}.json")) for j in jobs
                   if os.path.exists(os.path.join(out, "raw", f"{j}.json"))), {})
     commands = os.path.join(out, "commands.sh")

@@ -124,6 +124,41 @@ TEST_F(TrimTrace, DifferentCollectivesAcrossRanksAreSaid) {
       << r.out;
 }
 
+// A copy launched by cudaMemcpyAsync: the call is the copy's launch and a host wait at once, and is
+// kept once (it was kept twice, and counted twice by the importer). --dedupe repairs a file
+// trimmed before: each call once, in place.
+TEST_F(TrimTrace, ACopysLaunchIsKeptOnceAndDedupeRepairsOldFiles) {
+  json trace = trace_of({{4, "user_annotation"}});
+  trace["traceEvents"].push_back({{"ph", "X"}, {"cat", "cuda_runtime"}, {"name", "cudaMemcpyAsync"},
+                                  {"pid", 1}, {"tid", 1}, {"ts", 4500.0}, {"dur", 30.0},
+                                  {"args", {{"correlation", 99}}}});
+  trace["traceEvents"].push_back({{"ph", "X"}, {"cat", "gpu_memcpy"}, {"name", "Memcpy DtoH"},
+                                  {"pid", 0}, {"tid", 7}, {"ts", 4510.0}, {"dur", 5.0},
+                                  {"args", {{"correlation", 99}, {"stream", 7}}}});
+  const auto memcpys = [&](const fs::path& path) {
+    int n = 0;
+    const json doc = json::parse(slurp(path));
+    for (const json& e : doc["traceEvents"]) n += e.value("name", std::string()) == "cudaMemcpyAsync";
+    return n;
+  };
+  const std::string in = write("in.json", trace);
+  ASSERT_EQ(run("python3 " + script_ + " " + in + " " + (dir_ / "out.json").string()).exit_code, 0);
+  EXPECT_EQ(memcpys(dir_ / "out.json"), 1);
+
+  json old = json::parse(slurp(dir_ / "out.json"));
+  json bare = old["traceEvents"].back();
+  for (const json& e : old["traceEvents"])
+    if (e.value("name", std::string()) == "cudaMemcpyAsync") bare = e;
+  bare["args"] = json::object();  // as the old trim wrote the wait's copy
+  old["traceEvents"].push_back(bare);
+  const std::string repaired = write("old.json", old);
+  ASSERT_EQ(memcpys(repaired), 2);
+  const Outcome r = run("python3 " + script_ + " --dedupe " + repaired);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 repeated host calls dropped"), std::string::npos) << r.out;
+  EXPECT_EQ(memcpys(repaired), 1);
+}
+
 // Bad input: one line and exit 2, no output file.
 TEST_F(TrimTrace, BadInputIsOneLineAndExitTwo) {
   const std::string in = write("in.json", trace_of({{3, "user_annotation"}}));

@@ -67,6 +67,32 @@ TEST(ComputeModel, MultiTensorKernelsAreModeledAsVectorKernelsOfTheirBytes) {
   EXPECT_GT(ms, 7.0 * (64 << 20) * 2 / 3.35e12 * 1e3);
 }
 
+// MFU divides by the GPU's own peak, by the name CUDA gives it; a GPU not listed has none.
+TEST(ComputeModel, TheDevicesPeakComesFromItsName) {
+  EXPECT_DOUBLE_EQ(*device_bf16_dense_tflops("NVIDIA H100 80GB HBM3"), 989.4);
+  EXPECT_DOUBLE_EQ(*device_bf16_dense_tflops("NVIDIA H200"), 989.4);
+  EXPECT_DOUBLE_EQ(*device_bf16_dense_tflops("NVIDIA H100 PCIe"), 756.0);
+  EXPECT_DOUBLE_EQ(*device_bf16_dense_tflops("NVIDIA H100 NVL"), 835.5);
+  EXPECT_DOUBLE_EQ(*device_bf16_dense_tflops("NVIDIA A100-SXM4-80GB"), 312.0);
+  EXPECT_DOUBLE_EQ(*device_bf16_dense_tflops("NVIDIA A100 80GB PCIe"), 312.0);
+  EXPECT_DOUBLE_EQ(*device_bf16_dense_tflops("NVIDIA B200"), 2250.0);
+  EXPECT_FALSE(device_bf16_dense_tflops("NVIDIA GeForce RTX 4090"));
+  EXPECT_FALSE(device_bf16_dense_tflops(""));
+}
+
+// Per-element (generic) kernels follow the CUDA-core fp32 peak: an A100 (19.5 TFLOP/s) is
+// 67 / 19.5 times slower at them than an H100 (67), not 989.4 / 312 (the tensor cores' ratio).
+TEST(ComputeModel, GenericKernelsFollowTheFp32Peak) {
+  KernelSlice k;
+  k.kind = KernelKind::generic;
+  k.elements = 1ull << 30;
+  k.read_bytes = k.write_bytes = 1;  // bound by the elements, not the bytes
+  const double h100_ms = modeled_kernel_ms(k, parse_compute_model("model:h100"));
+  const double a100_ms = modeled_kernel_ms(k, parse_compute_model("model:a100"));
+  EXPECT_NEAR(a100_ms / h100_ms, 67.0 / 19.5, 1e-9);
+  EXPECT_NEAR(h100_ms, (1ull << 30) / 340e9 * 1e3, 1e-9);  // 340 G elements/s on an H100
+}
+
 TEST(ComputeModel, EventsAreTheModeledDurationsBackToBack) {
   const ComputeModel a100 = parse_compute_model("model:a100@1");
   const auto engine = make_model_engine(a100, 1);

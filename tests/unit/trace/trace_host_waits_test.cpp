@@ -89,7 +89,8 @@ TEST(TraceHostWaits, ALaunchHeldUpByAFullQueueIsNotHostTime) {
   EXPECT_NEAR(in.schedule.ops[0].compute().host_us, 5100 - 5000, 1e-6);
 }
 
-// A wait no longer than kWaitSlackUs is a queueing call returning, not a read-back.
+// A wait no longer than the trace's launch-stall cut (kLaunchStallMedians x its median launch) is
+// a queueing call returning, not a read-back.
 TEST(TraceHostWaits, ShortCallsAreNotSyncs) {
   Builder b(0, 1);
   b.step(4, 0, 1000)

@@ -17,8 +17,15 @@ struct HostTimePerLaunch {
 };
 
 // --host-time eager (the default) and none (a host that never holds the GPU back: CUDA graphs,
-// a compiled step).
+// a compiled step); calibrate and FILE: host_time_file.hpp.
 inline constexpr HostTimePerLaunch kEagerHostTime{65.0, 50.0, 82.0, 10.0};
+// Where kEagerHostTime comes from, said in the run's header: one machine's host, which is why
+// --host-time calibrate / FILE exist (host_time_file.hpp; an H200 machine's host read the 0.5B
+// step at 27.0 ms where these defaults replay it at 43.2 ms, issue 38).
+inline constexpr const char* kEagerHostTimeSource =
+    "eager defaults: forward 65, backward 50, optimizer loop 82, multi-tensor 10 us per launch, "
+    "read on the 1x H100 80GB HBM3 machine's host with torch 2.11.0+cu130 (2026-11-24; its CPU "
+    "model was not recorded); another host differs: --host-time calibrate";
 inline constexpr HostTimePerLaunch kNoHostTime{};
 
 }  // namespace collreplay

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Issue 38 in one device call (1x H200 or H100, torch importable, nvcc, no internet), each stage
+# under its own timeout so a slow one cannot starve the rest, most needed first:
+#   1. build (replay and gpu_tests), the GPU's name, torch's version;
+#   2. host time per launch on this host (host_time_calibrate.py -> build/gen/host_time.json);
+#   3. the fidelity table, world 1: q05 q7 q72 mix, real torch against replay --host-time
+#      calibrate, every phase judged (fidelity_summary.py; its exit code says pass or FAIL);
+#   4. the multi_tensor kernels beside torch's at 64M and 545M elements (bandwidth.sh);
+#   5. the GPU check (gpu_check.sh: gpu_tests at 1 rank, 2 ranks over sockets sharing GPU 0).
+#   sweeps/gpu/travels/fidelity_travels.sh OUT_DIR
+# Writes OUT_DIR/{host_time.json, fidelity/, multi_tensor/, gpu_check.txt, summary.txt}, each
+# stage's lines appended to the summary as it ends. Exit 1 when any stage failed. The timeouts
+# add up to 570 s after the build: run it with the device call's 600 s limit on a warm machine,
+# or split it after stage 3 when the build is slow.
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+out=${1:?usage: fidelity_travels.sh OUT_DIR}
+mkdir -p "$out"
+status=0
+start=$(date +%s)
+stage() { echo "== [$(( $(date +%s) - start )) s] $*" | tee -a "$out/summary.txt"; }
+
+stage "build: make -j16 build/bin/replay build/bin/gpu_tests"
+make -j16 build/bin/replay build/bin/gpu_tests >"$out/build.log" 2>&1 || { tail -20 "$out/build.log"; echo "BUILD FAILED"; exit 1; }
+nvidia-smi -L | tee -a "$out/summary.txt"
+python3 -c "import torch; print('torch', torch.__version__)" | tee -a "$out/summary.txt"
+
+stage "host time per launch (item 1 of the issue)"
+timeout 100 python3 sweeps/gpu/travels/host_time_calibrate.py --out build/gen/host_time.json \
+  2>&1 | tee -a "$out/summary.txt" || status=1
+cp build/gen/host_time.json "$out/host_time.json" 2>/dev/null
+
+stage "fidelity, world 1, replay --host-time calibrate: q05 q7 q72 mix"
+HOST_TIME=calibrate REFERENCE_TIMEOUT_S=120 REPLAY_TIMEOUT_S=90 \
+  timeout 280 sweeps/gpu/fidelity.sh "$out/fidelity" q05 q7 q72 mix >"$out/fidelity.log" 2>&1 ||
+  status=1
+tail -12 "$out/fidelity.log" | tee -a "$out/summary.txt"
+
+stage "multi_tensor kernels beside torch's, 64M and 545M elements"
+timeout 80 sweeps/gpu/multi_tensor/bandwidth.sh "$out/multi_tensor" >"$out/multi_tensor.log" 2>&1 ||
+  status=1
+cat "$out/multi_tensor/side_by_side.md" 2>/dev/null | tee -a "$out/summary.txt" ||
+  tail -5 "$out/multi_tensor.log" | tee -a "$out/summary.txt"
+
+stage "GPU check"
+timeout 110 sweeps/gpu/gpu_check.sh build/bin/gpu_tests >"$out/gpu_check.txt" 2>&1 || status=1
+grep -E '^== |-> |PASSED|FAILED' "$out/gpu_check.txt" | tail -20 | tee -a "$out/summary.txt"
+
+stage "done: $([ $status -eq 0 ] && echo ALL OK || echo SOME FAILED)"
+exit $status

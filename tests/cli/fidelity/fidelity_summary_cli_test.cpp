@@ -1,0 +1,110 @@
+// sweeps/gpu/fidelity_summary.py, the verdict of a fidelity run (issue 38): every phase of every
+// row (fwd+bwd, optimizer, step) is judged within 0.9-1.1 of the reference, and a failing or a
+// missing row fails the summary's exit code, whatever the median. Needs python3.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/support/subprocess.hpp"
+
+namespace collreplay::cli_test {
+namespace {
+
+using nlohmann::json;
+
+struct Phases {
+  double fwd_bwd_ms, optimizer_ms, step_ms;
+};
+
+class FidelitySummary : public ScratchDirTest {
+ protected:
+  void SetUp() override {
+    ScratchDirTest::SetUp();
+    if (std::system("python3 -c pass >/dev/null 2>&1") != 0)
+      GTEST_SKIP() << "python3 is not installed (make deps installs it)";
+    script_ = (bin_dir().parent_path().parent_path() / "sweeps/gpu/fidelity_summary.py").string();
+  }
+
+  // One side's step record of world-1 case `c`, as reference_step.py and replay write them.
+  void write(const std::string& side, const std::string& c, Phases p) {
+    json r = {{"record", "step"},          {"model", "qwen2.5-7b"},
+              {"fwd_bwd_ms", p.fwd_bwd_ms}, {"optimizer_ms", p.optimizer_ms},
+              {"overlapped_ms", p.step_ms}, {"optimizer_impl", "foreach"},
+              {"optimizer", "adamw-foreach"}};
+    std::ofstream(dir_ / (side + "_" + c + ".jsonl")) << r.dump() << "\n";
+  }
+
+  Outcome summary(const std::string& cases) {
+    return run("python3 " + script_ + " world1 " + dir_.string() + " " + cases);
+  }
+
+  std::string script_;
+};
+
+TEST_F(FidelitySummary, EveryPhaseWithinItsBandPasses) {
+  write("reference", "q7", {91.8, 23.2, 115.1});
+  write("replay", "q7", {92.0, 24.0, 117.0});
+  write("reference", "q05", {27.0, 3.6, 30.6});
+  write("replay", "q05", {28.0, 3.5, 31.5});
+  const Outcome r = summary("q7 q05");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("verdict: pass: all 6 judged figures within their band"), std::string::npos)
+      << r.out;
+}
+
+// The issue's H200 7B row: the step 1.22x and the optimizer 2.0x, fwd+bwd 0.99. Judging the step
+// alone would have caught it; judging fwd+bwd alone would not. The median of the steps passes.
+TEST_F(FidelitySummary, AFailingPhaseFailsTheSummaryWhateverTheMedian) {
+  write("reference", "q7", {91.8, 23.2, 115.1});
+  write("replay", "q7", {91.0, 47.4, 115.0});  // the optimizer alone is out of its band
+  write("reference", "q72", {83.6, 57.0, 140.7});
+  write("replay", "q72", {84.0, 57.5, 141.0});
+  write("reference", "q05", {27.0, 3.6, 30.6});
+  write("replay", "q05", {27.1, 3.6, 30.7});
+  const Outcome r = summary("q7 q72 q05");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("| 23.2 | 47.4 | 2.04 | FAIL |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verdict: FAIL: 1 FAIL (q7 optimizer 2.04) of 9 judged figures"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("pass:"), std::string::npos) << "no line may call the run a pass:\n" << r.out;
+}
+
+// A case whose replay never wrote its record (a crash, a timeout) is not left out of the verdict.
+TEST_F(FidelitySummary, AMissingRowFailsTheSummary) {
+  write("reference", "q7", {91.8, 23.2, 115.1});
+  write("replay", "q7", {92.0, 23.5, 116.0});
+  write("reference", "mix", {87.7, 45.4, 133.1});
+  const Outcome r = summary("q7 mix");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("| mix | missing: reference True, replay False |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verdict: FAIL: 1 missing (mix) of 4 judged figures"), std::string::npos)
+      << r.out;
+}
+
+// A record without a phase (an older replay without optimizer_ms) is a missing figure, not a pass.
+TEST_F(FidelitySummary, AMissingPhaseFailsTheSummary) {
+  write("reference", "q7", {91.8, 23.2, 115.1});
+  std::ofstream(dir_ / "replay_q7.jsonl")
+      << json{{"record", "step"}, {"fwd_bwd_ms", 92.0}, {"overlapped_ms", 116.0}}.dump() << "\n";
+  const Outcome r = summary("q7");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("1 missing (q7 optimizer)"), std::string::npos) << r.out;
+}
+
+// The real records of the H100 7B fidelity call (tests/fixtures/fidelity): each phase judged.
+TEST_F(FidelitySummary, TheCommittedH100RecordsAreJudgedPhaseByPhase) {
+  const fs::path records = bin_dir().parent_path().parent_path() / "tests/fixtures/fidelity";
+  const Outcome r = run("python3 " + script_ + " world1 " + records.string() + " q7");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("| 99.7 | 98.9 | 0.99 | pass | 27.5 | 28.7 | 1.04 | pass | 127.3 | 128.1 | "
+                       "1.01 | pass |"),
+            std::string::npos)
+      << r.out;
+}
+
+}  // namespace
+}  // namespace collreplay::cli_test
