@@ -72,7 +72,7 @@ RunSetup prepare_run(const RunFlags& f, BackendKind backend) {
   return setup;
 }
 
-void describe_run(RunMetadata& meta, const RunSetup& setup) {
+void write_setup_to_metadata(RunMetadata& meta, const RunSetup& setup) {
   meta.transport_asked = setup.transport.name();
   meta.fabric = setup.fabric ? setup.fabric->name : "real";
   meta.emulated = setup.emulated;

@@ -64,7 +64,7 @@ RunSetup prepare_run(const RunFlags& flags, BackendKind backend);
 
 // Records the setup in the metadata: transport asked, fabric, emulated, dilation, compute, and
 // for emulated nodes the node count and ranks per node.
-void describe_run(RunMetadata& meta, const RunSetup& setup);
+void write_setup_to_metadata(RunMetadata& meta, const RunSetup& setup);
 
 // Where the replayed parameters live, for --optimizer auto (torch runs foreach on CUDA only):
 // "cpu" for a host replay (host buffers, --backend mpi, with host compute), else "cuda" (a GPU,
