@@ -25,9 +25,9 @@
 #include "bench/preflight/preflight.hpp"
 #include "bench/replay/cli/replay_cli.hpp"
 #include "bench/replay/footprint.hpp"
-#include "bench/replay/graph_step.hpp"
+#include "bench/replay/measure/graph_step.hpp"
 #include "bench/replay/rank_placement.hpp"
-#include "bench/replay/replay_measure.hpp"
+#include "bench/replay/measure/replay_measure.hpp"
 #include "bench/replay/flops/peak.hpp"
 #include "bench/replay/flops/rank_flops.hpp"
 #include "bench/replay/flops/step_flops.hpp"
@@ -54,9 +54,10 @@ struct ReplayChoice {
   bool built = false;       // built from the request (not loaded from a file or a trace)
 };
 
-ReplayChoice choose_before_mpi(const ReplayOptions& options, const WorkloadRequest& asked) {
-  // Everything that can be judged without MPI fails here, alike on every rank.
-  validate_replay_options(options);
+// What needs the backend fails here, alike on every rank; the rest failed in
+// validate_replay_options, which parsed the run flags into `parsed`.
+ReplayChoice choose_before_mpi(const ReplayOptions& options, const WorkloadRequest& asked,
+                               const RunSetup& parsed) {
   // NCCL reads these when a communicator starts: set before any does, on every rank alike.
   if (!options.nccl_algo.empty()) setenv("NCCL_ALGO", options.nccl_algo.c_str(), 1);
   if (!options.nccl_proto.empty()) setenv("NCCL_PROTO", options.nccl_proto.c_str(), 1);
@@ -67,10 +68,10 @@ ReplayChoice choose_before_mpi(const ReplayOptions& options, const WorkloadReque
   require_backend_available(choice.backend);
   if (options.graph_launches > 0 && choice.backend != BackendKind::nccl)
     throw UsageError("-G needs the nccl backend (CUDA graphs)");
-  choice.setup = prepare_run(options.run, choice.backend);
+  choice.setup = prepare_run(parsed, choice.backend);
   choice.request = asked;
   choice.request.param_device =
-      replay_param_device(choice.backend == BackendKind::mpi, options.run);
+      replay_param_device(choice.backend == BackendKind::mpi, choice.setup);
   choice.built = options.schedule_file.empty() && asked.trace.empty();
   return choice;
 }
@@ -247,10 +248,11 @@ std::vector<int> group_sizes(const GroupComms& groups) {
 
 }  // namespace
 
-int run_replay(const ReplayOptions& options, const WorkloadRequest& asked) {
+int run_replay(const ReplayOptions& options, const WorkloadRequest& asked,
+               const RunSetup& parsed) {
   // Start: what can be judged before MPI, then each rank's place and schedule, the communicator
   // (watched, transport verified), the compute engine and the executor.
-  const ReplayChoice choice = choose_before_mpi(options, asked);
+  const ReplayChoice choice = choose_before_mpi(options, asked, parsed);
   const RunSetup& setup = choice.setup;
   MpiSession mpi(nullptr, nullptr);
   ReplayRank r = join_ranks(options, choice);

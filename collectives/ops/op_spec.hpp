@@ -2,7 +2,8 @@
 // (collectives/ops/<op>.cpp): its kind and name, the nccl-tests size rule (collective_kind.hpp),
 // the bus-bandwidth factor, the reduction, the buffer layout out-of-place and in-place (NCCL's
 // in-place conventions), how to issue it on a Communicator, and the exact expected output for
-// the seeded fill of fill_pattern.hpp. algbw = S / t, busbw = algbw x bus_factor(ranks).
+// the seeded fill of fill_pattern.hpp. algbw = S / t, busbw = bus_bytes / t (algbw_GBps and
+// busbw_GBps below: the one rule every report uses).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +19,12 @@
 namespace collreplay {
 
 enum class Placement { out_of_place, in_place };
+
+// Bandwidths of one op that moved `bytes` (S) in `seconds`, in GB/s (0 when no time passed):
+// algbw = S / t, and busbw = the op's bus bytes (OpSpec::bus_bytes) / t, as nccl-tests defines
+// it. The one definition every report uses (perf records and table, replay records and table).
+double algbw_GBps(double bytes, double seconds);
+double busbw_GBps(double bus_bytes, double seconds);
 std::string_view placement_name(Placement p);  // "out_of_place" | "in_place"
 
 // Per-run knobs that change layouts or values: the fill seed, (all_to_allv) the skew,
@@ -58,7 +65,9 @@ class OpSpec {
   // on one rank).
   virtual double bus_factor(int ranks) const = 0;
   // The bytes busbw counts for size S: S x bus_factor, which for even ops is what the busiest
-  // rank moves across ranks. all_to_allv overrides it with its busiest rank under skew.
+  // rank moves across ranks. all_to_allv overrides it with its busiest rank under skew; from a
+  // layout without the agreed matrix (a replay's, which holds only this rank's counts) it is
+  // this rank's, and the caller takes the largest over the ranks.
   virtual double bus_bytes(std::uint64_t bytes, const OpLayout& layout, DType) const {
     return static_cast<double>(bytes) * bus_factor(layout.ranks);
   }

@@ -1,12 +1,12 @@
-#include "bench/replay/replay_measure.hpp"
+#include "bench/replay/measure/replay_measure.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <span>
 
 #include "bench/app/cross_rank.hpp"
-#include "bench/replay/graph_step.hpp"
-#include "bench/replay/replay_check.hpp"
+#include "bench/replay/measure/graph_step.hpp"
+#include "bench/replay/measure/replay_check.hpp"
 #include "collectives/mpi/mpi_watched.hpp"
 #include "common/errors.hpp"
 #include "workloads/plan/resolved_request.hpp"
@@ -77,6 +77,23 @@ void calibrate_to_target_mfu(Executor& executor, const MeasureInputs& in) {
   say(in.rank, line);
 }
 
+// Per op, the bytes busbw counts (OpSpec::bus_bytes) on this rank's layout, which for an
+// all_to_allv holds only this rank's counts: the largest over ranks is the busiest rank's, the
+// rule the perf programs follow. Ranks whose op lists differ (per-rank traces) keep their own.
+std::vector<double> bus_bytes_over_ranks(const Executor& executor, double timeout_s) {
+  const Schedule& s = executor.schedule();
+  std::vector<double> bytes(s.ops.size(), 0);
+  for (std::size_t i = 0; i < s.ops.size(); ++i) {
+    const PreparedCollective* call = executor.prepared(static_cast<int>(i));
+    if (!call) continue;
+    OpLayout layout = call->layout;
+    layout.rank = executor.groups().get(call->key).rank();
+    bytes[i] = call->spec->bus_bytes(s.ops[i].collective().bytes, layout, call->dtype);
+  }
+  if (!same_size_on_every_rank(MPI_COMM_WORLD, bytes.size(), timeout_s)) return bytes;
+  return slowest(gather_stats_to_root(MPI_COMM_WORLD, bytes, timeout_s));
+}
+
 std::uint64_t largest_over_ranks(std::uint64_t bytes, double timeout_s) {
   return static_cast<std::uint64_t>(
       max_across_ranks(MPI_COMM_WORLD, static_cast<double>(bytes), timeout_s));
@@ -129,6 +146,7 @@ Measured measure_replay(Executor& executor, const Progress& progress, const Meas
   m.compute_scale = executor.compute_scale();
   m.collective_buffer_bytes = largest_over_ranks(executor.collective_buffer_bytes(), timeout_s);
   m.compute_buffer_bytes = largest_over_ranks(executor.compute_buffer_bytes(), timeout_s);
+  m.bus_bytes = bus_bytes_over_ranks(executor, timeout_s);
   return out;
 }
 
