@@ -182,4 +182,22 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   return options;
 }
 
+std::vector<std::uint64_t> size_sweep(const PerfOptions& o) {
+  if (o.step_factor <= 1 && o.step_bytes == 0 && o.min_bytes < o.max_bytes)
+    throw UsageError("-i 0 with -f 1 never reaches -e");
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t s = o.min_bytes; s <= o.max_bytes;) {
+    sizes.push_back(s);
+    if (sizes.size() > kMaxSizes)
+      throw UsageError("the size sweep has more than " + std::to_string(kMaxSizes) +
+                       " sizes (raise -i or -f)");
+    // Stop before stepping past -e (this also keeps the arithmetic from overflowing).
+    if (o.step_factor > 1 ? s > o.max_bytes / o.step_factor : s > o.max_bytes - o.step_bytes) break;
+    const std::uint64_t next = o.step_factor > 1 ? s * o.step_factor : s + o.step_bytes;
+    if (next == s) break;  // a zero size does not grow by a factor
+    s = next;
+  }
+  return sizes;
+}
+
 }  // namespace collreplay
