@@ -26,6 +26,7 @@ class AllToAllvSpec final : public OpSpec {
   SizeBasis size_basis() const override { return SizeBasis::per_rank; }
   double bus_factor(int ranks) const override { return (ranks - 1.0) / ranks; }
   std::string_view reduction() const override { return "none"; }
+  std::string_view nccl_kernel() const override { return "ncclDevKernel_SendRecv"; }
   bool supports_in_place() const override { return false; }
   OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const override {
     OpLayout l;

@@ -74,6 +74,13 @@ class OpSpec {
   // NCCL's reduction operator ("sum") or "none" for ops that only move data; the perf table's
   // "redop" column.
   virtual std::string_view reduction() const = 0;
+  // How torch's profiler names the call: the c10d method that issues it ("_allgather_base";
+  // most ops by their own name).
+  virtual std::string_view torch_name() const { return name(); }
+  // NCCL's device kernel family as the profiler shows it ("ncclDevKernel_AllGather"; all-to-all
+  // and point-to-point run as grouped sends and receives: "ncclDevKernel_SendRecv"). A reducing
+  // op's kernel name goes on with "_Sum_<type>".
+  virtual std::string_view nccl_kernel() const = 0;
   // The count for a requested S (rounded down, as nccl-tests does) and S for a count.
   std::size_t count_for_bytes(std::uint64_t bytes, DType t, int ranks) const {
     return collreplay::count_for_bytes(size_basis(), bytes, dtype_size_bytes(t), ranks);
