@@ -2,9 +2,9 @@
 # Runs every test suite that was built, stopping at the first failure:
 #   tests/run_all.sh BIN_DIR MPIRUN
 # the layout checks (layering.sh: includes point down; room_sizes.sh: folders of at most 15
-# sources, files of at most 400 lines), unit_tests, the READMEs' commands (readme_commands.sh),
-# mpi_tests under MPIRUN with 1, 2 and 4 ranks,
-# cli_tests, emulated_tests, and gpu_tests and plots_tests where built.
+# sources, files of at most 400 lines, function bodies of at most 100), unit_tests, the READMEs'
+# commands (readme_commands.sh), mpi_tests under MPIRUN with 1, 2 and 4 ranks, cli_tests,
+# emulated_tests, and gpu_tests and plots_tests where built.
 # MPIRUN's flags for this kind of machine live in tests/mpirun_flags (one place, also read by
 # cli_tests through COLLREPLAY_MPIRUN).
 set -euo pipefail

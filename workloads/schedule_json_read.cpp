@@ -242,25 +242,16 @@ ComputeOp read_compute(const Reader& r, const json& j, const std::string& where)
   c.host_us = j.contains("host_us") ? r.number(j, "host_us", where) : 0;
   return c;
 }
-}  // namespace
 
-Schedule schedule_from_json(std::string_view text, std::string_view origin) {
-  const Reader r(origin);
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    std::string what = e.what();
-    throw UsageError("schedule " + std::string(origin) + ": not valid JSON (" + what + ")");
-  }
-  if (!j.is_object()) r.fail("top level", "is not an object");
-  Schedule s;
+// The top level's fields: what the schedule is of, on which world and rank. Returns the version:
+// version 1 has no tp, shard_group and allreduce_bytes, which then default.
+std::int64_t read_top_level(const Reader& r, const json& j, Schedule& s) {
   const std::int64_t version = r.integer(j, "version", "top level", 0);
   if (version < 1 || version > kScheduleSchemaVersion)
     r.fail("version", std::to_string(version) +
                           " is not supported (this build reads versions 1 to " +
                           std::to_string(kScheduleSchemaVersion) + ")");
-  const bool v1 = version == 1;  // no tp, shard_group, allreduce_bytes: they default
+  const bool v1 = version == 1;
   s.model = r.text(j, "model", "top level");
   s.plan = r.text(j, "plan", "top level");
   s.wrap = r.text(j, "wrap", "top level");
@@ -285,6 +276,10 @@ Schedule schedule_from_json(std::string_view text, std::string_view origin) {
   s.tokens_per_step = static_cast<std::uint64_t>(r.integer(j, "tokens_per_step", "top level", 0));
   s.model_params = static_cast<std::uint64_t>(r.integer(j, "model_params", "top level", 0));
   s.active_params = static_cast<std::uint64_t>(r.integer(j, "active_params", "top level", 0));
+  return version;
+}
+
+void read_units(const Reader& r, const json& j, Schedule& s, bool v1) {
   const json& units = r.array(j, "units", "top level");
   for (std::size_t i = 0; i < units.size(); ++i) {
     const std::string w = "units[" + std::to_string(i) + "]";
@@ -301,6 +296,9 @@ Schedule schedule_from_json(std::string_view text, std::string_view origin) {
     u.bwd_flops = r.number(units[i], "bwd_flops", w);
     s.units.push_back(u);
   }
+}
+
+void read_moe(const Reader& r, const json& j, Schedule& s) {
   const json& moe = r.array(j, "moe", "top level");
   for (std::size_t i = 0; i < moe.size(); ++i) {
     const std::string w = "moe[" + std::to_string(i) + "]";
@@ -316,43 +314,64 @@ Schedule schedule_from_json(std::string_view text, std::string_view origin) {
         r.count(r.get(moe[i], "combine_cross_rank_bytes", w), w + ".combine_cross_rank_bytes");
     s.moe.push_back(m);
   }
+}
+
+// ops[i]: its place in the step (stream, phase, unit, deps) and its collective or compute body.
+ScheduleOp read_op(const Reader& r, const json& ops, std::size_t i, const Schedule& s,
+                   std::unordered_set<std::string>& names) {
+  const std::string w = "ops[" + std::to_string(i) + "]";
+  ScheduleOp op;
+  op.name = r.text(ops[i], "name", w);
+  if (op.name.empty() || !names.insert(op.name).second)
+    r.fail(w + ".name", "'" + op.name + "' is empty or not unique");
+  op.stream = r.choice(ops[i], "stream", w, kStreams, stream_kind_name);
+  op.phase = r.choice(ops[i], "phase", w, kPhases, phase_name);
+  op.unit = r.text(ops[i], "unit", w);
+  op.layer = static_cast<int>(r.integer(ops[i], "layer", w, -1));
+  const json& deps = r.array(ops[i], "deps", w);
+  for (std::size_t d = 0; d < deps.size(); ++d) {
+    const std::string wd = w + ".deps[" + std::to_string(d) + "]";
+    if (!deps[d].is_number_integer() || deps[d].get<std::int64_t>() < 0 ||
+        deps[d].get<std::int64_t>() >= static_cast<std::int64_t>(i))
+      r.fail(wd, "does not refer to an earlier op");
+    op.deps.push_back(deps[d].get<int>());
+  }
+  op.hides_behind = static_cast<int>(r.integer(ops[i], "hides_behind", w, -1));
+  if (op.hides_behind >= static_cast<int>(ops.size()))
+    r.fail(w + ".hides_behind", "refers to no op");
+  const bool comm = op.stream == StreamKind::comm;
+  if (comm && !ops[i].contains("collective"))
+    r.fail(w, "is on the comm stream but has no 'collective'");
+  if (!comm && !ops[i].contains("compute"))
+    r.fail(w, "is on the compute stream but has no 'compute'");
+  if (ops[i].contains("collective") && ops[i].contains("compute"))
+    r.fail(w, "has both 'collective' and 'compute'");
+  if (!comm && op.hides_behind != -1) r.fail(w + ".hides_behind", "must be -1 for a compute op");
+  if (comm)
+    op.body = read_collective(r, ops[i]["collective"], w + ".collective", s);
+  else
+    op.body = read_compute(r, ops[i]["compute"], w + ".compute");
+  return op;
+}
+}  // namespace
+
+Schedule schedule_from_json(std::string_view text, std::string_view origin) {
+  const Reader r(origin);
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    std::string what = e.what();
+    throw UsageError("schedule " + std::string(origin) + ": not valid JSON (" + what + ")");
+  }
+  if (!j.is_object()) r.fail("top level", "is not an object");
+  Schedule s;
+  const bool v1 = read_top_level(r, j, s) == 1;
+  read_units(r, j, s, v1);
+  read_moe(r, j, s);
   const json& ops = r.array(j, "ops", "top level");
   std::unordered_set<std::string> names;
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    const std::string w = "ops[" + std::to_string(i) + "]";
-    ScheduleOp op;
-    op.name = r.text(ops[i], "name", w);
-    if (op.name.empty() || !names.insert(op.name).second)
-      r.fail(w + ".name", "'" + op.name + "' is empty or not unique");
-    op.stream = r.choice(ops[i], "stream", w, kStreams, stream_kind_name);
-    op.phase = r.choice(ops[i], "phase", w, kPhases, phase_name);
-    op.unit = r.text(ops[i], "unit", w);
-    op.layer = static_cast<int>(r.integer(ops[i], "layer", w, -1));
-    const json& deps = r.array(ops[i], "deps", w);
-    for (std::size_t d = 0; d < deps.size(); ++d) {
-      const std::string wd = w + ".deps[" + std::to_string(d) + "]";
-      if (!deps[d].is_number_integer() || deps[d].get<std::int64_t>() < 0 ||
-          deps[d].get<std::int64_t>() >= static_cast<std::int64_t>(i))
-        r.fail(wd, "does not refer to an earlier op");
-      op.deps.push_back(deps[d].get<int>());
-    }
-    op.hides_behind = static_cast<int>(r.integer(ops[i], "hides_behind", w, -1));
-    if (op.hides_behind >= static_cast<int>(ops.size()))
-      r.fail(w + ".hides_behind", "refers to no op");
-    const bool comm = op.stream == StreamKind::comm;
-    if (comm && !ops[i].contains("collective"))
-      r.fail(w, "is on the comm stream but has no 'collective'");
-    if (!comm && !ops[i].contains("compute"))
-      r.fail(w, "is on the compute stream but has no 'compute'");
-    if (ops[i].contains("collective") && ops[i].contains("compute"))
-      r.fail(w, "has both 'collective' and 'compute'");
-    if (!comm && op.hides_behind != -1) r.fail(w + ".hides_behind", "must be -1 for a compute op");
-    if (comm)
-      op.body = read_collective(r, ops[i]["collective"], w + ".collective", s);
-    else
-      op.body = read_compute(r, ops[i]["compute"], w + ".compute");
-    s.ops.push_back(std::move(op));
-  }
+  for (std::size_t i = 0; i < ops.size(); ++i) s.ops.push_back(read_op(r, ops, i, s, names));
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
     const int h = s.ops[i].hides_behind;
     if (h >= 0 && s.ops[h].stream != StreamKind::compute)

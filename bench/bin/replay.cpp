@@ -26,12 +26,12 @@ int main(int argc, char** argv) {
     collreplay::add_replay_options(app, replay);
     if (auto exit_code = collreplay::parse_flags(app, n, args)) return *exit_code;
     // Bad values are refused alike with --dry-run and without.
-    collreplay::validate_replay_options(replay);
+    const collreplay::RunSetup parsed = collreplay::validate_replay_options(replay);
     // A trace brings its own world unless --world asks for another (trace_import.hpp).
     if (!request.trace.empty() && app.count("--world") == 0) request.world = 0;
     // A dry run describes a GPU run unless --backend mpi asks for a host one.
     request.param_device =
-        collreplay::replay_param_device(replay.backend == "mpi", replay.run);
+        collreplay::replay_param_device(replay.backend == "mpi", parsed);
     if (dry_run && !replay.trace_out.empty())
       throw collreplay::UsageError(
           "--trace-out writes a measured step: run without --dry-run (--save-schedule writes "
@@ -40,6 +40,6 @@ int main(int argc, char** argv) {
     replay.schedule_file = dry.schedule_file;
     replay.command_line.assign(args, args + n);
     replay.gpus_per_node_given = app.count("--gpus-per-node") > 0;
-    return collreplay::run_replay(replay, request);
+    return collreplay::run_replay(replay, request, parsed);
   });
 }

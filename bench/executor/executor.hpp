@@ -20,7 +20,7 @@
 // the step finishing for timeout_s. Either throws TimeoutError naming the first unfinished op
 // (kind, name, group, bytes, layer); nothing waits without the timeout.
 //
-// Timing. Step: wall clock from a barrier to both streams drained. Op: events before and after
+// Timing. Step: wall clock from a barrier to every stream drained. Op: events before and after
 // it on its own stream (device; host compute) or issue-to-observed-completion (host collective),
 // so waiting on dependencies is never counted as the op's time.
 #pragma once

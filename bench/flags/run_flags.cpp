@@ -36,43 +36,43 @@ void RunSetup::fill(BackendOptions& options) const {
   options.emulate_nodes = emulate_nodes;
 }
 
-void check_run_flags(const RunFlags& f) {
-  parse_transport_request(f.transport, f.ifname);
+RunSetup parse_run_flags(const RunFlags& f) {
+  RunSetup setup;
+  setup.transport = parse_transport_request(f.transport, f.ifname);
   if (!(f.dilation > 0) || !std::isfinite(f.dilation))
     throw UsageError("--dilate must be a number > 0 (1: no dilation)");
   if (f.emulate_nodes < 0) throw UsageError("--emulate-nodes must be >= 1");
   if (f.compute == "model" || is_compute_model(f.compute))
-    parse_compute_model(f.compute);
+    setup.compute_model = parse_compute_model(f.compute);
   else if (f.compute != "auto" && f.compute != "blas")
     throw UsageError("--compute '" + f.compute + "' is not auto, blas or model:GPU[@MFU]");
-  check_fabric(f.fabric, f.fabrics_file);
-  check_monitor_options(f.monitor);
-}
-
-RunSetup prepare_run(const RunFlags& f, BackendKind backend) {
-  check_run_flags(f);
-  RunSetup setup;
-  setup.transport = parse_transport_request(f.transport, f.ifname);
-  if (f.emulate_nodes > 0 && backend != BackendKind::nccl)
-    throw UsageError(
-        "--emulate-nodes needs --backend nccl (for MPI, emulate nodes with "
-        "sweeps/emulate/cluster)");
-  if (f.compute == "model" || is_compute_model(f.compute))
-    setup.compute_model = parse_compute_model(f.compute);
-  if (f.compute == "blas" && backend == BackendKind::nccl)
-    throw UsageError("--compute blas runs on host buffers; use --backend mpi or --compute auto");
   setup.compute = setup.compute_model ? setup.compute_model->name() : f.compute;
   setup.fabric = check_fabric(f.fabric, f.fabrics_file);
+  check_monitor_options(f.monitor);
   setup.emulate_nodes = f.emulate_nodes;
   setup.emulated = f.emulated || f.emulate_nodes > 0;
   setup.dilation = f.dilation;
-  const bool one_node = f.emulate_nodes > 1 ? false : launcher_says_one_node();
+  return setup;
+}
+
+RunSetup prepare_run(RunSetup setup, BackendKind backend) {
+  if (setup.emulate_nodes > 0 && backend != BackendKind::nccl)
+    throw UsageError(
+        "--emulate-nodes needs --backend nccl (for MPI, emulate nodes with "
+        "sweeps/emulate/cluster)");
+  if (setup.compute == "blas" && backend == BackendKind::nccl)
+    throw UsageError("--compute blas runs on host buffers; use --backend mpi or --compute auto");
+  const bool one_node = setup.emulate_nodes > 1 ? false : launcher_says_one_node();
   check_transport_request(setup.transport, backend, probe_host_network(), one_node);
   if (backend == BackendKind::mpi) apply_settings(mpi_transport_settings(setup.transport));
   return setup;
 }
 
-void describe_run(RunMetadata& meta, const RunSetup& setup) {
+RunSetup prepare_run(const RunFlags& flags, BackendKind backend) {
+  return prepare_run(parse_run_flags(flags), backend);
+}
+
+void write_setup_to_metadata(RunMetadata& meta, const RunSetup& setup) {
   meta.transport_asked = setup.transport.name();
   meta.fabric = setup.fabric ? setup.fabric->name : "real";
   meta.emulated = setup.emulated;
@@ -84,9 +84,8 @@ void describe_run(RunMetadata& meta, const RunSetup& setup) {
   }
 }
 
-std::string replay_param_device(bool host_buffers, const RunFlags& flags) {
-  const bool modeled = flags.compute == "model" || is_compute_model(flags.compute);
-  return host_buffers && !modeled ? "cpu" : "cuda";
+std::string replay_param_device(bool host_buffers, const RunSetup& setup) {
+  return host_buffers && !setup.compute_model ? "cpu" : "cuda";
 }
 
 std::vector<std::string> run_notes(const RunMetadata& meta) {

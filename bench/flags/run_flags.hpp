@@ -9,8 +9,9 @@
 //   --compute SPEC        auto | blas | model:GPU[@MFU] (replay's compute engine; recorded)
 //   --monitor-interval S --sysfs-root DIR --metrics-port P --metrics-address A --metrics-file F
 //                         counters during the run and their Prometheus exposition (monitor/)
-// prepare_run() checks them before MPI starts, on every rank alike, and applies the MPI
-// transport settings (which MPI_Init reads); the NCCL ones travel in BackendOptions.
+// parse_run_flags() parses and checks them once, before MPI starts, on every rank alike;
+// prepare_run() adds the backend's checks and applies the MPI transport settings (which MPI_Init
+// reads); the NCCL ones travel in BackendOptions.
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -53,23 +54,25 @@ struct RunSetup {
   void fill(BackendOptions& options) const;
 };
 
-// UsageError (one line) for values no run can use: --dilate, --emulate-nodes, --compute,
-// --transport, --fabric, the monitor's. Pure (no MPI, no backend), so that --dry-run refuses what
-// a run refuses.
-void check_run_flags(const RunFlags& flags);
+// The flags parsed and checked once, without the backend: UsageError (one line) for values no
+// run can use (--dilate, --emulate-nodes, --compute, --transport, --fabric, the monitor's). Pure
+// (no MPI, no backend), so that --dry-run refuses what a run refuses.
+RunSetup parse_run_flags(const RunFlags& flags);
 
-// check_run_flags, the checks that need the backend and the host, then applies the MPI backend's transport
-// settings to this process's environment. Call before MPI_Init.
+// The checks of a parsed setup that need the backend and the host, then the MPI backend's
+// transport settings applied to this process's environment. Call before MPI_Init.
+RunSetup prepare_run(RunSetup parsed, BackendKind backend);
+// parse_run_flags, then the above.
 RunSetup prepare_run(const RunFlags& flags, BackendKind backend);
 
 // Records the setup in the metadata: transport asked, fabric, emulated, dilation, compute, and
 // for emulated nodes the node count and ranks per node.
-void describe_run(RunMetadata& meta, const RunSetup& setup);
+void write_setup_to_metadata(RunMetadata& meta, const RunSetup& setup);
 
 // Where the replayed parameters live, for --optimizer auto (torch runs foreach on CUDA only):
 // "cpu" for a host replay (host buffers, --backend mpi, with host compute), else "cuda" (a GPU,
 // or a modeled one).
-std::string replay_param_device(bool host_buffers, const RunFlags& flags);
+std::string replay_param_device(bool host_buffers, const RunSetup& setup);
 
 // Lines for the run header that a reader must not miss (the IPoIB trap: NCCL's socket transport
 // on an ib* interface is TCP over InfiniBand ports, not Ethernet).

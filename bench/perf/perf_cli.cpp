@@ -58,6 +58,96 @@ int positive_int(std::uint64_t value, const char* what, int minimum) {
   return static_cast<int>(value);
 }
 
+// The flags as typed, each checked and converted by read_texts.
+struct PerfTexts {
+  std::string min_text = "32M", max_text = "32M", step_text = "1M", factor_text = "1";
+  std::string iters_text = "20", warmup_text = "1", check_text = "1", dtype_text = "float";
+  std::string backend_text, report_text = "max", timeout_text = "300", seed_text = "1";
+  std::string skew_text = "uniform", stable_text, graph_text = "0", register_text = "0";
+  std::string per_iter_text = "0", root_text = "0";
+};
+
+void add_perf_options(CLI::App& app, std::string_view op_name, PerfTexts& t,
+                      PerfOptions& options) {
+  app.add_option("-b,--minbytes", t.min_text, "smallest size S in bytes (1K, 16M, 4G)");
+  app.add_option("-e,--maxbytes", t.max_text, "largest size S in bytes");
+  app.add_option("-i,--stepbytes", t.step_text, "additive size step when -f is 1");
+  app.add_option("-f,--stepfactor", t.factor_text, "multiplicative size step");
+  app.add_option("-n,--iters", t.iters_text, "timed iterations per size (--stable: at most this many samples)");
+  app.add_option("-w,--warmup_iters", t.warmup_text,
+                 "warm-up iterations per size (--stable: at most, sized to the op)");
+  app.add_option("-c,--check", t.check_text, "check results (0 or 1)");
+  app.add_option("-d,--datatype", t.dtype_text, "float|half|bfloat16 (fp32, fp16, bf16)");
+  app.add_option("--backend", t.backend_text, "nccl|mpi (default: nccl when a GPU is visible)");
+  app.add_option("--out", options.out_path, "JSON Lines results file (written at the end)");
+  app.add_option("--report", t.report_text, "combine ranks' times: max|avg|min");
+  app.add_option("--timeout", t.timeout_text, "seconds before a stuck collective aborts (0: off)");
+  add_run_flags(app, options.run);
+  app.add_option("--seed", t.seed_text, "seed of the fill pattern and the skew");
+  app.add_option("--stable", t.stable_text,
+                 "stop timing a size once the p50's 95% confidence interval is within this "
+                 "percentage (at most -n samples, each as many ops as span 200 us; warm-up: one "
+                 "op and as many more as span 2 ms, at most -w)");
+  app.add_option("-I,--per_iter_timing", t.per_iter_text,
+                 "nccl: 1 times every op between its own events (host MPI always does)");
+  app.add_option("-G,--cudagraph", t.graph_text,
+                 "capture -n ops into a CUDA graph and time this many launches of it (nccl only)");
+  app.add_option("-R,--local_register", t.register_text,
+                 "1: ncclMemAlloc + ncclCommRegister the buffers (nccl only)");
+  if (op_name == "all_to_allv")
+    app.add_option("--skew", t.skew_text, "per-peer counts: uniform|zipf:S|hotspot:K");
+  if (op_name == "broadcast")
+    app.add_option("-r,--root", t.root_text, "the rank whose buffer every rank receives");
+  app.add_flag("--progress", options.progress,
+               "progress on stderr (default: only when stderr is a terminal)");
+  app.footer(
+      "Google Benchmark flags (--benchmark_repetitions=N, --benchmark_format=json, ...) "
+      "are passed through.");
+
+}
+
+// Converts and checks the typed flags: UsageError (one line) for the first that no run can use.
+void read_texts(const PerfTexts& t, PerfOptions& options) {
+  options.min_bytes = parse_bytes(t.min_text, "-b");
+  options.max_bytes = parse_bytes(t.max_text, "-e");
+  options.step_bytes = parse_bytes(t.step_text, "-i");
+  options.step_factor = parse_bytes(t.factor_text, "-f");
+  options.iterations = positive_int(parse_bytes(t.iters_text, "-n"), "-n", 1);
+  options.warmup_iterations = positive_int(parse_bytes(t.warmup_text, "-w"), "-w", 0);
+  if (t.check_text != "0" && t.check_text != "1") throw UsageError("-c must be 0 or 1");
+  options.check = t.check_text == "1";
+  options.dtype = parse_dtype(t.dtype_text);
+  if (options.dtype == DType::fp8) throw UsageError("--dtype fp8 is for replay's --a2a-dtype only");
+  if (!t.backend_text.empty()) options.backend = parse_backend(t.backend_text);
+  options.report = parse_rank_reduce(t.report_text);
+  char* end = nullptr;
+  options.timeout_seconds = std::strtod(t.timeout_text.c_str(), &end);
+  if (t.timeout_text.empty() || *end != '\0' || !(options.timeout_seconds >= 0) ||
+      options.timeout_seconds > 1e6)
+    throw UsageError("--timeout '" + t.timeout_text + "' is not a number of seconds (0 disables)");
+  options.seed = parse_bytes(t.seed_text, "--seed");
+  if (!t.stable_text.empty()) {
+    options.stable_pct = std::strtod(t.stable_text.c_str(), &end);
+    if (*end != '\0' || !(options.stable_pct > 0) || options.stable_pct > 100)
+      throw UsageError("--stable '" + t.stable_text + "' is not a percentage in (0, 100]");
+  }
+  options.skew = parse_skew(t.skew_text);
+  options.root = positive_int(parse_bytes(t.root_text, "-r"), "-r", 0);
+  options.graph_launches = positive_int(parse_bytes(t.graph_text, "-G"), "-G", 0);
+  if (t.register_text != "0" && t.register_text != "1")
+    throw UsageError(
+        "-R must be 0 or 1 (symmetric registration, nccl-tests' -R 2, is not offered)");
+  options.register_buffers = t.register_text == "1";
+  if (t.per_iter_text != "0" && t.per_iter_text != "1") throw UsageError("-I must be 0 or 1");
+  options.per_iteration_timing = t.per_iter_text == "1";
+  if (options.graph_launches > 0 && options.per_iteration_timing)
+    throw UsageError("-I 1 times single ops, -G whole graphs: give one of them");
+  if (options.graph_launches > 0 && options.stable_pct > 0)
+    throw UsageError("--stable and -G both set how often a size runs: give one of them");
+  if (options.min_bytes > options.max_bytes)
+    throw UsageError("-b " + t.min_text + " is larger than -e " + t.max_text);
+}
+
 }  // namespace
 
 std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, char** argv) {
@@ -73,48 +163,9 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   }
   own_args = glue_negative_values(std::move(own_args));
 
-  std::string min_text = "32M", max_text = "32M", step_text = "1M", factor_text = "1";
-  std::string iters_text = "20", warmup_text = "1", check_text = "1", dtype_text = "float";
-  std::string backend_text, report_text = "max", timeout_text = "300", seed_text = "1";
-  std::string skew_text = "uniform", stable_text, graph_text = "0", register_text = "0";
-  std::string per_iter_text = "0", root_text = "0";
-
+  PerfTexts t;
   CLI::App app(std::string(op_name) + " benchmark (nccl-tests conventions; collreplay)");
-  app.add_option("-b,--minbytes", min_text, "smallest size S in bytes (1K, 16M, 4G)");
-  app.add_option("-e,--maxbytes", max_text, "largest size S in bytes");
-  app.add_option("-i,--stepbytes", step_text, "additive size step when -f is 1");
-  app.add_option("-f,--stepfactor", factor_text, "multiplicative size step");
-  app.add_option("-n,--iters", iters_text, "timed iterations per size (--stable: at most this many samples)");
-  app.add_option("-w,--warmup_iters", warmup_text,
-                 "warm-up iterations per size (--stable: at most, sized to the op)");
-  app.add_option("-c,--check", check_text, "check results (0 or 1)");
-  app.add_option("-d,--datatype", dtype_text, "float|half|bfloat16 (fp32, fp16, bf16)");
-  app.add_option("--backend", backend_text, "nccl|mpi (default: nccl when a GPU is visible)");
-  app.add_option("--out", options.out_path, "JSON Lines results file (written at the end)");
-  app.add_option("--report", report_text, "combine ranks' times: max|avg|min");
-  app.add_option("--timeout", timeout_text, "seconds before a stuck collective aborts (0: off)");
-  add_run_flags(app, options.run);
-  app.add_option("--seed", seed_text, "seed of the fill pattern and the skew");
-  app.add_option("--stable", stable_text,
-                 "stop timing a size once the p50's 95% confidence interval is within this "
-                 "percentage (at most -n samples, each as many ops as span 200 us; warm-up: one "
-                 "op and as many more as span 2 ms, at most -w)");
-  app.add_option("-I,--per_iter_timing", per_iter_text,
-                 "nccl: 1 times every op between its own events (host MPI always does)");
-  app.add_option("-G,--cudagraph", graph_text,
-                 "capture -n ops into a CUDA graph and time this many launches of it (nccl only)");
-  app.add_option("-R,--local_register", register_text,
-                 "1: ncclMemAlloc + ncclCommRegister the buffers (nccl only)");
-  if (op_name == "all_to_allv")
-    app.add_option("--skew", skew_text, "per-peer counts: uniform|zipf:S|hotspot:K");
-  if (op_name == "broadcast")
-    app.add_option("-r,--root", root_text, "the rank whose buffer every rank receives");
-  app.add_flag("--progress", options.progress,
-               "progress on stderr (default: only when stderr is a terminal)");
-  app.footer(
-      "Google Benchmark flags (--benchmark_repetitions=N, --benchmark_format=json, ...) "
-      "are passed through.");
-
+  add_perf_options(app, op_name, t, options);
   std::vector<const char*> cli_argv{argv[0]};
   for (const std::string& a : own_args) cli_argv.push_back(a.c_str());
   try {
@@ -126,44 +177,7 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
     throw UsageError(e.what());
   }
 
-  options.min_bytes = parse_bytes(min_text, "-b");
-  options.max_bytes = parse_bytes(max_text, "-e");
-  options.step_bytes = parse_bytes(step_text, "-i");
-  options.step_factor = parse_bytes(factor_text, "-f");
-  options.iterations = positive_int(parse_bytes(iters_text, "-n"), "-n", 1);
-  options.warmup_iterations = positive_int(parse_bytes(warmup_text, "-w"), "-w", 0);
-  if (check_text != "0" && check_text != "1") throw UsageError("-c must be 0 or 1");
-  options.check = check_text == "1";
-  options.dtype = parse_dtype(dtype_text);
-  if (options.dtype == DType::fp8) throw UsageError("--dtype fp8 is for replay's --a2a-dtype only");
-  if (!backend_text.empty()) options.backend = parse_backend(backend_text);
-  options.report = parse_rank_reduce(report_text);
-  char* end = nullptr;
-  options.timeout_seconds = std::strtod(timeout_text.c_str(), &end);
-  if (timeout_text.empty() || *end != '\0' || !(options.timeout_seconds >= 0) ||
-      options.timeout_seconds > 1e6)
-    throw UsageError("--timeout '" + timeout_text + "' is not a number of seconds (0 disables)");
-  options.seed = parse_bytes(seed_text, "--seed");
-  if (!stable_text.empty()) {
-    options.stable_pct = std::strtod(stable_text.c_str(), &end);
-    if (*end != '\0' || !(options.stable_pct > 0) || options.stable_pct > 100)
-      throw UsageError("--stable '" + stable_text + "' is not a percentage in (0, 100]");
-  }
-  options.skew = parse_skew(skew_text);
-  options.root = positive_int(parse_bytes(root_text, "-r"), "-r", 0);
-  options.graph_launches = positive_int(parse_bytes(graph_text, "-G"), "-G", 0);
-  if (register_text != "0" && register_text != "1")
-    throw UsageError(
-        "-R must be 0 or 1 (symmetric registration, nccl-tests' -R 2, is not offered)");
-  options.register_buffers = register_text == "1";
-  if (per_iter_text != "0" && per_iter_text != "1") throw UsageError("-I must be 0 or 1");
-  options.per_iteration_timing = per_iter_text == "1";
-  if (options.graph_launches > 0 && options.per_iteration_timing)
-    throw UsageError("-I 1 times single ops, -G whole graphs: give one of them");
-  if (options.graph_launches > 0 && options.stable_pct > 0)
-    throw UsageError("--stable and -G both set how often a size runs: give one of them");
-  if (options.min_bytes > options.max_bytes)
-    throw UsageError("-b " + min_text + " is larger than -e " + max_text);
+  read_texts(t, options);
   size_sweep(options);  // rejects endless sweeps now, before MPI
   return options;
 }

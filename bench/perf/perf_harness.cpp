@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "bench/app/results.hpp"
 #include "bench/app/run/run_metadata.hpp"
 #include "bench/flags/run_flags.hpp"
+#include "bench/flags/run_start.hpp"
 #include "bench/monitor/host_monitor.hpp"
 #include "bench/perf/perf_buffers.hpp"
 #include "bench/perf/perf_cli.hpp"
@@ -26,10 +28,7 @@
 #include "bench/perf/timing/perf_timing.hpp"
 #include "bench/perf/timing/sampling_plan.hpp"
 #include "collectives/backend.hpp"
-#include "collectives/mpi/mpi_check.hpp"
-#include "collectives/mpi/mpi_watched.hpp"
 #include "collectives/ops/op_registry.hpp"
-#include "collectives/transport/transport_select.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 
@@ -97,7 +96,7 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
     ctx.results->add(record_for(ctx, ctx.measurements.back(), *ctx.meta));
   }
   if (ctx.monitor) {
-    const double busbw = summary.mean > 0 ? bus_bytes / (summary.mean * 1e-6) / 1e9 : 0;
+    const double busbw = busbw_GBps(bus_bytes, summary.mean * 1e-6);
     const std::map<std::string, std::string> which = {
         {"op", std::string(ctx.op.name())}, {"placement", std::string(placement_name(p))}};
     ctx.monitor->board().set("collreplay_busbw_gbps",
@@ -112,6 +111,82 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
                                            std::to_string(ctx.cases) + " " + label);
 }
 
+// One case per size: its layout for this rank and the bytes the op moves at that size.
+struct PerfCases {
+  std::vector<std::pair<std::uint64_t, OpLayout>> by_size;
+  std::vector<Placement> placements;  // out of place, and in place where the op has it
+  std::size_t largest_elements = 0;   // the buffers' size, for the largest case
+};
+
+PerfCases plan_cases(const OpSpec& op, const PerfOptions& options,
+                     const std::vector<std::uint64_t>& sizes, const Communicator& comm) {
+  PerfCases cases;
+  cases.placements.push_back(Placement::out_of_place);
+  if (op.supports_in_place()) cases.placements.push_back(Placement::in_place);
+  OpParams params{options.seed, options.skew};
+  params.root = options.root;
+  const int ranks = comm.size();
+  for (std::uint64_t requested : sizes) {
+    const std::size_t count = op.count_for_bytes(requested, options.dtype, ranks);
+    OpLayout layout = op.layout(count, ranks, comm.rank(), params);
+    cases.largest_elements =
+        std::max({cases.largest_elements, layout.send_elements, layout.recv_elements,
+                  layout.in_place_elements});
+    cases.by_size.emplace_back(op.bytes_for_count(count, options.dtype, ranks), std::move(layout));
+  }
+  return cases;
+}
+
+std::string what_runs(const PerfContext& ctx, const PerfCases& cases) {
+  return std::to_string(ctx.cases) + " cases (" + format_bytes(cases.by_size.front().first) +
+         " to " + format_bytes(cases.by_size.back().first) + ", " +
+         std::to_string(cases.placements.size()) + " placement(s)) on " +
+         std::to_string(ctx.comm.size()) + " ranks, -n " + std::to_string(ctx.options.iterations) +
+         "; the time left follows the first cases";
+}
+
+void register_cases(PerfContext& ctx, const PerfCases& cases) {
+  for (const auto& [bytes, layout] : cases.by_size)
+    for (Placement p : cases.placements) {
+      const std::string name = std::string(ctx.op.name()) + "/" + std::to_string(bytes) + "/" +
+                               std::string(placement_name(p));
+      benchmark::RegisterBenchmark(name.c_str(),
+                                   [&ctx, &layout = layout, p, bytes = bytes](benchmark::State& s) {
+                                     run_case(ctx, layout, p, bytes, s);
+                                   })
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMicrosecond);
+    }
+}
+
+// Runs the registered cases: rank 0 prints the table unless Google Benchmark's own format was
+// asked for; the other ranks report nothing.
+void run_cases(PerfContext& ctx, const RunMetadata& meta) {
+  const PerfOptions& options = ctx.options;
+  const OpSpec& op = ctx.op;
+  bool own_format = false;
+  for (const std::string& flag : options.benchmark_args)
+    own_format |= flag.starts_with("--benchmark_format=") && flag != "--benchmark_format=console";
+  PerfTableReporter table(stdout, table_type_name(options.dtype), std::string(op.reduction()),
+                          op.supports_in_place(),
+                          op.kind() == CollectiveKind::broadcast ? options.root : -1);
+  NullReporter null_reporter;
+  const bool rank0 = ctx.comm.rank() == 0;
+  if (rank0 && !own_format) {
+    print_header(ctx, meta);
+    table.print_column_heads();
+  }
+  if (!rank0)
+    benchmark::RunSpecifiedBenchmarks(&null_reporter);
+  else if (own_format)
+    benchmark::RunSpecifiedBenchmarks();  // the library's json/csv reporter
+  else
+    benchmark::RunSpecifiedBenchmarks(&table);
+  if (rank0 && !own_format) table.print_footer();
+  benchmark::Shutdown();
+}
+
 }  // namespace
 
 int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
@@ -124,7 +199,8 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   if (!parsed) return kExitOk;
   const PerfOptions& options = *parsed;
 
-  // Everything that can be wrong with the input is found here, before MPI starts.
+  // Start: everything that can be wrong with the input is found before MPI starts; then the
+  // communicator, watched and its transport verified (bench/flags/run_start.hpp).
   const BackendKind backend = options.backend.value_or(default_backend());
   require_backend_available(backend);
   if (backend != BackendKind::nccl && (options.graph_launches > 0 || options.register_buffers))
@@ -135,108 +211,49 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   const bool is_rank0 = launcher_rank() == 0;
   ResultsFile results(options.out_path, is_rank0);
   initialize_benchmark_library(options.benchmark_args, is_rank0);
-
   MpiSession mpi(&argc, &argv);
   BackendOptions backend_options;
-  backend_options.timeout_seconds = options.timeout_seconds;
-  setup.fill(backend_options);
   backend_options.register_buffers = options.register_buffers;
-  const std::unique_ptr<Communicator> comm =
-      make_communicator(backend, MPI_COMM_WORLD, backend_options);
-  comm->barrier();  // a first collective, so that transport() reports what was really used
-  RunMetadata meta =
-      collect_run_metadata(*comm, MPI_COMM_WORLD, command_line, setup.transport.name());
-  describe_run(meta, setup);
-  int mismatch = transport_matches(meta.transport_asked, meta.transport_verified) ? 0 : 1;
-  MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &mismatch, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-  if (mismatch)
-    throw TransportMismatchError("--transport " + meta.transport_asked + " was asked for, but " +
-                                 meta.backend + " uses " + meta.transport_verified);
-
+  StartedRun started =
+      start_run(backend, setup, backend_options, command_line, options.timeout_seconds);
+  Communicator& comm = *started.comm;
+  RunMetadata& meta = started.meta;
   const std::unique_ptr<MonitorSession> monitor = start_host_monitor(
-      options.run.monitor, MPI_COMM_WORLD, comm->device_buffers(), options.timeout_seconds);
-  PerfContext ctx(op, options, *comm);
+      options.run.monitor, MPI_COMM_WORLD, comm.device_buffers(), options.timeout_seconds);
+
+  // Measure: every case, each written as soon as it is measured (run_case).
+  PerfContext ctx(op, options, comm);
   ctx.monitor = monitor.get();
   ctx.results = &results;
   ctx.meta = &meta;
-  const int ranks = comm->size();
-  OpParams params{options.seed, options.skew};
-  params.root = options.root;
-  std::vector<Placement> placements{Placement::out_of_place};
-  if (op.supports_in_place()) placements.push_back(Placement::in_place);
-
-  // Buffers for the largest size, allocated once (as nccl-tests does).
-  std::size_t largest_elements = 0;
-  std::vector<std::pair<std::uint64_t, OpLayout>> cases;
-  for (std::uint64_t requested : sizes) {
-    const std::size_t count = op.count_for_bytes(requested, options.dtype, ranks);
-    OpLayout layout = op.layout(count, ranks, comm->rank(), params);
-    largest_elements = std::max(
-        {largest_elements, layout.send_elements, layout.recv_elements, layout.in_place_elements});
-    cases.emplace_back(op.bytes_for_count(count, options.dtype, ranks), std::move(layout));
-  }
+  const PerfCases cases = plan_cases(op, options, sizes, comm);
   double total_work = 0;
-  for (const auto& c : cases) total_work += case_work(options, c.first) * placements.size();
+  for (const auto& c : cases.by_size)
+    total_work += case_work(options, c.first) * cases.placements.size();
   const Progress progress(std::string(op.name()) + "_perf", total_work,
-                          progress_wanted(options.progress, comm->rank()));
+                          progress_wanted(options.progress, comm.rank()));
   ctx.progress = &progress;
-  ctx.cases = static_cast<int>(cases.size() * placements.size());
-  progress.announce(std::to_string(ctx.cases) + " cases (" + format_bytes(cases.front().first) +
-                    " to " + format_bytes(cases.back().first) + ", " +
-                    std::to_string(placements.size()) + " placement(s)) on " +
-                    std::to_string(ranks) + " ranks, -n " + std::to_string(options.iterations) +
-                    "; the time left follows the first cases");
+  ctx.cases = static_cast<int>(cases.by_size.size() * cases.placements.size());
+  progress.announce(what_runs(ctx, cases));
+  // Buffers for the largest size, allocated once (as nccl-tests does).
   const std::size_t buffer_bytes =
-      std::max<std::size_t>(largest_elements * dtype_size_bytes(options.dtype), 1);
-  ctx.buffer_a = comm->allocate(buffer_bytes);
-  ctx.buffer_b = comm->allocate(buffer_bytes);
+      std::max<std::size_t>(cases.largest_elements * dtype_size_bytes(options.dtype), 1);
+  ctx.buffer_a = comm.allocate(buffer_bytes);
+  ctx.buffer_b = comm.allocate(buffer_bytes);
+  register_cases(ctx, cases);
+  run_cases(ctx, meta);
+  comm.release(ctx.buffer_a);
+  comm.release(ctx.buffer_b);
 
-  for (const auto& [bytes, layout] : cases)
-    for (Placement p : placements) {
-      const std::string name = std::string(op.name()) + "/" + std::to_string(bytes) + "/" +
-                               std::string(placement_name(p));
-      benchmark::RegisterBenchmark(name.c_str(),
-                                   [&ctx, &layout = layout, p, bytes = bytes](benchmark::State& s) {
-                                     run_case(ctx, layout, p, bytes, s);
-                                   })
-          ->UseManualTime()
-          ->Iterations(1)
-          ->Unit(benchmark::kMicrosecond);
-    }
-
-  // Rank 0 prints the table unless Google Benchmark's own format was asked for.
-  bool own_format = false;
-  for (const std::string& flag : options.benchmark_args)
-    own_format |= flag.starts_with("--benchmark_format=") && flag != "--benchmark_format=console";
-  PerfTableReporter table(stdout, table_type_name(options.dtype), std::string(op.reduction()),
-                          op.supports_in_place(),
-                          op.kind() == CollectiveKind::broadcast ? options.root : -1);
-  NullReporter null_reporter;
-  if (comm->rank() == 0 && !own_format) {
-    print_header(ctx, meta);
-    table.print_column_heads();
-  }
-  if (comm->rank() != 0)
-    benchmark::RunSpecifiedBenchmarks(&null_reporter);
-  else if (own_format)
-    benchmark::RunSpecifiedBenchmarks();  // the library's json/csv reporter
-  else
-    benchmark::RunSpecifiedBenchmarks(&table);
-  if (comm->rank() == 0 && !own_format) table.print_footer();
-  benchmark::Shutdown();
-
-  comm->release(ctx.buffer_a);
-  comm->release(ctx.buffer_b);
-  std::uint64_t wrong = 0;
-  for (const Measurement& m : ctx.measurements) {
-    wrong += m.wrong;
-  }
+  // Report: the counters' records, then the data check's verdict.
   for (nlohmann::json& record :
        finish_host_monitor(monitor.get(), MPI_COMM_WORLD, options.timeout_seconds)) {
     record["run"] = meta.to_json();
     results.add(std::move(record));
   }
   results.commit();
+  std::uint64_t wrong = 0;
+  for (const Measurement& m : ctx.measurements) wrong += m.wrong;
   if (wrong > 0)
     throw DataMismatchError(std::to_string(wrong) + " wrong elements in " + std::string(op.name()) +
                             " results (see the #wrong columns)");

@@ -10,8 +10,8 @@ namespace collreplay {
 
 nlohmann::json record_for(const PerfContext& ctx, const Measurement& m, const RunMetadata& meta) {
   const double time_us = m.times_us.mean;
-  const double algbw = time_us > 0 ? static_cast<double>(m.bytes) / (time_us * 1e-6) / 1e9 : 0;
-  const double busbw = time_us > 0 ? m.bus_bytes / (time_us * 1e-6) / 1e9 : 0;
+  const double algbw = algbw_GBps(static_cast<double>(m.bytes), time_us * 1e-6);
+  const double busbw = busbw_GBps(m.bus_bytes, time_us * 1e-6);
   nlohmann::json record = {{"op", ctx.op.name()},
                            {"bytes", m.bytes},
                            {"count", m.count},

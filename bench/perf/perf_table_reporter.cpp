@@ -1,5 +1,7 @@
 #include "bench/perf/perf_table_reporter.hpp"
 
+#include "collectives/ops/op_spec.hpp"
+
 namespace collreplay {
 namespace {
 
@@ -38,8 +40,9 @@ void PerfTableReporter::ReportRuns(const std::vector<Run>& runs) {
     const double time_us = run.GetAdjustedRealTime();  // unit set to microseconds
     Half half;
     half.time_us = time_us;
-    half.algbw_GBps = time_us > 0 ? bytes / (time_us * 1e-6) / 1e9 : 0;
-    half.busbw_GBps = half.algbw_GBps * counter(run, "bus_factor");
+    half.algbw_GBps = algbw_GBps(bytes, time_us * 1e-6);
+    // The harness's counters carry the op's bus bytes as bus_bytes / S (run_case).
+    half.busbw_GBps = busbw_GBps(bytes * counter(run, "bus_factor"), time_us * 1e-6);
     half.wrong = static_cast<std::uint64_t>(counter(run, "wrong"));
     busbw_sum_ += half.busbw_GBps;
     ++busbw_values_;

@@ -94,8 +94,12 @@ StepHeadroom step_headroom(const Schedule& schedule, const PassStepTimes& steps,
   step.comm_ms = steps.comm_only_ms;
   step.overlapped_ms = steps.overlapped_ms;
   step.exposed_comm_ms = step.overlapped_ms - step.compute_ms;
-  if (auto exposed_share = safe_ratio(step.exposed_comm_ms, step.comm_ms))
-    step.overlap_efficiency = 1.0 - *exposed_share;
+  // Communication under kNegligibleCommShare of the compute is within the compute pass's own
+  // step-to-step noise: the exposed share of it would be noise over a tiny number (a step with
+  // 0.02 ms of comm beside 127 ms of compute read -23 once), so it stays unknown.
+  if (step.comm_ms >= kNegligibleCommShare * step.compute_ms)
+    if (auto exposed_share = safe_ratio(step.exposed_comm_ms, step.comm_ms))
+      step.overlap_efficiency = 1.0 - *exposed_share;
 
   double compute_alone_ms = 0, compute_overlapped_ms = 0, optimizer_alone_ms = 0;
   for (std::size_t i = 0; i < schedule.ops.size(); ++i) {
@@ -182,7 +186,8 @@ std::string headroom_help() {
     optimizer_ms      the optimizer phase (AdamW over the rank's shard, after the last
                       gradient reduction), overlapped pass; part of every step time.
     fwd_bwd_ms        compute_ms without the optimizer phase: forward + backward alone.
-    overlap_efficiency  1 - exposed_comm_ms / comm_ms (1 = all hidden, 0 = none hidden).
+    overlap_efficiency  1 - exposed_comm_ms / comm_ms (1 = all hidden, 0 = none hidden); "-"
+                      (null) when comm_ms is under 5% of compute_ms, within the noise.
     compute_slowdown  sum of compute-op times in the overlapped pass / the same in the
                       compute-only pass (>1: compute slowed by contention with communication).
     tokens_per_s      tokens_per_step x world / overlapped step.

@@ -53,6 +53,10 @@ struct UnitHeadroom {
   std::optional<double> headroom_ratio;
 };
 
+// Communication below this share of the compute-only step is within that step's noise: the
+// overlap efficiency of so little is not reported.
+inline constexpr double kNegligibleCommShare = 0.05;
+
 struct StepHeadroom {
   double compute_ms = 0;                     // compute-only step
   double comm_ms = 0;                        // comm-only step
@@ -60,7 +64,8 @@ struct StepHeadroom {
   double exposed_comm_ms = 0;                // overlapped_ms - compute_ms
   double optimizer_ms = 0;                   // the optimizer phase's ops, overlapped pass
   double fwd_bwd_ms = 0;                     // compute-only step without its optimizer phase
-  std::optional<double> overlap_efficiency;  // 1 - exposed_comm_ms / comm_ms
+  // 1 - exposed_comm_ms / comm_ms; none when comm_ms < kNegligibleCommShare x compute_ms
+  std::optional<double> overlap_efficiency;
   std::optional<double> compute_slowdown;    // sum overlapped compute-op times / compute-only
   std::optional<double> tokens_per_s;        // tokens_per_step * world / overlapped step
   std::optional<double> mfu;                 // model_flops_per_step / overlapped step / peak

@@ -5,7 +5,7 @@
 
 #include "bench/executor/collective_plan.hpp"
 #include "bench/replay/flops/step_flops.hpp"
-#include "bench/replay/graph_step.hpp"
+#include "bench/replay/measure/graph_step.hpp"
 #include "collectives/ops/op_registry.hpp"
 #include "common/sizes.hpp"
 #include "workloads/model/gemm_slices.hpp"
@@ -19,6 +19,22 @@ namespace {
 int group_size_of(const ReplayMeasurements& m, const CollectiveOp& c) {
   return c.group == GroupKind::strided ? c.group_size
                                        : m.group_sizes.at(static_cast<std::size_t>(c.group));
+}
+
+// The collective op i's bandwidths in its comm-only time, by the op's own bus-bytes rule
+// (collectives/ops/op_spec.hpp): the busiest rank's, gathered by the measure step, else the
+// spec's rule for the op's size and group.
+struct OpBandwidth {
+  double algbw_GBps = 0, busbw_GBps = 0;
+};
+OpBandwidth bandwidth_of(const ReplayMeasurements& m, std::size_t i, const CollectiveOp& c) {
+  const double seconds = m.op_times.comm_only_ms[i] * 1e-3;
+  OpLayout group;
+  group.ranks = group_size_of(m, c);
+  const double bus_bytes = i < m.bus_bytes.size() && m.bus_bytes[i] > 0
+                               ? m.bus_bytes[i]
+                               : op_spec(c.kind).bus_bytes(c.bytes, group, c.dtype);
+  return {algbw_GBps(static_cast<double>(c.bytes), seconds), busbw_GBps(bus_bytes, seconds)};
 }
 
 nlohmann::json optional_json(const std::optional<double>& value) {
@@ -54,6 +70,127 @@ int layers_of(const Schedule& s) {
   return static_cast<int>(layers.size());
 }
 
+// One record per op: its passes' times across ranks, its timeline, and for a collective its
+// bandwidths, for a compute op its work and headroom.
+nlohmann::json op_record(const ReplayMeasurements& m, std::size_t i) {
+  const Schedule& s = *m.schedule;
+  const ScheduleOp& op = s.ops[i];
+  nlohmann::json r = {{"record", "op"},
+                      {"op", i},
+                      {"name", op.name},
+                      {"unit", op.unit},
+                      {"layer", op.layer},
+                      {"phase", phase_name(op.phase)},
+                      {"stream", op.is_collective() ? "comm" : "compute"},
+                      {"hides_behind", op.hides_behind},
+                      {"overlapped_ms", stat_json(pass_of(m, PassKind::overlapped).op_ms[i], m)}};
+  // Timeline (overlapped pass): the slowest rank's median step, ms from that step's start.
+  const PassSummary& overlapped = pass_of(m, PassKind::overlapped);
+  if (i < overlapped.op_start_ms.size())
+    r.update({{"start_ms", overlapped.op_start_ms[i]}, {"end_ms", overlapped.op_end_ms[i]}});
+  if (op.is_collective()) {
+    const CollectiveOp& c = op.collective();
+    const int n = group_size_of(m, c);
+    const OpBandwidth bw = bandwidth_of(m, i, c);
+    r.update({{"kind", collective_kind_name(c.kind)},
+              {"group", group_kind_name(c.group)},
+              {"group_size", n},
+              {"dtype", dtype_name(c.dtype)},
+              {"bytes", c.bytes},
+              {"comm_only_ms", stat_json(pass_of(m, PassKind::comm_only).op_ms[i], m)},
+              {"algbw_GBps", bw.algbw_GBps},
+              {"busbw_GBps", bw.busbw_GBps}});
+    if (c.group == GroupKind::strided) r["group_stride"] = c.group_stride;
+    if (c.kind == CollectiveKind::broadcast) r["root"] = c.root;
+    if (c.kind == CollectiveKind::send || c.kind == CollectiveKind::recv) r["peer"] = c.peer;
+  } else {
+    const double flops = gemm_flops(op.compute().gemms);
+    const double t_ms = m.op_times.compute_only_ms[i];
+    std::uint64_t kernel_bytes = 0, kernel_launches = 0;
+    for (const KernelSlice& k : op.compute().kernels) {
+      kernel_bytes += k.read_bytes + k.write_bytes;
+      kernel_launches += k.launches;
+    }
+    r.update({{"gemms", op.compute().gemms.size()},
+              {"flops", flops},
+              {"kernel_launches", kernel_launches},
+              {"kernel_bytes", kernel_bytes},
+              {"host_us", op.compute().host_us},
+              {"compute_only_ms", stat_json(pass_of(m, PassKind::compute_only).op_ms[i], m)},
+              {"tflops", t_ms > 0 ? flops * m.compute_scale / (t_ms * 1e9) : 0.0}});
+    for (const OpHeadroom& h : m.op_headroom)
+      if (h.op == static_cast<int>(i))
+        r.update({{"compute_ms", h.compute_ms},
+                  {"comm_ms", h.comm_ms},
+                  {"headroom_ms", h.headroom_ms},
+                  {"headroom_ratio", optional_json(h.headroom_ratio)}});
+  }
+  return r;
+}
+
+// The step's record: the schedule it ran, the passes, the step's headroom and the run's checks.
+nlohmann::json step_record(const ReplayMeasurements& m, const nlohmann::json& run) {
+  const Schedule& s = *m.schedule;
+  nlohmann::json passes = nlohmann::json::object();
+  for (const PassSummary& p : m.passes)
+    passes[std::string(pass_name(p.pass))] = {{"step_ms", p.step_ms},
+                                              {"step_samples_ms", p.step_samples_ms},
+                                              {"steps", p.steps},
+                                              {"spread", p.spread},
+                                              {"stable", p.stable},
+                                              {"rank_step_ms", stat_json(p.rank_step_ms, m)}};
+  const StepHeadroom& st = m.step;
+  return {{"record", "step"},
+          {"model", s.model},
+          {"plan", s.plan},
+          {"wrap", s.wrap},
+          {"world", m.world},
+          {"nodes", m.nodes},
+          {"ep", s.ep},
+          {"tp", s.tp},
+          {"shard_group", mesh_layout(s).shard()},
+          {"layers", layers_of(s)},
+          {"optimizer", optional_text_json(m.optimizer)},
+          {"optimizer_asked", optional_text_json(m.optimizer_asked)},
+          {"micro_batch", s.micro_batch},
+          {"seq", s.seq},
+          {"micro_batches", s.micro_batches},
+          {"tokens_per_step", s.tokens_per_step},
+          {"compute_ms", st.compute_ms},
+          {"comm_ms", st.comm_ms},
+          {"overlapped_ms", st.overlapped_ms},
+          {"exposed_comm_ms", st.exposed_comm_ms},
+          {"fwd_bwd_ms", st.fwd_bwd_ms},
+          {"optimizer_ms", st.optimizer_ms},
+          {"overlap_efficiency", optional_json(st.overlap_efficiency)},
+          {"compute_slowdown", optional_json(st.compute_slowdown)},
+          {"tokens_per_s", optional_json(st.tokens_per_s)},
+          {"mfu", optional_json(st.mfu)},
+          {"mfu_compute_only", optional_json(st.mfu_compute_only)},
+          {"hfu", optional_json(st.hfu)},
+          {"hfu_compute_only", optional_json(st.hfu_compute_only)},
+          {"flops_per_step", optional_json(m.flops_per_step)},
+          {"model_flops_per_step", optional_json(m.model_flops_per_step)},
+          {"tflops_per_rank",
+           optional_json(tflops_per_s(m.model_flops_per_step, st.overlapped_ms))},
+          {"peak_tflops", optional_json(m.peak_tflops)},
+          {"peak_source", m.peak_source},
+          {"compute_scale", m.compute_scale},
+          {"compute_engine", m.engine},
+          {"backend", m.backend},
+          {"transport", m.transport},
+          {"collective_buffer_bytes", m.collective_buffer_bytes},
+          {"compute_buffer_bytes", m.compute_buffer_bytes},
+          {"passes", passes},
+          {"comm_only_graph_ms", optional_json(m.comm_only_graph_ms)},
+          {"graph_launches", m.graph_launches},
+          {"launch_cost_us_per_collective", optional_json(launch_cost_us_per_collective(m))},
+          {"rank_step_ms_all", pass_of(m, PassKind::overlapped).rank_step_ms_all},
+          {"sanity_ok", m.sanity_problems.empty()},
+          {"sanity_problems", m.sanity_problems},
+          {"run", run}};
+}
+
 }  // namespace
 
 const PassSummary& pass_of(const ReplayMeasurements& m, PassKind pass) {
@@ -61,61 +198,9 @@ const PassSummary& pass_of(const ReplayMeasurements& m, PassKind pass) {
 }
 
 std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nlohmann::json& run) {
-  const Schedule& s = *m.schedule;
   std::vector<nlohmann::json> records;
-  for (std::size_t i = 0; i < s.ops.size(); ++i) {
-    const ScheduleOp& op = s.ops[i];
-    nlohmann::json r = {{"record", "op"},
-                        {"op", i},
-                        {"name", op.name},
-                        {"unit", op.unit},
-                        {"layer", op.layer},
-                        {"phase", phase_name(op.phase)},
-                        {"stream", op.is_collective() ? "comm" : "compute"},
-                        {"hides_behind", op.hides_behind},
-                        {"overlapped_ms", stat_json(pass_of(m, PassKind::overlapped).op_ms[i], m)}};
-    // Timeline (overlapped pass): the slowest rank's median step, ms from that step's start.
-    const PassSummary& overlapped = pass_of(m, PassKind::overlapped);
-    if (i < overlapped.op_start_ms.size())
-      r.update({{"start_ms", overlapped.op_start_ms[i]}, {"end_ms", overlapped.op_end_ms[i]}});
-    if (op.is_collective()) {
-      const CollectiveOp& c = op.collective();
-      const int n = group_size_of(m, c);
-      const double t_ms = m.op_times.comm_only_ms[i];
-      const double algbw = t_ms > 0 ? static_cast<double>(c.bytes) / (t_ms * 1e6) : 0;
-      r.update({{"kind", collective_kind_name(c.kind)},
-                {"group", group_kind_name(c.group)},
-                {"group_size", n},
-                {"dtype", dtype_name(c.dtype)},
-                {"bytes", c.bytes},
-                {"comm_only_ms", stat_json(pass_of(m, PassKind::comm_only).op_ms[i], m)},
-                {"algbw_GBps", algbw},
-                {"busbw_GBps", algbw * op_spec(c.kind).bus_factor(n)}});
-      if (c.group == GroupKind::strided) r["group_stride"] = c.group_stride;
-      if (c.kind == CollectiveKind::broadcast) r["root"] = c.root;
-      if (c.kind == CollectiveKind::send || c.kind == CollectiveKind::recv) r["peer"] = c.peer;
-    } else {
-      const double flops = gemm_flops(op.compute().gemms);
-      const double t_ms = m.op_times.compute_only_ms[i];
-      std::uint64_t kernel_bytes = 0, kernel_launches = 0;
-      for (const KernelSlice& k : op.compute().kernels) {
-        kernel_bytes += k.read_bytes + k.write_bytes;
-        kernel_launches += k.launches;
-      }
-      r.update({{"gemms", op.compute().gemms.size()},
-                {"flops", flops},
-                {"kernel_launches", kernel_launches},
-                {"kernel_bytes", kernel_bytes},
-                {"host_us", op.compute().host_us},
-                {"compute_only_ms", stat_json(pass_of(m, PassKind::compute_only).op_ms[i], m)},
-                {"tflops", t_ms > 0 ? flops * m.compute_scale / (t_ms * 1e9) : 0.0}});
-      for (const OpHeadroom& h : m.op_headroom)
-        if (h.op == static_cast<int>(i))
-          r.update({{"compute_ms", h.compute_ms},
-                    {"comm_ms", h.comm_ms},
-                    {"headroom_ms", h.headroom_ms},
-                    {"headroom_ratio", optional_json(h.headroom_ratio)}});
-    }
+  for (std::size_t i = 0; i < m.schedule->ops.size(); ++i) {
+    nlohmann::json r = op_record(m, i);
     r["run"] = run;
     records.push_back(std::move(r));
   }
@@ -129,65 +214,7 @@ std::vector<nlohmann::json> replay_records(const ReplayMeasurements& m, const nl
                        {"headroom_ratio", optional_json(u.headroom_ratio)},
                        {"run", run}});
 
-  nlohmann::json passes = nlohmann::json::object();
-  for (const PassSummary& p : m.passes)
-    passes[std::string(pass_name(p.pass))] = {{"step_ms", p.step_ms},
-                                              {"step_samples_ms", p.step_samples_ms},
-                                              {"steps", p.steps},
-                                              {"spread", p.spread},
-                                              {"stable", p.stable},
-                                              {"rank_step_ms", stat_json(p.rank_step_ms, m)}};
-  const StepHeadroom& st = m.step;
-  records.push_back({{"record", "step"},
-                     {"model", s.model},
-                     {"plan", s.plan},
-                     {"wrap", s.wrap},
-                     {"world", m.world},
-                     {"nodes", m.nodes},
-                     {"ep", s.ep},
-                     {"tp", s.tp},
-                     {"shard_group", mesh_layout(s).shard()},
-                     {"layers", layers_of(s)},
-                     {"optimizer", optional_text_json(m.optimizer)},
-                     {"optimizer_asked", optional_text_json(m.optimizer_asked)},
-                     {"micro_batch", s.micro_batch},
-                     {"seq", s.seq},
-                     {"micro_batches", s.micro_batches},
-                     {"tokens_per_step", s.tokens_per_step},
-                     {"compute_ms", st.compute_ms},
-                     {"comm_ms", st.comm_ms},
-                     {"overlapped_ms", st.overlapped_ms},
-                     {"exposed_comm_ms", st.exposed_comm_ms},
-                     {"fwd_bwd_ms", st.fwd_bwd_ms},
-                     {"optimizer_ms", st.optimizer_ms},
-                     {"overlap_efficiency", optional_json(st.overlap_efficiency)},
-                     {"compute_slowdown", optional_json(st.compute_slowdown)},
-                     {"tokens_per_s", optional_json(st.tokens_per_s)},
-                     {"mfu", optional_json(st.mfu)},
-                     {"mfu_compute_only", optional_json(st.mfu_compute_only)},
-                     {"hfu", optional_json(st.hfu)},
-                     {"hfu_compute_only", optional_json(st.hfu_compute_only)},
-                     {"flops_per_step", optional_json(m.flops_per_step)},
-                     {"model_flops_per_step", optional_json(m.model_flops_per_step)},
-                     {"tflops_per_rank",
-                      optional_json(tflops_per_s(m.model_flops_per_step, st.overlapped_ms))},
-                     {"peak_tflops", optional_json(m.peak_tflops)},
-                     {"peak_source", m.peak_source},
-                     {"compute_scale", m.compute_scale},
-                     {"compute_engine", m.engine},
-                     {"backend", m.backend},
-                     {"transport", m.transport},
-                     {"collective_buffer_bytes", m.collective_buffer_bytes},
-                     {"compute_buffer_bytes", m.compute_buffer_bytes},
-                     {"passes", passes},
-                     {"comm_only_graph_ms", optional_json(m.comm_only_graph_ms)},
-                     {"graph_launches", m.graph_launches},
-                     {"launch_cost_us_per_collective",
-                      optional_json(launch_cost_us_per_collective(m))},
-                     {"rank_step_ms_all", pass_of(m, PassKind::overlapped).rank_step_ms_all},
-                     {"sanity_ok", m.sanity_problems.empty()},
-                     {"sanity_problems", m.sanity_problems},
-                     {"run", run}});
+  records.push_back(step_record(m, run));
   return records;
 }
 
@@ -217,13 +244,11 @@ void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
     const ScheduleOp& op = s.ops[i];
     if (!op.is_collective()) continue;
     const CollectiveOp& c = op.collective();
-    const double t_ms = m.op_times.comm_only_ms[i];
-    const double algbw = t_ms > 0 ? static_cast<double>(c.bytes) / (t_ms * 1e6) : 0;
-    const int n = group_size_of(m, c);
+    const OpBandwidth bw = bandwidth_of(m, i, c);
     std::fprintf(out, "  %-28s %-14s %-13s %12llu %10.1f %9.2f %9.2f\n", op.name.c_str(),
                  std::string(collective_kind_name(c.kind)).c_str(), group_label(c).c_str(),
-                 static_cast<unsigned long long>(c.bytes), t_ms * 1e3, algbw,
-                 algbw * op_spec(c.kind).bus_factor(n));
+                 static_cast<unsigned long long>(c.bytes), m.op_times.comm_only_ms[i] * 1e3,
+                 bw.algbw_GBps, bw.busbw_GBps);
   }
   std::fprintf(out,
                "#\n# headroom per unit (ms; comm = what must hide behind the unit's compute)\n");

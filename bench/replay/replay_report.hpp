@@ -35,6 +35,9 @@ struct ReplayMeasurements {
   const Schedule* schedule = nullptr;
   std::array<PassSummary, 3> passes;  // indexed by PassKind
   OpTimes op_times;                   // slowest rank's per-op medians
+  // Per op, the bytes busbw counts (OpSpec::bus_bytes), the largest over ranks (all_to_allv's
+  // busiest rank); 0 for compute ops. Empty: each op's spec rule for its size and group.
+  std::vector<double> bus_bytes;
   StepHeadroom step;
   std::vector<OpHeadroom> op_headroom;
   std::vector<UnitHeadroom> units;

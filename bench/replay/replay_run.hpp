@@ -8,7 +8,9 @@
 
 namespace collreplay {
 
+// `parsed`: options.run as validate_replay_options parsed and checked it (once, before MPI).
 // Returns the exit status; errors are thrown (common/errors.hpp) for guarded_main.
-int run_replay(const ReplayOptions& options, const WorkloadRequest& request);
+int run_replay(const ReplayOptions& options, const WorkloadRequest& request,
+               const RunSetup& parsed);
 
 }  // namespace collreplay

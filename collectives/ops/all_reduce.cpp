@@ -12,6 +12,8 @@ class AllReduceSpec final : public OpSpec {
   SizeBasis size_basis() const override { return SizeBasis::whole_buffer; }
   double bus_factor(int ranks) const override { return 2.0 * (ranks - 1.0) / ranks; }
   std::string_view reduction() const override { return "sum"; }
+  std::string_view torch_name() const override { return "allreduce"; }
+  std::string_view nccl_kernel() const override { return "ncclDevKernel_AllReduce"; }
   OpLayout layout(std::size_t count, int ranks, int rank, const OpParams&) const override {
     OpLayout l;
     l.ranks = ranks;

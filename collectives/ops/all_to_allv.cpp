@@ -11,6 +11,14 @@
 namespace collreplay {
 namespace {
 
+// Elements a rank's counts move to or from the other ranks: all but its own block.
+std::size_t cross_rank(const std::vector<std::size_t>& counts, int own) {
+  std::size_t total = 0;
+  for (std::size_t peer = 0; peer < counts.size(); ++peer)
+    if (static_cast<int>(peer) != own) total += counts[peer];
+  return total;
+}
+
 class AllToAllvSpec final : public OpSpec {
  public:
   CollectiveKind kind() const override { return CollectiveKind::all_to_allv; }
@@ -18,6 +26,7 @@ class AllToAllvSpec final : public OpSpec {
   SizeBasis size_basis() const override { return SizeBasis::per_rank; }
   double bus_factor(int ranks) const override { return (ranks - 1.0) / ranks; }
   std::string_view reduction() const override { return "none"; }
+  std::string_view nccl_kernel() const override { return "ncclDevKernel_SendRecv"; }
   bool supports_in_place() const override { return false; }
   OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const override {
     OpLayout l;
@@ -42,16 +51,23 @@ class AllToAllvSpec final : public OpSpec {
   }
   // Under skew the ranks move different amounts: busbw counts the busiest rank's traffic across
   // ranks, the larger of what it sends to and receives from the others (its own block stays).
-  double bus_bytes(std::uint64_t, const OpLayout& l, DType t) const override {
+  // Without the matrix (a replay's layout): this rank's, from its own counts.
+  double bus_bytes(std::uint64_t bytes, const OpLayout& l, DType t) const override {
     std::size_t busiest = 0;
-    for (int r = 0; r < l.ranks; ++r) {
-      std::size_t sent = 0, received = 0;
-      for (int peer = 0; peer < l.ranks; ++peer) {
-        if (peer == r) continue;
-        sent += l.peers->at(r, peer);
-        received += l.peers->at(peer, r);
+    if (l.peers) {
+      for (int r = 0; r < l.ranks; ++r) {
+        std::size_t sent = 0, received = 0;
+        for (int peer = 0; peer < l.ranks; ++peer) {
+          if (peer == r) continue;
+          sent += l.peers->at(r, peer);
+          received += l.peers->at(peer, r);
+        }
+        busiest = std::max({busiest, sent, received});
       }
-      busiest = std::max({busiest, sent, received});
+    } else if (!l.send_counts.empty()) {
+      busiest = std::max(cross_rank(l.send_counts, l.rank), cross_rank(l.recv_counts, l.rank));
+    } else {
+      return OpSpec::bus_bytes(bytes, l, t);
     }
     return static_cast<double>(busiest) * static_cast<double>(dtype_size_bytes(t));
   }

@@ -17,6 +17,7 @@ class BroadcastSpec final : public OpSpec {
   SizeBasis size_basis() const override { return SizeBasis::whole_buffer; }
   double bus_factor(int) const override { return 1.0; }
   std::string_view reduction() const override { return "none"; }
+  std::string_view nccl_kernel() const override { return "ncclDevKernel_Broadcast"; }
   OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const override {
     if (params.root < 0 || params.root >= ranks)
       throw UsageError("broadcast root " + std::to_string(params.root) + " is not one of the " +

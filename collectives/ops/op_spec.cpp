@@ -9,6 +9,12 @@ std::string_view placement_name(Placement p) {
   return p == Placement::in_place ? "in_place" : "out_of_place";
 }
 
+double algbw_GBps(double bytes, double seconds) { return seconds > 0 ? bytes / seconds / 1e9 : 0; }
+
+double busbw_GBps(double bus_bytes, double seconds) {
+  return seconds > 0 ? bus_bytes / seconds / 1e9 : 0;
+}
+
 int OpSpec::input_value(const OpLayout& layout, std::uint64_t seed, std::size_t index) const {
   return fill_value(seed, layout.rank, index);
 }

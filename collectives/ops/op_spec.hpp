@@ -2,7 +2,8 @@
 // (collectives/ops/<op>.cpp): its kind and name, the nccl-tests size rule (collective_kind.hpp),
 // the bus-bandwidth factor, the reduction, the buffer layout out-of-place and in-place (NCCL's
 // in-place conventions), how to issue it on a Communicator, and the exact expected output for
-// the seeded fill of fill_pattern.hpp. algbw = S / t, busbw = algbw x bus_factor(ranks).
+// the seeded fill of fill_pattern.hpp. algbw = S / t, busbw = bus_bytes / t (algbw_GBps and
+// busbw_GBps below: the one rule every report uses).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +19,12 @@
 namespace collreplay {
 
 enum class Placement { out_of_place, in_place };
+
+// Bandwidths of one op that moved `bytes` (S) in `seconds`, in GB/s (0 when no time passed):
+// algbw = S / t, and busbw = the op's bus bytes (OpSpec::bus_bytes) / t, as nccl-tests defines
+// it. The one definition every report uses (perf records and table, replay records and table).
+double algbw_GBps(double bytes, double seconds);
+double busbw_GBps(double bus_bytes, double seconds);
 std::string_view placement_name(Placement p);  // "out_of_place" | "in_place"
 
 // Per-run knobs that change layouts or values: the fill seed, (all_to_allv) the skew,
@@ -58,13 +65,22 @@ class OpSpec {
   // on one rank).
   virtual double bus_factor(int ranks) const = 0;
   // The bytes busbw counts for size S: S x bus_factor, which for even ops is what the busiest
-  // rank moves across ranks. all_to_allv overrides it with its busiest rank under skew.
+  // rank moves across ranks. all_to_allv overrides it with its busiest rank under skew; from a
+  // layout without the agreed matrix (a replay's, which holds only this rank's counts) it is
+  // this rank's, and the caller takes the largest over the ranks.
   virtual double bus_bytes(std::uint64_t bytes, const OpLayout& layout, DType) const {
     return static_cast<double>(bytes) * bus_factor(layout.ranks);
   }
   // NCCL's reduction operator ("sum") or "none" for ops that only move data; the perf table's
   // "redop" column.
   virtual std::string_view reduction() const = 0;
+  // How torch's profiler names the call: the c10d method that issues it ("_allgather_base";
+  // most ops by their own name).
+  virtual std::string_view torch_name() const { return name(); }
+  // NCCL's device kernel family as the profiler shows it ("ncclDevKernel_AllGather"; all-to-all
+  // and point-to-point run as grouped sends and receives: "ncclDevKernel_SendRecv"). A reducing
+  // op's kernel name goes on with "_Sum_<type>".
+  virtual std::string_view nccl_kernel() const = 0;
   // The count for a requested S (rounded down, as nccl-tests does) and S for a count.
   std::size_t count_for_bytes(std::uint64_t bytes, DType t, int ranks) const {
     return collreplay::count_for_bytes(size_basis(), bytes, dtype_size_bytes(t), ranks);

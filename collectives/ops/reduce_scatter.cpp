@@ -13,6 +13,8 @@ class ReduceScatterSpec final : public OpSpec {
   SizeBasis size_basis() const override { return SizeBasis::per_rank; }
   double bus_factor(int ranks) const override { return (ranks - 1.0) / ranks; }
   std::string_view reduction() const override { return "sum"; }
+  std::string_view torch_name() const override { return "_reduce_scatter_base"; }
+  std::string_view nccl_kernel() const override { return "ncclDevKernel_ReduceScatter"; }
   OpLayout layout(std::size_t count, int ranks, int rank, const OpParams&) const override {
     OpLayout l;
     l.ranks = ranks;

@@ -15,6 +15,7 @@ class PointToPointSpec : public OpSpec {
   SizeBasis size_basis() const override { return SizeBasis::whole_buffer; }
   double bus_factor(int) const override { return 1.0; }
   std::string_view reduction() const override { return "none"; }
+  std::string_view nccl_kernel() const override { return "ncclDevKernel_SendRecv"; }
   bool supports_in_place() const override { return false; }
 
  protected:

@@ -1,5 +1,5 @@
 // replay -G: the comm-only step recorded as one CUDA graph on the NCCL communicator launches and
-// is timed like an eager comm-only step (bench/replay/graph_step.hpp).
+// is timed like an eager comm-only step (bench/replay/measure/graph_step.hpp).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -8,7 +8,7 @@
 #include "bench/app/stats.hpp"
 #include "bench/compute/compute_cublas.hpp"
 #include "bench/executor/executor.hpp"
-#include "bench/replay/graph_step.hpp"
+#include "bench/replay/measure/graph_step.hpp"
 #include "collectives/nccl/nccl_backend.hpp"
 #include "gpu_env.hpp"
 #include "tests/unit/replay/replay_schedule_fixture.hpp"

@@ -104,9 +104,9 @@ void add_replay_options(CLI::App& app, ReplayOptions& o) {
   app.footer(headroom_help());
 }
 
-void validate_replay_options(const ReplayOptions& o) {
+RunSetup validate_replay_options(const ReplayOptions& o) {
   o.stable_fraction();
-  check_run_flags(o.run);
+  RunSetup parsed = parse_run_flags(o.run);
   if (o.steps < 0) throw UsageError("--steps must be >= 0");
   if (o.max_steps < 1) throw UsageError("--max-steps must be >= 1");
   if (o.warmup < 0) throw UsageError("--warmup must be >= 0");
@@ -123,6 +123,7 @@ void validate_replay_options(const ReplayOptions& o) {
       o.nccl_algo, "--nccl-algo",
       {"ring", "tree", "collnet", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"});
   check_nccl_choice(o.nccl_proto, "--nccl-proto", {"simple", "ll", "ll128"});
+  return parsed;
 }
 
 }  // namespace collreplay

@@ -11,6 +11,7 @@ namespace collreplay {
 void add_replay_options(CLI::App& app, ReplayOptions& options);
 
 // Checks that do not need MPI (so every rank fails alike, before any communicator): UsageError.
-void validate_replay_options(const ReplayOptions& options);
+// Returns the run flags parsed (parse_run_flags), to be passed on rather than parsed again.
+RunSetup validate_replay_options(const ReplayOptions& options);
 
 }  // namespace collreplay

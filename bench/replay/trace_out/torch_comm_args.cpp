@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "collectives/ops/op_registry.hpp"
 #include "workloads/plan/parallel/mesh.hpp"
 
 namespace collreplay {
@@ -40,35 +41,14 @@ std::string torch_dtype_name(DType dtype) {
 }
 
 std::string torch_collective_name(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::all_gather: return "_allgather_base";
-    case CollectiveKind::reduce_scatter: return "_reduce_scatter_base";
-    case CollectiveKind::all_reduce: return "allreduce";
-    case CollectiveKind::all_to_all: return "all_to_all";
-    case CollectiveKind::all_to_allv: return "all_to_allv";
-    case CollectiveKind::broadcast: return "broadcast";
-    case CollectiveKind::send: return "send";
-    case CollectiveKind::recv: return "recv";
-    case CollectiveKind::send_recv: return "send_recv";
-  }
-  return "unknown";
+  return std::string(op_spec(kind).torch_name());
 }
 
 std::string nccl_kernel_name(const CollectiveOp& c) {
-  const std::string type = nccl_type_suffix(c.dtype);
-  switch (c.kind) {
-    case CollectiveKind::all_gather: return "ncclDevKernel_AllGather";
-    case CollectiveKind::reduce_scatter: return "ncclDevKernel_ReduceScatter_Sum_" + type;
-    case CollectiveKind::all_reduce: return "ncclDevKernel_AllReduce_Sum_" + type;
-    case CollectiveKind::broadcast: return "ncclDevKernel_Broadcast";
-    // NCCL runs all-to-all and point-to-point as grouped sends and receives.
-    case CollectiveKind::all_to_all:
-    case CollectiveKind::all_to_allv:
-    case CollectiveKind::send:
-    case CollectiveKind::recv:
-    case CollectiveKind::send_recv: return "ncclDevKernel_SendRecv";
-  }
-  return "ncclDevKernel_SendRecv";
+  const OpSpec& spec = op_spec(c.kind);
+  std::string name(spec.nccl_kernel());
+  if (spec.reduction() == "sum") name += std::string("_Sum_") + nccl_type_suffix(c.dtype);
+  return name;
 }
 
 std::vector<int> group_members(const Schedule& s, const CollectiveOp& c, int rank,

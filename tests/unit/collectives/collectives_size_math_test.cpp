@@ -59,6 +59,40 @@ TEST(SizeMath, BusBytesOfSkewedAllToAllvAreTheBusiestRanks) {
       4000 * 1.5);
 }
 
+// A replay's all_to_allv layout holds only this rank's counts: its bus bytes are this rank's
+// traffic to and from the others (the replay takes the largest over ranks), and the largest
+// over the ranks' own layouts is what the matrix gives.
+TEST(SizeMath, BusBytesFromOneRanksCountsAreThatRanks) {
+  const OpSpec& a2av = find_op("all_to_allv");
+  OpParams hot;
+  hot.skew = parse_skew("hotspot:1");
+  hot.seed = 5;
+  const std::uint64_t bytes = a2av.bytes_for_count(1000, DType::f32, 4);
+  double largest = 0;
+  for (int rank = 0; rank < 4; ++rank) {
+    OpLayout own = a2av.layout(1000, 4, rank, hot);
+    own.peers = nullptr;
+    std::size_t sent = 0, received = 0;
+    for (int peer = 0; peer < 4; ++peer)
+      if (peer != rank) sent += own.send_counts[peer], received += own.recv_counts[peer];
+    const double bus_bytes = a2av.bus_bytes(bytes, own, DType::f32);
+    EXPECT_DOUBLE_EQ(bus_bytes, std::max(sent, received) * 4.0) << rank;
+    largest = std::max(largest, bus_bytes);
+  }
+  EXPECT_DOUBLE_EQ(largest, a2av.bus_bytes(bytes, a2av.layout(1000, 4, 0, hot), DType::f32));
+  OpLayout sized_only;
+  sized_only.ranks = 4;
+  EXPECT_DOUBLE_EQ(a2av.bus_bytes(bytes, sized_only, DType::f32), bytes * 0.75)
+      << "no counts at all: the size rule";
+}
+
+// The one bandwidth rule: GB/s of S and of the bus bytes over the time; nothing for no time.
+TEST(SizeMath, BandwidthsAreBytesOverTime) {
+  EXPECT_DOUBLE_EQ(algbw_GBps(2e9, 0.5), 4.0);
+  EXPECT_DOUBLE_EQ(busbw_GBps(1.5e9, 0.5), 3.0);
+  EXPECT_DOUBLE_EQ(busbw_GBps(1.5e9, 0), 0.0);
+}
+
 TEST(SizeMath, InPlaceLayoutsUseNcclConventions) {
   const OpParams params;
   const OpLayout ag = find_op("all_gather").layout(10, 4, 2, params);

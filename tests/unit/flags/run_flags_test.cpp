@@ -53,7 +53,7 @@ TEST(RunFlags, EmulatedNodesAreCountedAndMarked) {
   meta.ranks = 8;
   meta.nodes = 1;
   meta.ranks_per_node = 8;
-  describe_run(meta, setup);
+  write_setup_to_metadata(meta, setup);
   EXPECT_EQ(meta.nodes, 4);
   EXPECT_EQ(meta.ranks_per_node, 2);
   const nlohmann::json json = meta.to_json();

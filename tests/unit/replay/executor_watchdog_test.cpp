@@ -8,7 +8,7 @@
 
 #include "bench/compute/cpu/compute_blas.hpp"
 #include "bench/executor/executor.hpp"
-#include "bench/replay/replay_check.hpp"
+#include "bench/replay/measure/replay_check.hpp"
 #include "common/errors.hpp"
 #include "tests/unit/replay/fake_communicator.hpp"
 #include "tests/unit/replay/fake_device_engine.hpp"

@@ -2,7 +2,7 @@
 // several groups are refused, naming them.
 #include <gtest/gtest.h>
 
-#include "bench/replay/graph_step.hpp"
+#include "bench/replay/measure/graph_step.hpp"
 #include "common/errors.hpp"
 #include "replay_schedule_fixture.hpp"
 

@@ -135,6 +135,18 @@ TEST(Headroom, NoPeakNoMfuNoCommNoEfficiency) {
   EXPECT_FALSE(step.overlap_efficiency.has_value());
 }
 
+// A step whose communication is lost in the compute pass's noise (0.02 ms beside 127.6 ms, as a
+// one-GPU replay measured) has no overlap efficiency, rather than -23.
+TEST(Headroom, NegligibleCommHasNoEfficiency) {
+  const Schedule s = two_unit_schedule(1 << 20, 64);
+  const RateInputs rates{128, 1, 1e9, 1e9, {}};
+  EXPECT_FALSE(step_headroom(s, {127.6, 0.02, 128.1}, times_for(10, 0.01), rates)
+                   .overlap_efficiency.has_value());
+  EXPECT_TRUE(step_headroom(s, {100, 5, 102}, times_for(10, 2.5), rates)
+                  .overlap_efficiency.has_value())
+      << "5% of the compute is enough to judge";
+}
+
 TEST(Headroom, SanityBounds) {
   StepHeadroom fine;
   fine.compute_ms = 100;

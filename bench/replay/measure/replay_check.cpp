@@ -1,4 +1,4 @@
-#include "bench/replay/replay_check.hpp"
+#include "bench/replay/measure/replay_check.hpp"
 
 #include <set>
 #include <string>

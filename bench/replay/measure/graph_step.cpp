@@ -1,4 +1,4 @@
-#include "bench/replay/graph_step.hpp"
+#include "bench/replay/measure/graph_step.hpp"
 
 #include <chrono>
 #include <memory>
