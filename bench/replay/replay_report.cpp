@@ -234,6 +234,8 @@ void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
                m.transport.c_str(), m.engine.c_str(), m.compute_scale);
   if (!m.optimizer.empty())
     std::fprintf(out, "# optimizer: %s (%s)\n", m.optimizer.c_str(), m.optimizer_why.c_str());
+  if (!m.host_time_source.empty())
+    std::fprintf(out, "# host time per launch: %s\n", m.host_time_source.c_str());
   std::fprintf(out, "# memory per rank (largest): collective buffers %s, GEMM operands %s\n",
                format_bytes(m.collective_buffer_bytes).c_str(),
                format_bytes(m.compute_buffer_bytes).c_str());

@@ -55,6 +55,7 @@ struct ReplayMeasurements {
   std::string engine, backend, transport;
   // --optimizer as asked, what it ran, and why (empty: a loaded schedule or a trace)
   std::string optimizer_asked, optimizer, optimizer_why;
+  std::string host_time_source;  // where --host-time's figures come from (empty: not built)
   int world = 1, nodes = 1;
   // -G: the comm-only step recorded as one CUDA graph (graph_step.hpp), median over the launches.
   std::optional<double> comm_only_graph_ms;

@@ -4,7 +4,7 @@
 # (the reference's as users write it, replay's --optimizer auto). Both write JSON Lines into
 # OUT_DIR; sweeps/gpu/fidelity_summary.py prints the closing markdown table (and writes it to
 # OUT_DIR/summary_<mode>.md). Three modes, each one GPU call:
-#   sweeps/gpu/fidelity.sh OUT_DIR [case...]              world 1: q05 q7 q72 mix (default: all)
+#   sweeps/gpu/fidelity.sh OUT_DIR [case...]              world 1: q05 q7 q72 mix (default), q3moe
 #   sweeps/gpu/fidelity.sh OUT_DIR multi [case...]        ranks sharing GPU 0, each its own NCCL
 #       host over loopback sockets (reference --same-gpu; replay --emulate-nodes N --transport
 #       socket --ifname lo): fsdp2-w2 fsdp2-w4 hsdp-2x2 ddp-w2 mix-ep2 (default: all)
@@ -41,7 +41,9 @@ workload() {
     q7) echo "--model qwen2.5-7b --layers 4 --micro-batch 2 --seq 2048" ;;
     q72) echo "--model qwen2.5-72b --layers 2 --micro-batch 1 --seq 2048" ;;
     mix) echo "--model mixtral-8x7b --layers 2 --micro-batch 2 --seq 2048" ;;
-    *) echo "fidelity.sh: unknown model case '$1' (q05 q7 q72 mix)" >&2; return 2 ;;
+    # Fine-grained MoE (128 experts, top 8), experts looped as transformers writes them.
+    q3moe) echo "--model qwen3-30b-a3b --layers 2 --micro-batch 2 --seq 2048" ;;
+    *) echo "fidelity.sh: unknown model case '$1' (q05 q7 q72 mix q3moe)" >&2; return 2 ;;
   esac
 }
 

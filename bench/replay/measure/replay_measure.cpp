@@ -182,6 +182,7 @@ std::vector<nlohmann::json> report_replay(ReplayMeasurements& m, const ReportInp
     m.optimizer_asked = in.built_from->optimizer;
     m.optimizer = std::string(optimizer_name(optimizer.kind));
     m.optimizer_why = optimizer.why;
+    m.host_time_source = resolve_request(*in.built_from).host_time_source;
   }
 
   print_replay_table(m, stdout);
