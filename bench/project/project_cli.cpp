@@ -90,8 +90,9 @@ ProjectionLabels projection_labels(const ProjectOptions& o, const FabricSource& 
     labels.compute += " (its compute-only times op by op; ops it lacks at its compute-only MFU, " +
                       format_value("%.1f%%", in.compute.mfu * 100) + ")";
   if (!o.request.trace.empty())  // a trace's compute ops are its kernels, at their traced times
-    labels.compute = "the trace's kernel times" +
-                     (o.compute.empty() ? "" : " (" + o.compute + ": the peak of its MFU only)");
+    labels.compute =
+        "the trace's kernel times" +
+        (o.compute.empty() ? "" : " (" + o.compute + " names only the peak utilisation divides by)");
   labels.micro_batch = o.request.micro_batch;
   labels.seq = o.request.seq;
   labels.ep = o.request.ep;

@@ -202,7 +202,7 @@ void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLa
         line, sizeof line, "%7d %7d %10s %10s %10s %21s %10.1f %10.1f %9.1f %13s %8s %6s %8s  %s\n",
         r.nodes, r.world, layer ? fmt("%.2f", r.layer_comm_ms).c_str() : "-",
         layer ? fmt("%.2f", r.layer_compute_ms).c_str() : "-",
-        layer ? fmt("%.2f", r.headroom_ms).c_str() : "-", layer ? band.c_str() : "-",
+        layer ? fmt("%.2f", r.headroom_ms).c_str() : "-", layer ? band.c_str() : "[-, -]",
         r.step_ms, r.exposed_comm_ms, r.critical_exposed_ms,
         r.fits ? fmt("%.0f", r.tokens_per_s).c_str() : "no fit",
         r.fits ? figure_text(r.tflops_per_gpu, "%.1f").c_str() : "-",

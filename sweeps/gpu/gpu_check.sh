@@ -23,7 +23,9 @@ if ! make -j16 "$target" >"$LOG/build.log" 2>&1; then
   exit 1
 fi
 tail -1 "$LOG/build.log"
-if ! grep -q 'with CUDA+NCCL' "$LOG/build.log"; then
+# The binary says what it was built with (a build log is empty when it was up to date).
+if ! ldd "build/bin/$(basename "$target")" 2>/dev/null | grep -q libnccl &&
+  ! grep -q 'with CUDA+NCCL' "$LOG/build.log"; then
   echo "BUILD IS HOST-ONLY: no CUDA+NCCL found (set CUDA_HOME / NCCL_HOME)"
   exit 1
 fi

@@ -1,12 +1,13 @@
 // What of a GPU's memory a training step's tensors may fill: the card's memory less what the
-// process holds beside them. The reserve, per GPU:
-//  - the CUDA context with cuBLAS's workspace and the loaded kernels (kCudaContextBytes);
-//  - NCCL's buffers: per communicator and channel, a Simple, an LL128 and an LL buffer for each
-//    peer it talks to (NCCL_BUFFSIZE 4 MiB for Simple: NCCL's docs, "Environment Variables"),
-//    for the few process groups a layout creates (kNcclBuffersBytes);
-//  - the caching allocator's rounding and fragmentation, a fraction of what it holds
-//    (kAllocatorSlack): PyTorch's reserved memory above its allocated peak.
-// Measured on the GPU machine: bench/RESULTS.md, "Memory beside the step's tensors".
+// process holds beside them, measured on an H200 with torch 2.11 and NCCL 2.28.9
+// (sweeps/gpu/memory/step_memory.py; bench/RESULTS.md, "Memory beside the step's tensors"):
+//  - the CUDA context with cuBLAS's workspace and the loaded kernels: 0.72 GB (kCudaContextBytes);
+//  - NCCL's buffers: 0.39-0.59 GB for one communicator (one rank; two ranks over sockets), room
+//    for two process groups (kNcclBuffersBytes);
+//  - the caching allocator's slack: its reserved peak was 27% above its allocated peak over an
+//    FSDP2 step of Qwen2.5-7B (4 layers, 2 x 2048) and 36% for a 0.5B at 1 x 1024 (kAllocatorSlack,
+//    on the step's tensors).
+// A step fits when its tensors x (1 + slack) + context + NCCL <= the card's memory.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -14,21 +15,21 @@
 namespace collreplay::project {
 
 inline constexpr std::uint64_t kGiB = 1ULL << 30;
-inline constexpr std::uint64_t kCudaContextBytes = kGiB * 3 / 4;
-inline constexpr std::uint64_t kNcclBuffersBytes = kGiB;
-inline constexpr double kAllocatorSlack = 0.05;
+inline constexpr std::uint64_t kCudaContextBytes = 720'000'000;
+inline constexpr std::uint64_t kNcclBuffersBytes = 1'200'000'000;
+inline constexpr double kAllocatorSlack = 0.27;
 
 struct MemoryBudget {
   std::uint64_t capacity_bytes = 0;  // the GPU's memory
   std::string capacity_source;       // "h200 (141 GiB)", "--gpu-memory-gib 80"
 
-  std::uint64_t reserved_bytes() const {
-    return kCudaContextBytes + kNcclBuffersBytes +
-           static_cast<std::uint64_t>(kAllocatorSlack * static_cast<double>(capacity_bytes));
-  }
-  // What the step's tensors may take: 0 when the reserve alone fills the card.
+  // The most a step's tensors may take: what the context and NCCL leave, less the allocator's
+  // slack on the tensors themselves; 0 when the fixed part alone fills the card.
   std::uint64_t usable_bytes() const {
-    return capacity_bytes > reserved_bytes() ? capacity_bytes - reserved_bytes() : 0;
+    const std::uint64_t fixed = kCudaContextBytes + kNcclBuffersBytes;
+    if (capacity_bytes <= fixed) return 0;
+    return static_cast<std::uint64_t>(static_cast<double>(capacity_bytes - fixed) /
+                                      (1 + kAllocatorSlack));
   }
 };
 

@@ -37,10 +37,10 @@ std::optional<MemoryLimit> memory_limit(const MemoryFlags& flags, const ComputeS
 
 std::string memory_words(const MemoryLimit& limit) {
   const MemoryBudget& b = limit.budget;
-  return "checked against " + gib_text(b.usable_bytes()) + " usable of " + b.capacity_source +
-         " (reserved: CUDA context " + gib_text(kCudaContextBytes) + ", NCCL buffers " +
-         gib_text(kNcclBuffersBytes) + ", allocator " +
-         format_value("%g", kAllocatorSlack * 100) + "%), optimizer states " +
+  return "the step's tensors may take " + gib_text(b.usable_bytes()) + " of " +
+         b.capacity_source + " (beside the CUDA context " + gib_text(kCudaContextBytes) +
+         ", NCCL's buffers " + gib_text(kNcclBuffersBytes) + " and the allocator's " +
+         format_value("%g", kAllocatorSlack * 100) + "% on top of the tensors), optimizer states " +
          (limit.states == OptimizerStates::plan ? "plan" : "fp32");
 }
 

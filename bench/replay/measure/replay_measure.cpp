@@ -10,6 +10,7 @@
 #include "collectives/mpi/mpi_watched.hpp"
 #include "common/errors.hpp"
 #include "workloads/plan/resolved_request.hpp"
+#include "workloads/plan/step/host_time_file.hpp"
 
 namespace collreplay {
 namespace {
@@ -182,7 +183,7 @@ std::vector<nlohmann::json> report_replay(ReplayMeasurements& m, const ReportInp
     m.optimizer_asked = in.built_from->optimizer;
     m.optimizer = std::string(optimizer_name(optimizer.kind));
     m.optimizer_why = optimizer.why;
-    m.host_time_source = resolve_request(*in.built_from).host_time_source;
+    m.host_time_source = host_time_setting(in.built_from->host_time).source;
   }
 
   print_replay_table(m, stdout);

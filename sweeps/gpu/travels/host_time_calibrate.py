@@ -70,10 +70,11 @@ def reference(optimizer, out_dir, steps, warmup):
     return found["step"], found["kernel_breakdown"]["launches"]
 
 
-def per_launch_us(host_ms, launches):
-    if not launches:
-        raise RuntimeError("a phase launched no kernels: nothing to divide its host time by")
-    return host_ms * 1e3 / launches
+def per_launch_us(host_ms, launches, phase):
+    if not launches.get(phase):
+        raise RuntimeError(f"the {phase} phase launched no kernels (launch counts {launches}): "
+                           "nothing to divide its host time by")
+    return host_ms * 1e3 / launches[phase]
 
 
 def calibrate(steps, warmup):
@@ -85,12 +86,12 @@ def calibrate(steps, warmup):
         "record": "host_time_calibration", "host": socket.gethostname(), "cpu": cpu_model(),
         "torch": version, "gpu": gpu, "python": platform.python_version(),
         "workload": " ".join(WORKLOAD) + " (FSDP2, world 1, activation checkpointing)",
-        "forward_us": per_launch_us(loop_step["host_forward_ms"], loop_launches["forward"]),
-        "backward_us": per_launch_us(loop_step["host_backward_ms"], loop_launches["backward"]),
-        "optimizer_loop_us": per_launch_us(loop_step["host_optimizer_ms"],
-                                           loop_launches["optimizer"]),
-        "optimizer_multi_us": per_launch_us(multi_step["host_optimizer_ms"],
-                                            multi_launches["optimizer"]),
+        "forward_us": per_launch_us(loop_step["host_forward_ms"], loop_launches, "forward"),
+        "backward_us": per_launch_us(loop_step["host_backward_ms"], loop_launches, "backward"),
+        "optimizer_loop_us": per_launch_us(loop_step["host_optimizer_ms"], loop_launches,
+                                           "optimizer"),
+        "optimizer_multi_us": per_launch_us(multi_step["host_optimizer_ms"], multi_launches,
+                                            "optimizer"),
         "launches": {"loop": loop_launches, "foreach": multi_launches},
         "host_ms": {k: {"forward": s["host_forward_ms"], "backward": s["host_backward_ms"],
                         "optimizer": s["host_optimizer_ms"]}

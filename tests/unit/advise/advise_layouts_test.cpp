@@ -67,8 +67,8 @@ TEST(AdviseLayouts, RanksOnlyWhatFitsByTokensPerSecond) {
   // 1.5 GiB usable beside the reserve: room for fsdp and tp2, not for ddp.
   project::MemoryBudget budget;
   budget.capacity_bytes = static_cast<std::uint64_t>(
-      (1.5 * project::kGiB + project::kCudaContextBytes + project::kNcclBuffersBytes) /
-      (1 - project::kAllocatorSlack));
+      1.5 * project::kGiB * (1 + project::kAllocatorSlack) + project::kCudaContextBytes +
+      project::kNcclBuffersBytes);
   in.projection.memory = project::MemoryLimit{load_model("qwen2.5-0.5b", ""), budget,
                                               OptimizerStates::plan};
   const std::uint64_t usable = budget.usable_bytes();
