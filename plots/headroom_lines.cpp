@@ -140,7 +140,7 @@ std::string tipping_words(const std::vector<HeadroomPoint>& points) {
   if (points.empty()) return "no points";
   const std::optional<TippingInterval> tip = tipping_interval(points);
   if (!tip) return "stays positive up to " + count(points.back().nodes) + " nodes";
-  if (tip->before_nodes == 0) return "negative from " + count(tip->after_nodes) + " node(s) on";
+  if (tip->before_nodes == 0) return "tips from " + count(tip->after_nodes) + " node(s) on";
   return "tips between " + count(tip->before_nodes) + " and " + count(tip->after_nodes) + " nodes";
 }
 

@@ -44,7 +44,7 @@ struct TippingInterval {
   double before_nodes = 0, after_nodes = 0;
 };
 std::optional<TippingInterval> tipping_interval(const std::vector<HeadroomPoint>& points);
-// "tips between 2 and 4 nodes", "negative from 2 nodes on", "stays positive up to 1024 nodes".
+// "tips between 2 and 4 nodes", "tips from 2 node(s) on", "stays positive up to 1024 nodes".
 std::string tipping_words(const std::vector<HeadroomPoint>& points);
 
 // Measured models first, then by name with digits compared as numbers (7b before 72b).
