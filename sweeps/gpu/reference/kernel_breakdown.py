@@ -97,8 +97,11 @@ def launches_by_phase(prof):
     """Kernel launches (and async copies and fills) the host made in the step's forward,
     backward and optimizer ranges: what per-launch host time is divided by."""
     events = prof.events()
+    # The host's ranges only: with CUDA activity on, each record_function also has a GPU-side
+    # annotation of the same name, on the device's clock, which would replace the host's range.
     ranges = {e.name.split(".")[1]: (e.time_range.start, e.time_range.end)
-              for e in events if e.name.startswith("reference.")}
+              for e in events
+              if e.name.startswith("reference.") and str(e.device_type).endswith("CPU")}
     counts = {phase: 0 for phase in ranges}
     for e in events:
         if not any(call in e.name for call in LAUNCH_CALLS):
