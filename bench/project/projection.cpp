@@ -106,7 +106,7 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
       continue;
     }
     const CollectiveOp& c = op.collective();
-    const CollKind kind = coll_kind_from_name(collective_kind_name(c.kind));
+    const CollKind kind = cost_class(c.kind);
     const GroupSpan span = schedule_op_span(s, c, nodes, g);
     Algo algo = Algo::ring;
     op_ms[i] = times.comm_only_ms[i] =

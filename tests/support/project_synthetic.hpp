@@ -102,7 +102,7 @@ inline std::vector<json> replay_records(const FabricModel& m, WorkloadRequest re
       const int size = group_size(s, c.group);
       const GroupSpan span =
           replay_group_span(std::string(group_kind_name(c.group)), size, nodes, ranks_per_node);
-      const double t_ms = predict(coll_kind_from_name(collective_kind_name(c.kind)),
+      const double t_ms = predict(cost_class(c.kind),
                                   static_cast<double>(c.bytes), span, m)
                               .time_us /
                           1e3 * noise();

@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "collectives/ops/op_registry.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay::project {
@@ -27,17 +28,22 @@ double efficiency(const TierParams& tier, double chunk_bytes) {
   return 1.0 / (1.0 + std::pow(tier.half_bytes / chunk_bytes, tier.gamma));
 }
 
-CollKind coll_kind_from_name(std::string_view name) {
-  if (name == "all_gather") return CollKind::all_gather;
-  if (name == "reduce_scatter") return CollKind::reduce_scatter;
-  if (name == "all_reduce") return CollKind::all_reduce;
-  if (name == "all_to_all" || name == "alltoall" || name == "all_to_allv" || name == "alltoallv")
-    return CollKind::all_to_all;
-  if (name == "broadcast") return CollKind::broadcast;
-  if (name == "send" || name == "recv" || name == "send_recv" || name == "sendrecv")
-    return CollKind::point_to_point;
-  throw UsageError("unknown collective '" + std::string(name) + "'");
+CollKind cost_class(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::all_gather: return CollKind::all_gather;
+    case CollectiveKind::reduce_scatter: return CollKind::reduce_scatter;
+    case CollectiveKind::all_reduce: return CollKind::all_reduce;
+    case CollectiveKind::all_to_all:
+    case CollectiveKind::all_to_allv: return CollKind::all_to_all;
+    case CollectiveKind::broadcast: return CollKind::broadcast;
+    case CollectiveKind::send:
+    case CollectiveKind::recv:
+    case CollectiveKind::send_recv: return CollKind::point_to_point;
+  }
+  throw RuntimeError("a collective kind without a cost class");
 }
+
+CollKind coll_kind_from_name(std::string_view name) { return cost_class(find_op(name).kind()); }
 
 std::string_view coll_kind_name(CollKind kind) {
   switch (kind) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "collectives/ops/collective_kind.hpp"
+
 namespace collreplay::project {
 
 // One tier's parameters. Bandwidth is what one transfer stream of the tier sustains at large
@@ -31,7 +33,9 @@ struct FabricModel {
   bool tree_allowed = true;  // tree all-reduce across nodes
 };
 
-// point_to_point: one send / recv (or nccl-tests' sendrecv, every rank one hop at once).
+// A collective's cost class: the ops (collectives/ops, CollectiveKind) that cost alike share one
+// (all_to_all and all_to_allv; send, recv and sendrecv as point_to_point: one hop, every rank at
+// once). The ops themselves, their names and their facts, are the op specs'.
 enum class CollKind {
   all_gather,
   reduce_scatter,
@@ -42,8 +46,10 @@ enum class CollKind {
 };
 enum class Algo { ring, pat, tree, pairwise };
 
-// "all_gather" ... ; all_to_allv maps to all_to_all, send, recv and send_recv to
-// point_to_point. Throws UsageError on anything else.
+// The cost class of an op.
+CollKind cost_class(CollectiveKind kind);
+// The cost class of an op named as the op registry names it ("all_gather", "alltoall",
+// "sendrecv", ...). Throws UsageError on a name no op has.
 CollKind coll_kind_from_name(std::string_view name);
 std::string_view coll_kind_name(CollKind kind);
 std::string_view algo_name(Algo algo);

@@ -32,7 +32,7 @@ ObservedCase prepare_case(const ObservedRow& row, const WorkloadRequest& plan,
       continue;
     }
     const CollectiveOp& coll = op.collective();
-    const CollKind kind = coll_kind_from_name(collective_kind_name(coll.kind));
+    const CollKind kind = cost_class(coll.kind);
     const GroupSpan span = schedule_op_span(c.schedule, coll, row.nodes, row.gpus_per_node);
     const double bytes = static_cast<double>(coll.bytes);
     auto same = [&](const ObservedCase::Collectives& g) {
