@@ -126,9 +126,14 @@ TEST(Executor, ComputeScaleStretchesCompute) {
     const std::vector<double> steps = rig.executor.run_pass(PassKind::compute_only).step_ms;
     return *std::min_element(steps.begin(), steps.end());
   };
-  const double at_one = fastest_step_ms();
-  rig.executor.set_compute_scale(3);
-  const double at_three = fastest_step_ms();
+  // Interleaved, the fastest of three passes each: a burst of load elsewhere lands on one pass.
+  double at_one = 1e300, at_three = 1e300;
+  for (int round = 0; round < 3; ++round) {
+    rig.executor.set_compute_scale(1);
+    at_one = std::min(at_one, fastest_step_ms());
+    rig.executor.set_compute_scale(3);
+    at_three = std::min(at_three, fastest_step_ms());
+  }
   EXPECT_GT(at_three, at_one * 2);
 }
 
