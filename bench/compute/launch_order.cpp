@@ -30,7 +30,10 @@ std::vector<Launch> launch_order(const ComputeOp& op, double scale) {
       l.kernel.write_bytes = scaled(k.write_bytes, share);
       l.kernel.flops = k.flops * share;
       l.kernel.duration_us = k.duration_us * share;
-      for (std::uint64_t i = 0; i < n; ++i) launches.push_back(l);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        l.share = {i, n};
+        launches.push_back(l);
+      }
     }
   };
   std::size_t next = 0;

@@ -29,15 +29,29 @@ using testing_gpu::have_gpu;
 
 constexpr double kTimeoutS = 2;
 
-// The child's launcher must not take itself for a rank of this job: drop the launcher's
-// variables.
+// The child's launcher must not take itself for a rank of this job: drop what the launcher set
+// for its ranks (their ids, its daemon's address, its session), but keep the MCA settings the
+// machine gave every launcher (the torch image sets OMPI_MCA_plm=isolated: it has no ssh, and a
+// child mpirun without it fails in plm_rsh before starting anything).
+bool set_by_launcher(const std::string& name) {
+  auto starts = [&](const char* prefix) { return name.rfind(prefix, 0) == 0; };
+  if (starts("OMPI_ALLOW_RUN_AS_ROOT")) return false;
+  if (starts("OMPI_MCA_") || starts("PMIX_MCA_")) {
+    for (const char* internal : {"OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix",
+                                 "OMPI_MCA_initial_wdir", "OMPI_MCA_shmem_"})
+      if (starts(internal)) return true;
+    return false;
+  }
+  for (const char* prefix : {"OMPI_", "PMIX_", "PMI_", "ORTE_", "OPAL_"})
+    if (starts(prefix)) return true;
+  return false;
+}
+
 std::string without_launcher_environment() {
   std::string unset;
   for (char** entry = environ; *entry; ++entry) {
     const std::string name(*entry, std::strcspn(*entry, "="));
-    for (const char* prefix : {"OMPI_", "PMIX_", "PMI_", "ORTE_", "OPAL_"})
-      if (name.rfind(prefix, 0) == 0 && name.rfind("OMPI_ALLOW_RUN_AS_ROOT", 0) != 0)
-        unset += " -u " + name;
+    if (set_by_launcher(name)) unset += " -u " + name;
   }
   return "env" + unset + " OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1";
 }

@@ -151,7 +151,7 @@ class CublasEngine final : public ComputeEngine {
       else if (l.kernel.kind == KernelKind::sync)
         wait_for_stream(l.kernel.label);
       else
-        launch_memory_kernel(l.kernel, kernel_buffers_, stream_);
+        launch_memory_kernel(l.kernel, l.share, kernel_buffers_, stream_);
     }
   }
 

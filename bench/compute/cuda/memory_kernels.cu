@@ -23,13 +23,14 @@ __device__ inline uint4 mix(uint4 a, uint4 b) {
 constexpr int kUnroll = 4;
 
 __global__ void vector_kernel(const uint4* src, uint4* dst, std::uint64_t cap_words,
-                              std::uint64_t in_words, std::uint64_t out_words) {
+                              std::uint64_t start_word, std::uint64_t in_words,
+                              std::uint64_t out_words) {
   const std::uint64_t n = in_words > out_words ? in_words : out_words;
   const std::uint64_t chunk = static_cast<std::uint64_t>(kUnroll) * blockDim.x;
   const std::uint64_t step = chunk * gridDim.x;
   uint4 acc = make_uint4(threadIdx.x, blockIdx.x, 0, 0);
   std::uint64_t base = blockIdx.x * chunk;
-  std::uint64_t wrapped = base % cap_words;
+  std::uint64_t wrapped = (start_word + base) % cap_words;
   for (; base < n; base += step) {
     uint4 v[kUnroll];
 #pragma unroll
@@ -213,19 +214,24 @@ void launch_reduce(const KernelSlice& k, const KernelBuffers& b, cudaStream_t st
 
 }  // namespace
 
-void launch_memory_kernel(const KernelSlice& k, const KernelBuffers& b, cudaStream_t stream) {
+void launch_memory_kernel(const KernelSlice& k, SliceShare share, const KernelBuffers& b,
+                          cudaStream_t stream) {
   if (b.src == nullptr || b.capacity_bytes < 16)
     throw UsageError("kernel '" + k.label + "' issued before its buffers were reserved");
   switch (k.kind) {
     case KernelKind::vector: {
       const std::uint64_t in = words16(k.read_bytes), out = words16(k.write_bytes);
+      // Whole chunks of the kernel's, so that a chunk never straddles the buffers' end.
+      const std::uint64_t chunk = static_cast<std::uint64_t>(kUnroll) * kStreamThreads;
+      const std::uint64_t start =
+          share.index * (std::max(in, out) / chunk * chunk) % (b.capacity_bytes / 16);
       vector_kernel<<<blocks_for(std::max(in, out)), kStreamThreads, 0, stream>>>(
-          static_cast<const uint4*>(b.src), static_cast<uint4*>(b.dst), b.capacity_bytes / 16, in,
-          out);
+          static_cast<const uint4*>(b.src), static_cast<uint4*>(b.dst), b.capacity_bytes / 16,
+          start, in, out);
       break;
     }
     case KernelKind::generic: launch_generic(k, b, stream); break;
-    case KernelKind::multi_tensor: launch_multi_tensor_kernel(k, b, stream); return;
+    case KernelKind::multi_tensor: launch_multi_tensor_kernel(k, share, b, stream); return;
     case KernelKind::reduce: launch_reduce(k, b, stream); break;
     case KernelKind::copy:
       for (std::uint64_t done = 0; done < k.write_bytes;) {

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "bench/compute/launch_order.hpp"
 #include "workloads/schedule.hpp"
 
 namespace collreplay {
@@ -23,13 +24,16 @@ struct KernelBuffers {
   int sm_count = 1;
 };
 
-// Queues one launch of `k` (launches == 1; sync kinds are the caller's) on `stream`.
-void launch_memory_kernel(const KernelSlice& k, const KernelBuffers& buffers,
+// Queues one launch of `k` (launches == 1; sync kinds are the caller's) on `stream`: `share`
+// of its slice (Launch::share), which the vector and multi_tensor kinds start where the slice's
+// share before it ended (wrapping around the buffers).
+void launch_memory_kernel(const KernelSlice& k, SliceShare share, const KernelBuffers& buffers,
                           cudaStream_t stream);
 
-// The multi_tensor kind (launch_memory_kernel calls it): one of torch's launches, more when the
-// share holds more than 320 chunks.
-void launch_multi_tensor_kernel(const KernelSlice& k, const KernelBuffers& buffers,
-                                cudaStream_t stream);
+// The multi_tensor kind (launch_memory_kernel calls it): one of torch's launches of the slice,
+// filled as torch fills them (320 chunks, the rest in the last), more when the slice's count
+// was short of its chunks.
+void launch_multi_tensor_kernel(const KernelSlice& k, SliceShare share,
+                                const KernelBuffers& buffers, cudaStream_t stream);
 
 }  // namespace collreplay

@@ -85,10 +85,16 @@ with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) a
     torch.cuda.synchronize()
 trace = os.path.join(out, "torch_multi_tensor.trace.json")
 prof.export_chrome_trace(trace)
-grids = {}
+grids, regs = {}, {}
 for e in json.load(open(trace))["traceEvents"]:
     if e.get("cat") == "kernel" and "multi_tensor_apply_kernel" in e.get("name", ""):
         kind = "fused_adamw" if "Adam" in e["name"] else "foreach"
-        grids.setdefault(kind, []).append(e.get("args", {}).get("grid", [0])[0])
+        args = e.get("args", {})
+        grids.setdefault(kind, []).append(args.get("grid", [0])[0])
+        # Registers per thread set how many 512-thread blocks an SM holds, so whether a launch
+        # of 320 blocks runs in one wave: replay's kernels are held to the same residency.
+        regs[kind] = (args.get("registers per thread"), args.get("blocks per SM"),
+                      args.get("est. achieved occupancy %"))
 for kind, g in grids.items():
-    print(f"torch {kind} over 200 x 1M bf16: {len(g)} launches, grids {g}")
+    print(f"torch {kind} over 200 x 1M bf16: {len(g)} launches, grids {g}; registers per "
+          f"thread, blocks per SM, est. occupancy %: {regs[kind]}")
