@@ -11,17 +11,31 @@ namespace {
 // Tolerance for a band edge: fixtures write errors to 0.1 point.
 constexpr double kEdgePoints = 1e-9;
 
+void fail(SeriesCheck& check, const std::string& why) {
+  if (!check.passed) return;  // the first failure is the one named
+  check.passed = false;
+  check.why = why;
+}
+
 void judge_points(SeriesCheck& check) {
+  if (check.points.size() < 2)
+    fail(check, "one point: a ratio needs two (a row is missing)");
   for (CheckedPoint& p : check.points) {
     p.within = std::fabs(p.error_points) <= check.band.points + kEdgePoints;
-    if (!p.within && check.passed) {
-      check.passed = false;
-      std::ostringstream why;
-      why << p.point.nodes << " nodes off by " << std::showpos << std::fixed
-          << std::setprecision(1) << p.error_points << " points (band " << check.band.text << ")";
-      check.why = why.str();
+    if (p.within) continue;
+    const std::optional<double>& value = p.point.term_value;
+    if (!check.band.term.empty() && value && *value > 0) {
+      p.explained = check.explained = true;
+      continue;
     }
+    std::ostringstream why;
+    why << p.point.nodes << " nodes off by " << std::showpos << std::fixed
+        << std::setprecision(1) << p.error_points << " points (band " << check.band.text << ")";
+    if (!check.band.term.empty())
+      why << "; project gives no positive '" << check.band.term << "' for it";
+    fail(check, why.str());
   }
+  if (!check.passed) check.explained = false;
 }
 
 void judge_unmatched(SeriesCheck& check) {
@@ -29,17 +43,14 @@ void judge_unmatched(SeriesCheck& check) {
   for (std::size_t i = 0; i < check.points.size(); ++i) {
     const std::optional<double>& value = check.points[i].point.term_value;
     if (!value) {
-      check.passed = false;
-      check.why = "project does not compute the term '" + check.band.term + "'";
+      fail(check, "project does not compute the term '" + check.band.term + "'");
       return;
     }
     said |= i > 0 && *value != 0;
   }
-  if (!said) {
-    check.passed = false;
-    check.why = "project computes '" + check.band.term + "' as 0 beyond the first point: it " +
-                "explains nothing";
-  }
+  if (!said)
+    fail(check, "project computes '" + check.band.term + "' as 0 beyond the first point: it " +
+                    "explains nothing");
 }
 
 }  // namespace
