@@ -38,7 +38,9 @@ void print_points(const std::vector<CheckedSeries>& series, std::ostream& out) {
                                : s.band.kind == SeriesBand::Kind::points
                                    ? formatted("%g", s.band.points) + (s.band.term.empty() ? "" : "+term")
                                    : s.band.text;
-      const std::string gap = p.point.gap_ms ? formatted("%+9.1f", *p.point.gap_ms) : "        -";
+      // The first point's gap is 0 by construction (printed +0.0, not its rounding's -0.0).
+      const std::string gap =
+          p.point.gap_ms ? formatted("%+9.1f", i == 0 ? 0.0 : *p.point.gap_ms) : "        -";
       out << formatted("%-20s %6d %6d %10.0f %10.0f %8.3f %8.3f %+8.1f %s %-10s %s\n",
                        s.series.c_str(), p.point.nodes, p.point.world,
                        p.point.real_tokens_per_s_per_gpu, p.point.projected_tokens_per_s_per_gpu,
@@ -75,7 +77,7 @@ void print_terms(const std::vector<CheckedSeries>& series, std::ostream& out) {
       if (p.point.gap_ms)
         out << formatted("the real step is %.1f ms %s than %d x %s explains", std::fabs(*p.point.gap_ms),
                          *p.point.gap_ms >= 0 ? "longer" : "shorter", p.point.nodes, cs.fabric.c_str());
-      out << "; " << (unmatched ? "unmatched, " : "") << "consistent with " << s.band.term << " = "
+      out << (unmatched ? "; unmatched, project's " : "; consistent with ") << s.band.term << " = "
           << (p.point.term_value ? formatted("%.2f", *p.point.term_value) : std::string("-"))
           << " " << term_meaning(s.band.term) << "\n";
     }
