@@ -10,11 +10,32 @@ namespace {
 
 // Tolerance for a band edge: fixtures write errors to 0.1 point.
 constexpr double kEdgePoints = 1e-9;
+// One term explains a series with one number: its values at the points it explains may differ by
+// at most this factor (largest / smallest), or each point would have its own explanation.
+constexpr double kTermSpread = 1.5;
 
 void fail(SeriesCheck& check, const std::string& why) {
   if (!check.passed) return;  // the first failure is the one named
   check.passed = false;
   check.why = why;
+}
+
+// The explained points' term values agree (kTermSpread), else the series fails.
+void judge_term_spread(SeriesCheck& check) {
+  double lo = 0, hi = 0;
+  for (const CheckedPoint& p : check.points) {
+    if (!p.explained) continue;
+    const double v = *p.point.term_value;
+    lo = lo == 0 ? v : std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (lo > 0 && hi > kTermSpread * lo) {
+    std::ostringstream why;
+    why << "'" << check.band.term << "' explains its points with values from " << std::fixed
+        << std::setprecision(2) << lo << " to " << hi << ", more than " << kTermSpread
+        << " x apart: no one number explains the series";
+    fail(check, why.str());
+  }
 }
 
 void judge_points(SeriesCheck& check) {
@@ -35,6 +56,7 @@ void judge_points(SeriesCheck& check) {
       why << "; project gives no positive '" << check.band.term << "' for it";
     fail(check, why.str());
   }
+  judge_term_spread(check);
   if (!check.passed) check.explained = false;
 }
 

@@ -43,7 +43,8 @@ struct SeriesCheck {
 
 // Points sorted by nodes, ratios to the first. Passed (a points band): two or more points (a
 // missing row fails) and every error within the band, or beyond it where the band names a term
-// whose value at that point is positive ("explained, unmatched"; no term or no value fails); an
+// whose value at that point is positive ("explained, unmatched"; no term or no value fails) and
+// the values at the points it explains lie within 1.5 x of each other (one number); an
 // absolute series always; an unmatched series when every point has the term and some point after
 // the first has a non-zero value (project computes it and it says something).
 SeriesCheck check_series(const std::string& series, const SeriesBand& band,

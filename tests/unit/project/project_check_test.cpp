@@ -200,6 +200,21 @@ TEST(ProjectCheckSeries, ABandsTermExplainsAPointBeyondItOnlyWithAPositiveValue)
   EXPECT_FALSE(check_series("seed", band, points).passed);
 }
 
+TEST(ProjectCheckSeries, OneTermValueMustExplainEveryPointItExplains) {
+  SeriesBand band;
+  ASSERT_TRUE(parse_series_band("5 else explained by inter_overhead", band));
+  std::vector<SeriesPoint> points = {point(1, 8505, 8600), point(2, 6876, 8514),
+                                     point(4, 6665, 8500), point(8, 6474, 8480)};
+  points[1].term_value = 4.6;
+  points[2].term_value = 4.5;
+  points[3].term_value = 4.4;
+  EXPECT_TRUE(check_series("seed", band, points).passed);
+  points[3].term_value = 7.0;  // 7.0 / 4.5 > 1.5: a number per point, not one explanation
+  const SeriesCheck spread = check_series("seed", band, points);
+  EXPECT_FALSE(spread.passed);
+  EXPECT_NE(spread.why.find("from 4.50 to 7.00"), std::string::npos) << spread.why;
+}
+
 TEST(ProjectCheckSeries, ASeriesWithOnePointIsMissingARow) {
   SeriesBand band;
   ASSERT_TRUE(parse_series_band("2", band));
