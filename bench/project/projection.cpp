@@ -97,11 +97,13 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
   std::vector<double> op_ms(s.ops.size(), 0.0);
   std::map<std::string, double> largest;
   std::map<std::string, int> layer_of_unit;
+  // Compute at the modelled speed, then the slowest of the step's ranks (step_terms.hpp).
+  const double compute_multiplier = compute_factor(in.terms, s.world, maxima);
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
     const ScheduleOp& op = s.ops[i];
     layer_of_unit.emplace(op.unit, op.layer);
     if (!op.is_collective()) {
-      op_ms[i] = times.compute_only_ms[i] = in.compute.op_ms(op) * in.terms.compute_scale;
+      op_ms[i] = times.compute_only_ms[i] = in.compute.op_ms(op) * compute_multiplier;
       row.compute_step_ms += op_ms[i];
       continue;
     }

@@ -30,7 +30,9 @@ struct ProjectionInputs {
   FabricModel model;
   double ratio_lo = 1, ratio_hi = 1;  // comm-time band (fit residuals)
   ComputeSource compute;
-  StepTerms terms;  // what steps pay beyond bandwidth (fitted from observed throughput; else off)
+  // What steps pay beyond bandwidth: the nominal mechanisms (the slowest of N ranks, NCCL's hop
+  // latencies: step_terms.hpp) and, from observed throughput, the fitted terms (else off).
+  StepTerms terms;
   // request.trace: the FLOPs of the traced step, counted from its shapes (TraceImport::
   // compute_flops); nullopt without shapes: TFLOP/s and MFU are unknown.
   std::optional<double> traced_flops;

@@ -16,6 +16,7 @@ const std::vector<std::string> kColumns = {
     "micro_batch", "grad_accum", "seq", "ac", "reduce_dtype", "tokens_per_s_per_gpu", "band",
     "source"};
 constexpr const char* kUnmatched = "unmatched: explained by ";
+constexpr const char* kElse = " else explained by ";
 
 // A model path is read from the fixture's folder, so fixtures and their stand-in models move
 // together; catalog names stay names.
@@ -53,7 +54,8 @@ PublishedRow row_of(const CsvTable& t, std::size_t i, const std::string& catalog
   r.tokens_per_s_per_gpu = t.positive(i, "tokens_per_s_per_gpu", false);
   if (!parse_series_band(t.text(i, "band"), r.band))
     t.fail(i, "band '" + t.text(i, "band") +
-                  "' is not points (e.g. 2), absolute, or 'unmatched: explained by TERM'");
+                  "' is not points (e.g. 2), 'POINTS else explained by TERM', absolute, or "
+                  "'unmatched: explained by TERM'");
   r.source = t.text(i, "source");
   r.compute = t.optional_text(i, "compute");
   return r;
@@ -74,13 +76,19 @@ bool parse_series_band(const std::string& text, SeriesBand& band) {
     band.term = text.substr(prefix.size());
     return !band.term.empty();
   }
+  std::string points = text;
+  if (const std::size_t at = text.find(kElse); at != std::string::npos) {
+    band.term = text.substr(at + std::string(kElse).size());
+    points = text.substr(0, at);
+    if (band.term.empty()) return false;
+  }
   std::size_t used = 0;
   try {
-    band.points = std::stod(text, &used);
+    band.points = std::stod(points, &used);
   } catch (const std::exception&) {
     return false;
   }
-  return used == text.size() && band.points >= 0 && band.points < 100;
+  return used == points.size() && band.points >= 0 && band.points < 100;
 }
 
 std::vector<PublishedRow> read_published_fixture(const std::string& path,

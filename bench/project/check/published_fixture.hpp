@@ -5,8 +5,11 @@
 //   reduce_dtype,tokens_per_s_per_gpu,band,source        [optional: compute]
 // model: a catalog name or a model .json path (relative paths are taken from the fixture's folder);
 // gpu: a100 | h100 | h200 | b200; fabric: a sweeps/fabrics.tsv profile; ac: yes | no;
-// band: points of per-GPU ratio error allowed (e.g. 2), `absolute` (a single point: no ratio), or
-// `unmatched: explained by TERM` (the check reports TERM's number instead of a verdict);
+// band: points of per-GPU ratio error allowed (e.g. 2); `POINTS else explained by TERM` (e.g. `5
+// else explained by inter_overhead`: a point beyond the band passes as "explained, unmatched" when
+// project solves TERM's value that closes its gap and the value is positive); `absolute` (a
+// single point: no ratio); or `unmatched: explained by TERM` (the check reports TERM's number
+// instead of a verdict);
 // compute: a --compute spec; default model:GPU at replay's default MFU.
 #pragma once
 #include <cstdint>
@@ -19,11 +22,12 @@ struct SeriesBand {
   enum class Kind { points, absolute, unmatched };
   Kind kind = Kind::points;
   double points = 0;  // Kind::points
-  std::string term;   // Kind::unmatched
+  std::string term;   // Kind::unmatched; Kind::points: the term that may explain a point beyond
   std::string text;   // as written, to compare rows of a series
 };
 
-// "2" / "absolute" / "unmatched: explained by TERM"; false on anything else.
+// "2" / "5 else explained by TERM" / "absolute" / "unmatched: explained by TERM"; false on
+// anything else.
 bool parse_series_band(const std::string& text, SeriesBand& band);
 
 struct PublishedRow {

@@ -129,6 +129,29 @@ FabricModel with_nccl_ring_latencies(const FabricModel& model, const NcclRingSha
   return m;
 }
 
+int nccl_ring_channels(int links) { return std::max(2, 2 * links); }
+
+FabricModel with_nccl_latency_floor(const FabricModel& model, CollKind kind, double bytes,
+                                    const GroupSpan& span) {
+  const bool ring_kind = kind == CollKind::all_gather || kind == CollKind::reduce_scatter ||
+                         kind == CollKind::all_reduce;
+  if (!ring_kind || span.nodes < 2 || span.ranks < 2 || span.ranks % span.nodes != 0) return model;
+  NcclRingShape shape;
+  shape.kind = kind;
+  shape.ranks = span.ranks;
+  shape.nodes = span.nodes;
+  shape.channels = nccl_ring_channels(model.links);
+  // The tier bandwidths the tuner weighs (per channel): intra per GPU, inter per node's NICs.
+  shape.bw_intra_per_channel_gbyte_s = std::max(model.intra.bw_gbyte_s, 1e-3) / shape.channels;
+  shape.bw_inter_per_channel_gbyte_s = std::max(model.inter.bw_gbyte_s, 1e-3) / shape.channels;
+  const NcclProto proto = nccl_ring_pick(shape, bytes).proto;
+  FabricModel m = model;
+  if (span.ranks > span.nodes)
+    m.intra.alpha_us = std::max(m.intra.alpha_us, intra_hop_us(shape, proto));
+  m.inter.alpha_us = std::max(m.inter.alpha_us, inter_hop_us(shape, proto));
+  return m;
+}
+
 double nccl_sm_share(int channels, int sm_count) {
   if (channels < 0 || sm_count < 1) throw UsageError("SM share: channels >= 0 and SMs >= 1");
   return std::min(0.95, static_cast<double>(channels) / sm_count);

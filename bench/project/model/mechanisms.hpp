@@ -1,6 +1,9 @@
 // Mechanisms that make per-GPU throughput fall with node count, each from a rule of NCCL or of
-// the hardware rather than fitted per series, as functions the projection can call to adjust its
-// FabricModel or StepTerms (nothing here is wired into projection.cpp):
+// the hardware rather than fitted per series. The projection uses two by default (StepTerms,
+// step_terms.hpp): NCCL's hop latencies as a floor across nodes (with_nccl_latency_floor) and the
+// slowest of N ranks at the measured per-rank jitter (kMeasuredRankJitterCv). The SM share is
+// not: its one measurement here (two ranks sharing one GPU) could not tell NCCL's SMs from the
+// other rank's GEMMs, so it waits for a GPU per rank.
 //   - NCCL's tuner model for ring collectives (src/graph/tuning.cc of NCCL 2.28,
 //     ncclTopoTuneModel and ncclTopoGetAlgoTime): latency and bus bandwidth per protocol as
 //     functions of ranks, nodes and channels, and the protocol the tuner picks;
@@ -56,6 +59,19 @@ NcclCost nccl_ring_pick(const NcclRingShape& shape, double bytes);
 // flush). Returned as a FabricModel whose bandwidths are `model`'s: the latencies replace the
 // model's, which a 2-rank intra-node fit cannot tell apart.
 FabricModel with_nccl_ring_latencies(const FabricModel& model, const NcclRingShape& shape);
+
+// Channels NCCL's ring across nodes runs (two per NIC, as its search keeps a channel pair per
+// NET device), at least 2: what the latency floor's protocol pick assumes.
+int nccl_ring_channels(int links);
+
+// `model` with its per-step latencies raised to NCCL's tuner's for a ring of `span` moving `bytes`
+// (nccl-tests' S) in the protocol the tuner picks: the intra-node hops to the NVLink hop or the
+// network post overhead (x3 for Simple), the inter-node hops to the NET hop. Only for all-gather,
+// reduce-scatter and all-reduce across 2+ nodes (a one-node collective's latency is the measured
+// intra-node fit's); `model` is returned as it is otherwise. The bandwidths per channel the pick
+// weighs are the model's tiers over nccl_ring_channels(model.links).
+FabricModel with_nccl_latency_floor(const FabricModel& model, CollKind kind, double bytes,
+                                    const GroupSpan& span);
 
 // Fraction of the GPU's SMs that NCCL's kernel holds while a collective runs: one CTA per
 // channel. H100 / H200 SXM have 132 SMs, A100 108.

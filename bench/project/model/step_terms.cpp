@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "bench/project/model/mechanisms.hpp"
 #include "bench/project/model/step_sim.hpp"
 
 namespace collreplay::project {
@@ -29,9 +30,14 @@ double slowest_link_factor(int nodes, double spread, NormalMaxima& maxima) {
   return std::exp(-spread * maxima.expected_max(nodes));
 }
 
+double compute_factor(const StepTerms& terms, int world, NormalMaxima& maxima) {
+  return terms.compute_scale * slowest_rank_factor(std::max(world, 1), terms.rank_jitter_cv, maxima);
+}
+
 double collective_ms(CollKind kind, double bytes, const GroupSpan& span, const FabricModel& model,
                      const StepTerms& terms, NormalMaxima& maxima, Algo* algo) {
-  FabricModel at_span = model;
+  FabricModel at_span =
+      terms.nccl_hop_latency ? with_nccl_latency_floor(model, kind, bytes, span) : model;
   at_span.inter.bw_gbyte_s *= slowest_link_factor(span.nodes, terms.link_spread, maxima);
   const Prediction p = predict(kind, bytes, span, at_span);
   if (algo) *algo = p.algo;

@@ -52,7 +52,8 @@ ObservedCase prepare_case(const ObservedRow& row, const WorkloadRequest& plan,
 double case_step_ms(const ObservedCase& c, const FabricModel& model, const StepTerms& terms,
                     NormalMaxima& maxima) {
   std::vector<double> op_ms(c.compute_ms.size());
-  for (std::size_t i = 0; i < op_ms.size(); ++i) op_ms[i] = c.compute_ms[i] * terms.compute_scale;
+  const double multiplier = compute_factor(terms, c.schedule.world, maxima);
+  for (std::size_t i = 0; i < op_ms.size(); ++i) op_ms[i] = c.compute_ms[i] * multiplier;
   for (const ObservedCase::Collectives& g : c.collectives) {
     const double ms = collective_ms(g.kind, g.bytes, g.span, model, terms, maxima);
     for (std::size_t i : g.ops) op_ms[i] = ms;

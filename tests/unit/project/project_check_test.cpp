@@ -169,6 +169,81 @@ TEST(ProjectCheckSeries, AnUnmatchedSeriesPassesOnlyWhenProjectComputesItsTerm) 
   EXPECT_NE(unknown.why.find("does not compute the term 'exposed_comm'"), std::string::npos);
 }
 
+TEST(ProjectCheckSeries, ABandsTermExplainsAPointBeyondItOnlyWithAPositiveValue) {
+  SeriesBand band;
+  ASSERT_TRUE(parse_series_band("5 else explained by inter_overhead", band));
+  EXPECT_EQ(band.kind, SeriesBand::Kind::points);
+  EXPECT_DOUBLE_EQ(band.points, 5);
+  EXPECT_EQ(band.term, "inter_overhead");
+  EXPECT_FALSE(parse_series_band("5 else explained by ", band));
+  EXPECT_FALSE(parse_series_band("x else explained by inter_overhead", band));
+  ASSERT_TRUE(parse_series_band("5 else explained by inter_overhead", band));
+  std::vector<SeriesPoint> points = {point(1, 8505, 8600), point(2, 6876, 8514),
+                                     point(4, 6665, 8500)};
+  points[1].term_value = 1.4;
+  points[2].term_value = 1.6;
+  const SeriesCheck explained = check_series("seed", band, points);
+  EXPECT_TRUE(explained.passed) << explained.why;
+  EXPECT_TRUE(explained.explained);
+  EXPECT_TRUE(explained.points[1].explained);
+  points[2].term_value = 0.0;  // the projection is already as slow: nothing to explain with it
+  const SeriesCheck zero = check_series("seed", band, points);
+  EXPECT_FALSE(zero.passed);
+  EXPECT_FALSE(zero.explained);
+  EXPECT_NE(zero.why.find("4 nodes off by"), std::string::npos) << zero.why;
+  EXPECT_NE(zero.why.find("no positive 'inter_overhead'"), std::string::npos) << zero.why;
+  points[2].term_value.reset();
+  EXPECT_FALSE(check_series("seed", band, points).passed);
+  // No term named: beyond the band fails, whatever values the points carry.
+  ASSERT_TRUE(parse_series_band("5", band));
+  points[2].term_value = 1.6;
+  EXPECT_FALSE(check_series("seed", band, points).passed);
+}
+
+TEST(ProjectCheckSeries, OneTermValueMustExplainEveryPointItExplains) {
+  SeriesBand band;
+  ASSERT_TRUE(parse_series_band("5 else explained by inter_overhead", band));
+  std::vector<SeriesPoint> points = {point(1, 8505, 8600), point(2, 6876, 8514),
+                                     point(4, 6665, 8500), point(8, 6474, 8480)};
+  points[1].term_value = 4.6;
+  points[2].term_value = 4.5;
+  points[3].term_value = 4.4;
+  EXPECT_TRUE(check_series("seed", band, points).passed);
+  points[3].term_value = 7.0;  // 7.0 / 4.5 > 1.5: a number per point, not one explanation
+  const SeriesCheck spread = check_series("seed", band, points);
+  EXPECT_FALSE(spread.passed);
+  EXPECT_NE(spread.why.find("from 4.50 to 7.00"), std::string::npos) << spread.why;
+}
+
+TEST(ProjectCheckSeries, ASeriesWithOnePointIsMissingARow) {
+  SeriesBand band;
+  ASSERT_TRUE(parse_series_band("2", band));
+  const SeriesCheck c = check_series("s", band, {point(1, 100, 100)});
+  EXPECT_FALSE(c.passed);
+  EXPECT_NE(c.why.find("a row is missing"), std::string::npos) << c.why;
+  ASSERT_TRUE(parse_series_band("absolute", band));
+  EXPECT_TRUE(check_series("d", band, {point(16, 3700, 3000)}).passed);
+}
+
+TEST_F(ProjectCheck, AnInterNodeOverheadExplainsALossOnlyWhereTheProjectionIsFaster) {
+  std::string printed;
+  const std::string band = "2 else explained by inter_overhead";
+  // A real 30% loss at 2 nodes: project solves the overhead per cross-node collective.
+  EXPECT_EQ(check(std::string(kHeader) + row("s", 1, 1000, band) + row("s", 2, 700, band), printed),
+            0);
+  EXPECT_NE(printed.find("explained"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("ms longer than 2 x ib-ndr-8x400 explains; consistent with "
+                         "inter_overhead = "),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("# 1 of 1 series pass (1 of them explained"), std::string::npos)
+      << printed;
+  // A real 30% gain: the projection is already slower; no overhead explains it.
+  EXPECT_EQ(check(std::string(kHeader) + row("s", 1, 1000, band) + row("s", 2, 1300, band), printed),
+            1);
+  EXPECT_NE(printed.find("# FAILED s: 2 nodes off by -"), std::string::npos) << printed;
+}
+
 TEST_F(ProjectCheck, ExitsOneWhenARowLeavesItsBandAndZeroWithin) {
   std::string printed;
   // The projection keeps per-GPU throughput near flat on 8 x NDR: a real 50% loss is far out.

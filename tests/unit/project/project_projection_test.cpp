@@ -10,6 +10,7 @@
 #include "bench/project/fabric_profiles.hpp"
 #include "bench/project/model/step_sim.hpp"
 #include "bench/project/project_cli.hpp"
+#include "bench/project/model/mechanisms.hpp"
 #include "bench/project/projection.hpp"
 #include "bench/project/validate.hpp"
 #include "bench/replay/headroom.hpp"
@@ -68,7 +69,10 @@ TEST(ProjectProjection, BytesComeFromTheSchedule) {
   FabricModel m;
   m.intra = TierParams{0, 1000, 0, 1};
   m.inter = TierParams{0, 1, 0, 1};  // 1 GB/s per node
-  const ProjectionInputs in = inputs_for_small_model(m);
+  ProjectionInputs in = inputs_for_small_model(m);
+  // The plain arithmetic: neither NCCL's hop latencies nor the slowest of N ranks.
+  in.terms.nccl_hop_latency = false;
+  in.terms.rank_jitter_cv = 0;
   const ProjectionRow row = project_nodes(in, 2);
   WorkloadRequest request = in.request;
   request.world = 8;
@@ -94,6 +98,13 @@ TEST(ProjectProjection, BytesComeFromTheSchedule) {
     if (!op.is_collective()) flops += gemm_flops(op.compute().gemms);
   EXPECT_NEAR(row.compute_step_ms, flops / (989.4e12 * 0.5) * 1e3, 1e-9);
   EXPECT_EQ(row.world, 8);
+  // With the nominal terms: compute x the slowest of 8 ranks at the measured jitter, comm longer
+  // by NCCL's hop latencies across the two nodes.
+  const ProjectionRow nominal = project_nodes(inputs_for_small_model(m), 2);
+  NormalMaxima maxima;
+  EXPECT_NEAR(nominal.compute_step_ms,
+              row.compute_step_ms * slowest_rank_factor(8, kMeasuredRankJitterCv, maxima), 1e-9);
+  EXPECT_GT(nominal.comm_step_ms, row.comm_step_ms);
   EXPECT_EQ(row.algorithms.at("all_gather"), "ring");
 }
 

@@ -45,6 +45,7 @@ TEST(ProjectStepTerms, OverheadOnlyWhereTheGroupCrossesNodes) {
   StepTerms terms;
   terms.inter_overhead_ms = 2;
   terms.link_spread = 0.3;
+  terms.nccl_hop_latency = false;  // no latency: the bytes and the overhead alone
   NormalMaxima maxima;
   const double bytes = 1e9;
   // One node: the intra tier alone, no overhead, no link spread.
