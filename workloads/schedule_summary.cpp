@@ -85,6 +85,13 @@ ScheduleTotals schedule_totals(const Schedule& s) {
 }
 
 namespace {
+
+// A grouped GEMM's rows per group under its line: "rows per group (m): 250 262 0 ... (sum 4096)".
+std::string group_rows_line(const GemmShape& g) {
+  std::string line = "      rows per group (" + std::string(g.group_k ? "k" : "m") + "):";
+  for (std::int64_t r : g.group_rows) line += " " + std::to_string(r);
+  return line + " (sum " + std::to_string(grouped_rows_total(g)) + ")\n";
+}
 std::string num(std::uint64_t v) {
   const std::string digits = std::to_string(v);
   std::string out;
@@ -208,6 +215,7 @@ void print_schedule_slices(const Schedule& s, std::ostream& out) {
                     static_cast<long long>(m.k), static_cast<long long>(m.batch),
                     m.label.c_str());
       out << line;
+      if (!m.group_rows.empty()) out << group_rows_line(m);
     }
     kernels_at(c.gemms.size());
   }
