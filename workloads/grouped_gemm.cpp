@@ -1,10 +1,12 @@
 // Grouped GEMMs (GemmShape::group_rows): their FLOPs, construction and scaling, shared by the
 // schedule builder, the engines and the readers so each sums a group's own rows.
+#include "workloads/grouped_gemm.hpp"
+
 #include <cmath>
 #include <numeric>
+#include <string>
 
 #include "common/errors.hpp"
-#include "workloads/schedule.hpp"
 
 namespace collreplay {
 
@@ -44,6 +46,17 @@ GemmShape grouped_gemm(std::vector<std::int64_t> rows, std::int64_t m, std::int6
   g.a_transposed = group_k;  // dW = dY^T X: A (dY) read transposed, as torch's backward does
   g.group_rows = std::move(rows);
   return g;
+}
+
+std::string grouped_gemm_problem(const GemmShape& g) {
+  if (static_cast<std::int64_t>(g.group_rows.size()) != g.batch)
+    return "has " + std::to_string(g.group_rows.size()) + " group_rows but batch " +
+           std::to_string(g.batch);
+  const std::int64_t grouped = g.group_k ? g.k : g.m, mean = mean_rows_up(g.group_rows);
+  if (grouped != mean)
+    return std::string(g.group_k ? "k" : "m") + " is " + std::to_string(grouped) +
+           " but the groups' mean rows rounded up are " + std::to_string(mean);
+  return "";
 }
 
 GemmShape scale_gemm_rows(GemmShape g, double fraction) {

@@ -6,6 +6,7 @@
 
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
+#include "workloads/grouped_gemm.hpp"
 #include "workloads/model/gemm_slices.hpp"
 #include "workloads/plan/parallel/mesh.hpp"
 #include "workloads/schedule_json.hpp"
@@ -214,26 +215,18 @@ KernelSlice read_kernel(const Reader& r, const json& j, const std::string& where
   return k;
 }
 
-// A grouped GEMM's groups (version 7): one row count per group, `batch` of them; m (or k for
-// group_dim "k") must be their mean rounded up, which is what sizes the engines' operands.
+// A grouped GEMM's groups (version 7): one row count per group; grouped_gemm_problem says
+// what else they must agree with.
 void read_groups(const Reader& r, const json& j, const std::string& where, GemmShape& s) {
   const json& rows = r.array(j, "group_rows", where);
   const std::string dim = j.contains("group_dim") ? r.text(j, "group_dim", where) : "m";
   if (dim != "m" && dim != "k") r.fail(where + ".group_dim", "'" + dim + "' is not m or k");
-  std::vector<std::int64_t> groups;
   for (std::size_t g = 0; g < rows.size(); ++g)
-    groups.push_back(static_cast<std::int64_t>(
+    s.group_rows.push_back(static_cast<std::int64_t>(
         r.count(rows[g], where + ".group_rows[" + std::to_string(g) + "]")));
-  if (static_cast<std::int64_t>(groups.size()) != s.batch)
-    r.fail(where + ".group_rows", "has " + std::to_string(groups.size()) +
-                                      " groups but batch is " + std::to_string(s.batch));
-  const GemmShape want = grouped_gemm(groups, s.m, s.n, s.k, dim == "k", s.label);
-  const std::int64_t grouped = dim == "k" ? s.k : s.m, mean = dim == "k" ? want.k : want.m;
-  if (grouped != mean)
-    r.fail(where + "." + dim, "is " + std::to_string(grouped) + " but the groups' mean rows "
-                                  "rounded up are " + std::to_string(mean));
-  s.group_rows = std::move(groups);
   s.group_k = dim == "k";
+  const std::string problem = grouped_gemm_problem(s);
+  if (!problem.empty()) r.fail(where, problem);
 }
 
 ComputeOp read_compute(const Reader& r, const json& j, const std::string& where) {
