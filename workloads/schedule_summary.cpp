@@ -1,5 +1,6 @@
 #include "workloads/schedule_summary.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 #include <string>
@@ -106,6 +107,26 @@ std::string tflop(double f) {
   std::snprintf(buf, sizeof buf, "%.2f", f / 1e12);
   return buf;
 }
+
+// "#   grouped GEMMs   12 (128 groups; rows per group 61-209, ...)": empty when there are none.
+std::string grouped_gemms_line(const Schedule& s) {
+  std::uint64_t count = 0;
+  std::int64_t groups = 0, least = -1, most = 0;
+  for (const ScheduleOp& op : s.ops)
+    if (!op.is_collective())
+      for (const GemmShape& g : op.compute().gemms) {
+        if (g.group_rows.empty()) continue;
+        ++count;
+        groups = std::max(groups, g.batch);
+        const auto [lo, hi] = std::minmax_element(g.group_rows.begin(), g.group_rows.end());
+        least = least < 0 ? *lo : std::min(least, *lo);
+        most = std::max(most, *hi);
+      }
+  if (count == 0) return "";
+  return "#   grouped GEMMs   " + std::to_string(count) + " (up to " + std::to_string(groups) +
+         " groups; rows per group " + std::to_string(least) + "-" + std::to_string(most) +
+         "; --format slices lists each)\n";
+}
 }  // namespace
 
 void print_schedule_table(const Schedule& s, std::ostream& out) {
@@ -172,6 +193,7 @@ void print_schedule_table(const Schedule& s, std::ostream& out) {
     out << line;
   }
   out << "#   GEMM            " << tflop(t.flops) << " TFLOP\n";
+  out << grouped_gemms_line(s);
   for (Phase p : {Phase::forward, Phase::recompute, Phase::backward, Phase::optimizer}) {
     const auto i = static_cast<std::size_t>(p);
     if (t.kernel_launches[i] + t.syncs[i] == 0) continue;

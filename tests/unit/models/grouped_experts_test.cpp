@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <numeric>
+#include <sstream>
 
 #include "bench/compute/compute_scale.hpp"
 #include "common/errors.hpp"
 #include "tests/unit/models/hf_fixture.hpp"
 #include "tests/unit/workloads/workloads_test_util.hpp"
 #include "workloads/schedule_json.hpp"
+#include "workloads/schedule_summary.hpp"
 
 namespace collreplay {
 namespace {
@@ -151,6 +153,23 @@ TEST(GroupedExperts, TheCalibrationStretchScalesEveryGroup) {
   EXPECT_EQ(w.m, 64);
   EXPECT_DOUBLE_EQ(gemm_shape_flops(w), 2.0 * 16 * 64 * 32);
   EXPECT_THROW(grouped_gemm({-1}, 0, 1, 1, false, "bad"), UsageError);
+}
+
+TEST(GroupedExperts, TheDryRunShowsTheGroups) {
+  const Schedule s = build_schedule(qwen3_moe(1, 1, "uniform"));
+  std::ostringstream table, slices;
+  print_schedule_table(s, table);
+  print_schedule_slices(s, slices);
+  EXPECT_NE(table.str().find("#   grouped GEMMs   "), std::string::npos) << table.str();
+  EXPECT_NE(table.str().find("(up to 128 groups; rows per group "), std::string::npos);
+  EXPECT_NE(slices.str().find("rows per group (m):"), std::string::npos);
+  EXPECT_NE(slices.str().find("rows per group (k):"), std::string::npos);
+  EXPECT_NE(slices.str().find("(sum 16384)"), std::string::npos);
+  WorkloadRequest looped = qwen3_moe(1, 1, "uniform");
+  looped.experts = "looped";
+  std::ostringstream plain;
+  print_schedule_table(build_schedule(looped), plain);
+  EXPECT_EQ(plain.str().find("grouped GEMMs"), std::string::npos);
 }
 
 }  // namespace
