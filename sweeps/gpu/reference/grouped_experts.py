@@ -35,6 +35,10 @@ class GroupedExperts(nn.Module):
         self.experts = experts
         self.gate_up_proj = nn.Parameter(torch.empty(experts, 2 * intermediate, hidden))
         self.down_proj = nn.Parameter(torch.empty(experts, hidden, intermediate))
+        # Random from the start: empty memory the allocator hands back can hold any finite
+        # values, which the reference's zero check would keep (and routing would follow).
+        for p in (self.gate_up_proj, self.down_proj):
+            nn.init.normal_(p, std=0.02)
 
     def forward(self, x, top_i, top_w):
         tokens, hidden = x.shape
