@@ -65,23 +65,28 @@ TEST(GroupedGemm, Qwen3MoeExpertSliceRunsItsFlops) {
       for (const GemmShape& g : op.compute().gemms)
         if (!g.group_rows.empty()) grouped.push_back(g);
   ASSERT_GE(grouped.size(), 6u);
+  // Both paths, the engine's default and replay --grouped-gemm loop, side by side.
+  for (bool loop : {false, true}) {
+    auto engine = make_cublas_engine(my_device(), loop);
+    engine->reserve(grouped, DType::bf16);
+    std::cout << "[ engine ] " << engine->description() << "\n";
+    for (const GemmShape& g : grouped) {
+      // Every routed row (2 x 2048 tokens x top-8) in the groups, each counted once.
+      ASSERT_EQ(grouped_rows_total(g), 2 * 2048 * 8) << g.label;
+      const double flops = gemm_shape_flops(g);
+      const double fixed = static_cast<double>(g.group_k ? g.m : g.k);
+      EXPECT_DOUBLE_EQ(flops, 2.0 * 2 * 2048 * 8 * static_cast<double>(g.n) * fixed) << g.label;
+      const ComputeOp op{DType::bf16, {g}, {}, 0};
+      const double ms = time_op(*engine, op, 1.0, 20);
+      const double rate = flops / (ms * 1e-3) / 1e12;
+      std::printf("[ grouped%s ] %-56s %4lld groups  %8.3f ms  %6.1f TFLOP/s\n",
+                  loop ? " loop" : "", g.label.c_str(), static_cast<long long>(g.batch), ms, rate);
+      EXPECT_GT(rate, 20.0) << g.label;    // 128 small GEMMs: well below a dense GEMM, not idle
+      EXPECT_LT(rate, 2500.0) << g.label;  // above any H100/H200 peak: groups were skipped
+    }
+  }
   auto engine = make_cublas_engine(my_device());
   engine->reserve(grouped, DType::bf16);
-  std::cout << "[ engine ] " << engine->description() << "\n";
-  for (const GemmShape& g : grouped) {
-    // Every routed row (2 x 2048 tokens x top-8) in the groups, each counted once.
-    ASSERT_EQ(grouped_rows_total(g), 2 * 2048 * 8) << g.label;
-    const double flops = gemm_shape_flops(g);
-    const double fixed = static_cast<double>(g.group_k ? g.m : g.k);
-    EXPECT_DOUBLE_EQ(flops, 2.0 * 2 * 2048 * 8 * static_cast<double>(g.n) * fixed) << g.label;
-    const ComputeOp op{DType::bf16, {g}, {}, 0};
-    const double ms = time_op(*engine, op, 1.0, 20);
-    const double rate = flops / (ms * 1e-3) / 1e12;
-    std::printf("[ grouped ] %-56s %4lld groups  %8.3f ms  %6.1f TFLOP/s\n", g.label.c_str(),
-                static_cast<long long>(g.batch), ms, rate);
-    EXPECT_GT(rate, 20.0) << g.label;    // 128 small GEMMs: well below a dense GEMM, not idle
-    EXPECT_LT(rate, 2500.0) << g.label;  // above any H100/H200 peak: groups were skipped
-  }
   const ComputeOp first{DType::bf16, {grouped.front()}, {}, 0};
   const double one = time_op(*engine, first, 1.0, 10);
   const double two_and_half = time_op(*engine, first, 2.5, 10);

@@ -62,11 +62,11 @@ Clock::time_point pace_after(Clock::time_point since, double us) {
 
 class CublasEngine final : public ComputeEngine {
  public:
-  explicit CublasEngine(int device) : device_(device) {
+  CublasEngine(int device, bool grouped_loop) : device_(device) {
     CUDA_CHECK(cudaSetDevice(device_));
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     gemm_ = std::make_unique<LtGemm>(device_, stream_);
-    grouped_ = std::make_unique<GroupedGemm>(stream_, *gemm_, dtype_);
+    grouped_ = std::make_unique<GroupedGemm>(stream_, *gemm_, dtype_, grouped_loop);
     cudaDeviceProp prop{};
     CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
     device_name_ = prop.name;
@@ -250,8 +250,8 @@ std::uint64_t device_free_bytes(int device) {
   return free_bytes;
 }
 
-std::unique_ptr<ComputeEngine> make_cublas_engine(int device) {
-  return std::make_unique<CublasEngine>(device);
+std::unique_ptr<ComputeEngine> make_cublas_engine(int device, bool grouped_loop) {
+  return std::make_unique<CublasEngine>(device, grouped_loop);
 }
 
 }  // namespace collreplay

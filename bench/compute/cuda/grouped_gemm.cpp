@@ -46,10 +46,14 @@ struct GroupedGemm::Plan {
   }
 };
 
-GroupedGemm::GroupedGemm(cudaStream_t stream, LtGemm& lt, DType probe_dtype)
+GroupedGemm::GroupedGemm(cudaStream_t stream, LtGemm& lt, DType probe_dtype, bool force_loop)
     : stream_(stream), lt_(lt) {
   CUBLAS_CHECK(cublasCreate(&handle_));
   CUBLAS_CHECK(cublasSetStream(handle_, stream_));
+  if (force_loop) {
+    path_ = "a loop of cuBLASLt GEMMs, one per group (asked for)";
+    return;
+  }
   // Probe: two 64 x 64 x 64 problems in the engine's dtype. cuBLAS documents which type
   // combinations the grouped call takes; asking it is the only answer that holds for the
   // library actually loaded.

@@ -22,8 +22,9 @@ namespace collreplay {
 
 class GroupedGemm {
  public:
-  // `lt` runs the per-group fallback; it must outlive this object.
-  GroupedGemm(cudaStream_t stream, LtGemm& lt, DType probe_dtype);
+  // `lt` runs the per-group loop; it must outlive this object. force_loop: the loop even where
+  // the grouped call is supported (to time one against the other).
+  GroupedGemm(cudaStream_t stream, LtGemm& lt, DType probe_dtype, bool force_loop = false);
   ~GroupedGemm();
   GroupedGemm(const GroupedGemm&) = delete;
   GroupedGemm& operator=(const GroupedGemm&) = delete;
