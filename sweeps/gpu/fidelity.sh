@@ -15,6 +15,7 @@
 #   sweeps/gpu/fidelity.sh OUT_DIR optimizers [model...]  world 1, each AdamW implementation
 #       (reference default|foreach|fused|loop in one process; replay auto|adamw-foreach|
 #       adamw-fused|adamw-loop) on q05 q7 q72 mix (default: all)
+# GROUPED_GEMM=loop gives replay --grouped-gemm loop (grouped experts as a GEMM per expert).
 # HOST_TIME=calibrate (or a calibration file) gives replay --host-time that, instead of its eager
 # defaults (write the calibration first: python3 sweeps/gpu/travels/host_time_calibrate.py).
 # MULTI_GPU=1 runs the multi cases with a GPU per rank (torchrun without --same-gpu; replay with
@@ -84,6 +85,7 @@ replay() {
   shift 2
   local host_time=()
   [ -n "${HOST_TIME:-}" ] && host_time=(--host-time "$HOST_TIME")
+  [ -n "${GROUPED_GEMM:-}" ] && host_time+=(--grouped-gemm "$GROUPED_GEMM")
   timeout "${REPLAY_TIMEOUT_S:-180}" mpirun --allow-run-as-root -np "$ranks" --bind-to none \
     -x NCCL_NVLS_ENABLE build/bin/replay "$@" "${host_time[@]}" --out "$out/replay_$name.jsonl" \
     >"$out/replay_$name.log" 2>&1 ||
