@@ -19,8 +19,9 @@ namespace collreplay {
 // the optimizer phase's ops; version 4 the kinds broadcast, send, recv, send_recv, their root and
 // peer, and the strided group with its group_size and group_stride; version 5 the kernel kind
 // multi_tensor with its operand_element_bytes; version 6 a GEMM's a_transposed
-// (workloads/SCHEDULE.md). Version 1 to 5 files still load.
-inline constexpr int kScheduleSchemaVersion = 6;
+// (workloads/SCHEDULE.md); version 7 a grouped GEMM's group_rows and group_dim. Version 1 to 6
+// files still load.
+inline constexpr int kScheduleSchemaVersion = 7;
 
 enum class StreamKind { comm, compute };
 // Which ranks take part: all of them; the ranks of one node; one expert-parallel group; one
@@ -60,7 +61,24 @@ struct GemmShape {
   // dimension. Rows not a multiple of 8 (an expert's share of tokens) would otherwise misalign
   // A's rows and cost cuBLAS its fast kernels (measured: 135 against 750 TFLOP/s on an H100).
   bool a_transposed = false;
+  // A grouped GEMM (torch._grouped_mm over stacked experts): `batch` groups, group g with
+  // group_rows[g] rows (an expert's routed rows, 0 for an expert no token chose) in place of M,
+  // or of K when group_k (the weight gradient dW_g = dY_g^T X_g). M (or K) then holds the rows'
+  // mean rounded up, so m x k x batch bounds the packed operands. Empty: a plain GEMM.
+  std::vector<std::int64_t> group_rows{};  // {}: aggregate initialisers may leave it out
+  bool group_k = false;
 };
+
+// The rows a grouped GEMM's groups have in total (0 for a plain GEMM).
+std::int64_t grouped_rows_total(const GemmShape& g);
+// 2 x m x n x k x batch for a plain GEMM; a grouped one sums its groups' own rows.
+double gemm_shape_flops(const GemmShape& g);
+// A grouped GEMM of one group per entry of `rows` (m, or k when group_k, from the rows' mean).
+GemmShape grouped_gemm(std::vector<std::int64_t> rows, std::int64_t m, std::int64_t n,
+                       std::int64_t k, bool group_k, std::string label);
+// The GEMM with its rows (M, or every group's rows) scaled by `fraction`, rounded: a grouped
+// GEMM keeps its groups. Rows that round to 0 give m (or k) 0.
+GemmShape scale_gemm_rows(GemmShape g, double fraction);
 
 struct CollectiveOp {
   CollectiveKind kind = CollectiveKind::all_gather;

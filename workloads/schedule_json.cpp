@@ -109,6 +109,10 @@ std::string schedule_to_json(const Schedule& s) {
       for (const GemmShape& g : op.compute().gemms) {
         ordered gemm = {{"m", g.m}, {"n", g.n}, {"k", g.k}, {"batch", g.batch}, {"label", g.label}};
         if (g.a_transposed) gemm["a_transposed"] = true;
+        if (!g.group_rows.empty()) {
+          gemm["group_rows"] = g.group_rows;
+          gemm["group_dim"] = g.group_k ? "k" : "m";
+        }
         gemms.push_back(std::move(gemm));
       }
       ordered kernels = ordered::array();

@@ -6,6 +6,7 @@
 
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
+#include "workloads/grouped_gemm.hpp"
 #include "workloads/model/gemm_slices.hpp"
 #include "workloads/plan/parallel/mesh.hpp"
 #include "workloads/schedule_json.hpp"
@@ -214,6 +215,20 @@ KernelSlice read_kernel(const Reader& r, const json& j, const std::string& where
   return k;
 }
 
+// A grouped GEMM's groups (version 7): one row count per group; grouped_gemm_problem says
+// what else they must agree with.
+void read_groups(const Reader& r, const json& j, const std::string& where, GemmShape& s) {
+  const json& rows = r.array(j, "group_rows", where);
+  const std::string dim = j.contains("group_dim") ? r.text(j, "group_dim", where) : "m";
+  if (dim != "m" && dim != "k") r.fail(where + ".group_dim", "'" + dim + "' is not m or k");
+  for (std::size_t g = 0; g < rows.size(); ++g)
+    s.group_rows.push_back(static_cast<std::int64_t>(
+        r.count(rows[g], where + ".group_rows[" + std::to_string(g) + "]")));
+  s.group_k = dim == "k";
+  const std::string problem = grouped_gemm_problem(s);
+  if (!problem.empty()) r.fail(where, problem);
+}
+
 ComputeOp read_compute(const Reader& r, const json& j, const std::string& where) {
   ComputeOp c;
   c.dtype = r.choice(j, "dtype", where, kDTypes, dtype_name);
@@ -227,6 +242,7 @@ ComputeOp read_compute(const Reader& r, const json& j, const std::string& where)
     s.batch = r.integer(gemms[g], "batch", w, 1);
     s.label = gemms[g].contains("label") ? r.text(gemms[g], "label", w) : "";
     s.a_transposed = gemms[g].contains("a_transposed") && r.flag(gemms[g], "a_transposed", w);
+    if (gemms[g].contains("group_rows")) read_groups(r, gemms[g], w, s);
     c.gemms.push_back(s);
   }
   if (j.contains("kernels")) {

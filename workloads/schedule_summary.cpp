@@ -1,5 +1,6 @@
 #include "workloads/schedule_summary.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 #include <string>
@@ -85,6 +86,13 @@ ScheduleTotals schedule_totals(const Schedule& s) {
 }
 
 namespace {
+
+// A grouped GEMM's rows per group under its line: "rows per group (m): 250 262 0 ... (sum 4096)".
+std::string group_rows_line(const GemmShape& g) {
+  std::string line = "      rows per group (" + std::string(g.group_k ? "k" : "m") + "):";
+  for (std::int64_t r : g.group_rows) line += " " + std::to_string(r);
+  return line + " (sum " + std::to_string(grouped_rows_total(g)) + ")\n";
+}
 std::string num(std::uint64_t v) {
   const std::string digits = std::to_string(v);
   std::string out;
@@ -98,6 +106,26 @@ std::string tflop(double f) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", f / 1e12);
   return buf;
+}
+
+// "#   grouped GEMMs   12 (128 groups; rows per group 61-209, ...)": empty when there are none.
+std::string grouped_gemms_line(const Schedule& s) {
+  std::uint64_t count = 0;
+  std::int64_t groups = 0, least = -1, most = 0;
+  for (const ScheduleOp& op : s.ops)
+    if (!op.is_collective())
+      for (const GemmShape& g : op.compute().gemms) {
+        if (g.group_rows.empty()) continue;
+        ++count;
+        groups = std::max(groups, g.batch);
+        const auto [lo, hi] = std::minmax_element(g.group_rows.begin(), g.group_rows.end());
+        least = least < 0 ? *lo : std::min(least, *lo);
+        most = std::max(most, *hi);
+      }
+  if (count == 0) return "";
+  return "#   grouped GEMMs   " + std::to_string(count) + " (up to " + std::to_string(groups) +
+         " groups; rows per group " + std::to_string(least) + "-" + std::to_string(most) +
+         "; --format slices lists each)\n";
 }
 }  // namespace
 
@@ -165,6 +193,7 @@ void print_schedule_table(const Schedule& s, std::ostream& out) {
     out << line;
   }
   out << "#   GEMM            " << tflop(t.flops) << " TFLOP\n";
+  out << grouped_gemms_line(s);
   for (Phase p : {Phase::forward, Phase::recompute, Phase::backward, Phase::optimizer}) {
     const auto i = static_cast<std::size_t>(p);
     if (t.kernel_launches[i] + t.syncs[i] == 0) continue;
@@ -208,6 +237,7 @@ void print_schedule_slices(const Schedule& s, std::ostream& out) {
                     static_cast<long long>(m.k), static_cast<long long>(m.batch),
                     m.label.c_str());
       out << line;
+      if (!m.group_rows.empty()) out << group_rows_line(m);
     }
     kernels_at(c.gemms.size());
   }

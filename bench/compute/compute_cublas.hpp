@@ -8,7 +8,9 @@
 
 namespace collreplay {
 
-std::unique_ptr<ComputeEngine> make_cublas_engine(int device);
+// grouped_loop: grouped GEMMs as a cuBLASLt GEMM per group even where cuBLAS's grouped call
+// would take them (cuda/grouped_gemm.hpp; replay --grouped-gemm loop).
+std::unique_ptr<ComputeEngine> make_cublas_engine(int device, bool grouped_loop = false);
 // cudaMemGetInfo's free bytes on `device` (replay's memory check).
 std::uint64_t device_free_bytes(int device);
 

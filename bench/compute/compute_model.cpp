@@ -164,9 +164,7 @@ ComputeModel parse_compute_model(std::string_view spec) {
 
 double modeled_ms(const std::vector<GemmShape>& gemms, const ComputeModel& model) {
   double flops = 0;
-  for (const GemmShape& g : gemms)
-    flops += 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k) *
-             static_cast<double>(g.batch);
+  for (const GemmShape& g : gemms) flops += gemm_shape_flops(g);
   return flops / (model.gpu.bf16_dense_tflops * 1e12 * model.mfu) * 1e3;
 }
 

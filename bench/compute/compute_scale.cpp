@@ -16,9 +16,9 @@ std::vector<GemmShape> stretch_gemms(const ComputeOp& op, double scale) {
   for (int run = 0; run < static_cast<int>(whole); ++run)
     gemms.insert(gemms.end(), op.gemms.begin(), op.gemms.end());
   if (remainder > 0) {
-    for (GemmShape g : op.gemms) {
-      g.m = std::llround(static_cast<double>(g.m) * remainder);
-      if (g.m > 0) gemms.push_back(g);
+    for (const GemmShape& whole_gemm : op.gemms) {
+      const GemmShape g = scale_gemm_rows(whole_gemm, remainder);
+      if (g.m > 0 && g.k > 0) gemms.push_back(g);
     }
   }
   return gemms;

@@ -128,6 +128,19 @@ nlohmann::json op_record(const ReplayMeasurements& m, std::size_t i) {
   return r;
 }
 
+// How the schedule runs a MoE model's experts: "grouped" (grouped GEMMs), "looped" (GEMMs of
+// the experts' modules one by one), null without experts (a dense model, an imported trace).
+nlohmann::json experts_of(const Schedule& s) {
+  bool looped = false;
+  for (const ScheduleOp& op : s.ops)
+    if (!op.is_collective())
+      for (const GemmShape& g : op.compute().gemms) {
+        if (!g.group_rows.empty()) return "grouped";
+        looped = looped || g.label.find(".experts") != std::string::npos;
+      }
+  return looped ? nlohmann::json("looped") : nlohmann::json(nullptr);
+}
+
 // The step's record: the schedule it ran, the passes, the step's headroom and the run's checks.
 nlohmann::json step_record(const ReplayMeasurements& m, const nlohmann::json& run) {
   const Schedule& s = *m.schedule;
@@ -152,6 +165,7 @@ nlohmann::json step_record(const ReplayMeasurements& m, const nlohmann::json& ru
           {"layers", layers_of(s)},
           {"optimizer", optional_text_json(m.optimizer)},
           {"optimizer_asked", optional_text_json(m.optimizer_asked)},
+          {"experts", experts_of(s)},
           {"micro_batch", s.micro_batch},
           {"seq", s.seq},
           {"micro_batches", s.micro_batches},

@@ -154,7 +154,8 @@ std::unique_ptr<ComputeEngine> make_engine(const ReplayOptions& options, const R
                                            const Communicator& comm, int local_rank) {
   if (setup.compute_model) return make_model_engine(*setup.compute_model, setup.dilation);
   return comm.device_buffers()
-             ? make_cublas_engine(gpu_for_local_rank(local_rank, visible_gpu_count()))
+             ? make_cublas_engine(gpu_for_local_rank(local_rank, visible_gpu_count()),
+                                  options.grouped_gemm == "loop")
              : make_blas_engine(options.compute_threads);
 }
 

@@ -4,13 +4,18 @@
 # (the reference's as users write it, replay's --optimizer auto). Both write JSON Lines into
 # OUT_DIR; sweeps/gpu/fidelity_summary.py prints the closing markdown table (and writes it to
 # OUT_DIR/summary_<mode>.md). Three modes, each one GPU call:
-#   sweeps/gpu/fidelity.sh OUT_DIR [case...]              world 1: q05 q7 q72 mix (default), q3moe
+#   sweeps/gpu/fidelity.sh OUT_DIR [case...]              world 1: q05 q7 q72 mix (default), q3moe,
+#       and mixg q3moeg: Mixtral and Qwen3-30B-A3B with --experts grouped on both sides
+#       (torch._grouped_mm in the reference, replay's grouped GEMMs). The reference times 10 steps,
+#       20 for looped experts (mix, q3moe), whose host syncs vary the step most: the summary judges
+#       the median of at least 10.
 #   sweeps/gpu/fidelity.sh OUT_DIR multi [case...]        ranks sharing GPU 0, each its own NCCL
 #       host over loopback sockets (reference --same-gpu; replay --emulate-nodes N --transport
 #       socket --ifname lo): fsdp2-w2 fsdp2-w4 hsdp-2x2 ddp-w2 mix-ep2 (default: all)
 #   sweeps/gpu/fidelity.sh OUT_DIR optimizers [model...]  world 1, each AdamW implementation
 #       (reference default|foreach|fused|loop in one process; replay auto|adamw-foreach|
 #       adamw-fused|adamw-loop) on q05 q7 q72 mix (default: all)
+# GROUPED_GEMM=loop gives replay --grouped-gemm loop (grouped experts as a GEMM per expert).
 # HOST_TIME=calibrate (or a calibration file) gives replay --host-time that, instead of its eager
 # defaults (write the calibration first: python3 sweeps/gpu/travels/host_time_calibrate.py).
 # MULTI_GPU=1 runs the multi cases with a GPU per rank (torchrun without --same-gpu; replay with
@@ -43,7 +48,10 @@ workload() {
     mix) echo "--model mixtral-8x7b --layers 2 --micro-batch 2 --seq 2048" ;;
     # Fine-grained MoE (128 experts, top 8), experts looped as transformers writes them.
     q3moe) echo "--model qwen3-30b-a3b --layers 2 --micro-batch 2 --seq 2048" ;;
-    *) echo "fidelity.sh: unknown model case '$1' (q05 q7 q72 mix q3moe)" >&2; return 2 ;;
+    # The same two, experts grouped (torch._grouped_mm over stacked experts, as torchtitan).
+    mixg) echo "--model mixtral-8x7b --layers 2 --micro-batch 2 --seq 2048 --experts grouped" ;;
+    q3moeg) echo "--model qwen3-30b-a3b --layers 2 --micro-batch 2 --seq 2048 --experts grouped" ;;
+    *) echo "fidelity.sh: unknown model case '$1' (q05 q7 q72 mix q3moe mixg q3moeg)" >&2; return 2 ;;
   esac
 }
 
@@ -77,6 +85,7 @@ replay() {
   shift 2
   local host_time=()
   [ -n "${HOST_TIME:-}" ] && host_time=(--host-time "$HOST_TIME")
+  [ -n "${GROUPED_GEMM:-}" ] && host_time+=(--grouped-gemm "$GROUPED_GEMM")
   timeout "${REPLAY_TIMEOUT_S:-180}" mpirun --allow-run-as-root -np "$ranks" --bind-to none \
     -x NCCL_NVLS_ENABLE build/bin/replay "$@" "${host_time[@]}" --out "$out/replay_$name.jsonl" \
     >"$out/replay_$name.log" 2>&1 ||
@@ -92,7 +101,9 @@ case $mode in
       # transformers 5.x builds Mixtral's experts stacked; the reference does too.
       extra=()
       [ "$c" = mix ] && extra=(--experts-layout stacked)
-      reference "$c" 1 "${w[@]}" --steps 10 --warmup 3
+      steps=10
+      case $c in mix | q3moe) steps=20 ;; esac
+      reference "$c" 1 "${w[@]}" --steps $steps --warmup 3
       replay "$c" 1 "${w[@]}" "${extra[@]}" --plan fsdp2 --world 1 --gpus-per-node 1 --steps 10
     done ;;
   optimizers)

@@ -2,10 +2,7 @@
 
 namespace collreplay {
 
-double gemm_flops(const GemmShape& g) {
-  return 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k) *
-         static_cast<double>(g.batch);
-}
+double gemm_flops(const GemmShape& g) { return gemm_shape_flops(g); }
 
 double gemm_flops(const std::vector<GemmShape>& gemms) {
   double f = 0;

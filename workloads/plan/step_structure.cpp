@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 #include "common/sizes.hpp"
 #include "workloads/model/eager_kernels.hpp"
@@ -140,23 +141,22 @@ class Walker {
   }
 
   // torch._grouped_mm: the rank's routed rows sorted by expert, gate_up and down each one
-  // grouped GEMM over all the experts here. The engine has no grouped kind: it runs as one GEMM
-  // batched over the experts with their mean rows (same FLOPs to rounding; skew within the
-  // group is not timed).
+  // grouped GEMM over all the experts here, each group as many rows as routing gave its expert
+  // (skew included: a hot expert's group is longer); the weight gradients group K by expert.
   WorkSet grouped_experts(const ModuleNode& n) const {
     const ExpertLoop loop = expert_loop();
-    std::uint64_t rows = 0;
-    for (int e : n.experts_here) rows += rows_of_expert(n, e);
+    std::vector<std::int64_t> group_rows;
+    for (int e : n.experts_here) group_rows.push_back(static_cast<std::int64_t>(rows_of_expert(n, e)));
+    const auto rows = static_cast<std::uint64_t>(
+        std::accumulate(group_rows.begin(), group_rows.end(), std::int64_t{0}));
     if (rows == 0 || n.experts_here.empty()) return {};
-    const auto experts = static_cast<std::int64_t>(n.experts_here.size());
-    const auto per_expert = static_cast<std::int64_t>((rows + experts - 1) / experts);
     const auto h = static_cast<std::int64_t>(loop.hidden);
     const auto inter = static_cast<std::int64_t>(loop.intermediate);
     auto grouped = [&](std::int64_t in, std::int64_t out, const std::string& what, WorkSet& w) {
       const std::string label = n.path + "." + what + " (grouped_mm)";
-      w.fwd.add_gemm({per_expert, out, in, experts, label + " fwd"});
-      w.bwd.add_gemm({per_expert, in, out, experts, label + " dgrad"});
-      w.bwd.add_gemm({out, in, per_expert, experts, label + " wgrad", true});
+      w.fwd.add_gemm(grouped_gemm(group_rows, 0, out, in, false, label + " fwd"));
+      w.bwd.add_gemm(grouped_gemm(group_rows, 0, in, out, false, label + " dgrad"));
+      w.bwd.add_gemm(grouped_gemm(group_rows, out, in, 0, true, label + " wgrad"));
     };
     const WorkSet permute = grouped_permute_kernels(n.path, loop, rows);
     const WorkSet act = swiglu_kernels(n.path, rows, loop.intermediate, true, loop.bytes);

@@ -128,6 +128,10 @@ class BlasEngine : public ComputeEngine {
 
  private:
   void run_gemm(const GemmShape& g) {
+    if (!g.group_rows.empty()) {
+      run_grouped(g);
+      return;
+    }
     float* a = operands_.data();
     float* b = a + g.m * g.k;
     float* c = b + g.k * g.n;
@@ -138,6 +142,20 @@ class BlasEngine : public ComputeEngine {
       cblas_sgemm(CblasRowMajor, op_a, CblasNoTrans, static_cast<int>(g.m), static_cast<int>(g.n),
                   static_cast<int>(g.k), alpha, a, lda, b, static_cast<int>(g.n), 0.0f, c,
                   static_cast<int>(g.n));
+  }
+
+  // A grouped GEMM: each group's rows in pieces of at most the mean rows the operands were
+  // reserved for (one matrix, reused), so every group's FLOPs run and no piece outgrows them.
+  void run_grouped(const GemmShape& g) {
+    const std::int64_t most = g.group_k ? g.k : g.m;
+    for (std::int64_t rows : g.group_rows)
+      for (std::int64_t left = rows; left > 0 && most > 0; left -= most) {
+        GemmShape piece = g;
+        piece.group_rows.clear();
+        piece.batch = 1;
+        (g.group_k ? piece.k : piece.m) = std::min(left, most);
+        run_gemm(piece);
+      }
   }
 
   void run_kernel(const KernelSlice& k) {

@@ -21,6 +21,7 @@
 
 #include "bench/compute/compute_cublas.hpp"
 #include "bench/compute/compute_scale.hpp"
+#include "bench/compute/cuda/grouped_gemm.hpp"
 #include "bench/compute/cuda/lt_gemm.hpp"
 #include "bench/compute/cuda/memory_kernels.hpp"
 #include "bench/compute/launch_order.hpp"
@@ -61,10 +62,11 @@ Clock::time_point pace_after(Clock::time_point since, double us) {
 
 class CublasEngine final : public ComputeEngine {
  public:
-  explicit CublasEngine(int device) : device_(device) {
+  CublasEngine(int device, bool grouped_loop) : device_(device) {
     CUDA_CHECK(cudaSetDevice(device_));
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     gemm_ = std::make_unique<LtGemm>(device_, stream_);
+    grouped_ = std::make_unique<GroupedGemm>(stream_, *gemm_, dtype_, grouped_loop);
     cudaDeviceProp prop{};
     CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
     device_name_ = prop.name;
@@ -73,6 +75,7 @@ class CublasEngine final : public ComputeEngine {
 
   ~CublasEngine() override {
     cudaStreamSynchronize(stream_);
+    grouped_.reset();
     gemm_.reset();
     release_operands();
     cudaFree(const_cast<void*>(kernel_buffers_.src));
@@ -82,7 +85,8 @@ class CublasEngine final : public ComputeEngine {
 
   std::string description() const override {
     return "cuBLASLt " + std::string(dtype_name(dtype_)) + " GEMM, fp32 accumulate, on " +
-           device_name_ + " (GPU " + std::to_string(device_) + ")";
+           device_name_ + " (GPU " + std::to_string(device_) + "); grouped GEMMs: " +
+           grouped_->path();
   }
 
   bool enqueues_on_device() const override { return true; }
@@ -103,7 +107,9 @@ class CublasEngine final : public ComputeEngine {
         a_ == nullptr)
       allocate_operands(a, b, c, dtype);
     dtype_ = dtype;
-    for (const GemmShape& s : shapes) gemm_->tune(dims_of(s), dtype_, a_, b_, c_);
+    // A grouped GEMM is planned on its first launch (warm-up): its groups' shapes are its own.
+    for (const GemmShape& s : shapes)
+      if (s.group_rows.empty()) gemm_->tune(dims_of(s), dtype_, a_, b_, c_);
     static_assert(LtGemm::kWorkspaceBytes == kGpuGemmWorkspaceBytes);
     return (a + b + c) * element_bytes + LtGemm::kWorkspaceBytes;
   }
@@ -146,7 +152,9 @@ class CublasEngine final : public ComputeEngine {
       CUDA_CHECK(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(event->native_handle()), 0));
     for (const Launch& l : launch_order(op, scale)) {
       last_launch_ = pace_after(last_launch_, l.host_us);
-      if (l.is_gemm)
+      if (l.is_gemm && !l.gemm.group_rows.empty())
+        run_grouped(l.gemm, op.dtype);
+      else if (l.is_gemm)
         run(dims_of(l.gemm), op.dtype, l.gemm.label);
       else if (l.kernel.kind == KernelKind::sync)
         wait_for_stream(l.kernel.label);
@@ -182,8 +190,17 @@ class CublasEngine final : public ComputeEngine {
     gemm_->run(d, t, a_, b_, c_);
   }
 
+  // The packed groups fit where the mean-row shape fits (GemmShape::group_rows).
+  void run_grouped(const GemmShape& g, DType t) {
+    if (elements(g.m, g.k, g.batch) > a_elements_ || elements(g.k, g.n, g.batch) > b_elements_ ||
+        elements(g.m, g.n, g.batch) > c_elements_)
+      throw UsageError("GEMM '" + g.label + "' is larger than the operands reserve() was given");
+    grouped_->run(g, t, a_, b_, c_);
+  }
+
   void allocate_operands(std::uint64_t a, std::uint64_t b, std::uint64_t c, DType dtype) {
     CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (grouped_) grouped_->forget_plans();
     release_operands();
     const std::uint64_t element_bytes = dtype_size_bytes(dtype);
     const std::uint64_t needed = (a + b + c) * element_bytes;
@@ -216,6 +233,7 @@ class CublasEngine final : public ComputeEngine {
   std::string device_name_;
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<LtGemm> gemm_;
+  std::unique_ptr<GroupedGemm> grouped_;
   DType dtype_ = DType::bf16;
   void *a_ = nullptr, *b_ = nullptr, *c_ = nullptr;
   std::uint64_t a_elements_ = 0, b_elements_ = 0, c_elements_ = 0;
@@ -232,8 +250,8 @@ std::uint64_t device_free_bytes(int device) {
   return free_bytes;
 }
 
-std::unique_ptr<ComputeEngine> make_cublas_engine(int device) {
-  return std::make_unique<CublasEngine>(device);
+std::unique_ptr<ComputeEngine> make_cublas_engine(int device, bool grouped_loop) {
+  return std::make_unique<CublasEngine>(device, grouped_loop);
 }
 
 }  // namespace collreplay

@@ -72,6 +72,10 @@ void add_replay_options(CLI::App& app, ReplayOptions& o) {
                  "H100/H200 bf16 dense, on GPU; a measured "
                  "sgemm peak on host)");
   app.add_option("--compute-threads", o.compute_threads, "host BLAS threads per rank (default 1)");
+  app.add_option("--grouped-gemm", o.grouped_gemm,
+                 "GPU engine, --experts grouped: auto (one cublasGemmGroupedBatchedEx, a cuBLASLt "
+                 "GEMM per group where cuBLAS refuses it) | loop (a cuBLASLt GEMM per group)")
+      ->capture_default_str();
   app.add_flag("--preflight", o.preflight,
                "check GPU health, GEMM speed of every rank and "
                "topology first");
@@ -115,6 +119,8 @@ RunSetup validate_replay_options(const ReplayOptions& o) {
   if (o.target_mfu < 0 || o.target_mfu > 1) throw UsageError("--target-mfu must be in (0, 1]");
   if (o.peak_tflops && !(*o.peak_tflops > 0)) throw UsageError("--peak-tflops must be > 0");
   if (o.compute_threads < 1) throw UsageError("--compute-threads must be >= 1");
+  if (o.grouped_gemm != "auto" && o.grouped_gemm != "loop")
+    throw UsageError("--grouped-gemm '" + o.grouped_gemm + "' is not auto or loop");
   if (o.graph_launches < 0) throw UsageError("-G must be >= 0 (graph launches; 0: off)");
   if (o.graph_launches > 0 && o.backend == "mpi")
     throw UsageError("-G needs the nccl backend (CUDA graphs)");

@@ -47,7 +47,8 @@ std::vector<Piece> pieces_of(const ScheduleOp& op, const RankStep& step) {
       Piece p;
       p.name = g.label.empty() ? "gemm" : g.label;
       p.args = {{"label", g.label}, {"M", g.m},       {"N", g.n},
-                {"K", g.k},         {"batch", g.batch}, {"flops", 2.0 * g.m * g.n * g.k * g.batch}};
+                {"K", g.k},         {"batch", g.batch}, {"flops", gemm_shape_flops(g)}};
+      if (!g.group_rows.empty()) p.args["group_rows"] = g.group_rows;
       p.weight_ms = modeled_ms({g}, step.model);
       p.host_us = l.host_us;
       p.aten = aten_gemm(g, op.compute().dtype);

@@ -207,11 +207,16 @@ class Experts(nn.Module):
 
 
 class MoeBlock(nn.Module):
-    def __init__(self, c):
+    def __init__(self, c, grouped=False):
+        """grouped: the same stacked experts run by torch._grouped_mm (grouped_experts.py)."""
         super().__init__()
         self.top_k = c.top_k
         self.gate = nn.Linear(c.hidden, c.experts, bias=False)
-        self.experts = Experts(c)
+        if grouped:
+            from grouped_experts import GroupedExperts
+            self.experts = GroupedExperts(c.experts, c.hidden, c.intermediate)
+        else:
+            self.experts = Experts(c)
 
     def forward(self, x):
         b, s, h = x.shape

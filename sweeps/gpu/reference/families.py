@@ -120,10 +120,18 @@ class RoutedMoe(nn.Module):
     Qwen3MoeSparseMoeBlock (gate, experts) and DeepseekV3MoE (experts, gate, shared_experts), in
     transformers 4.x's per-expert layout and loop."""
 
-    def __init__(self, c):
+    def __init__(self, c, grouped=False):
+        """grouped: the experts stacked and run by torch._grouped_mm (grouped_experts.py), as
+        torchtitan runs them, in place of the per-expert modules and their loop."""
         super().__init__()
         self.c = c
-        experts = nn.ModuleList(GatedMlp(c.hidden, c.expert_intermediate) for _ in range(c.experts))
+        self.grouped = grouped
+        if grouped:
+            from grouped_experts import GroupedExperts
+            experts = GroupedExperts(c.experts, c.hidden, c.expert_intermediate)
+        else:
+            experts = nn.ModuleList(GatedMlp(c.hidden, c.expert_intermediate)
+                                    for _ in range(c.experts))
         if c.family == "deepseek_v3":
             self.experts = experts
             self.gate = TopkRouter(c)
@@ -150,13 +158,16 @@ class RoutedMoe(nn.Module):
         b, s, h = x.shape
         x = x.view(-1, h)
         top_w, top_i = self.route(x)
-        out = torch.zeros_like(x)
-        mask = F.one_hot(top_i, num_classes=self.c.experts).permute(2, 1, 0)
-        for e in torch.greater(mask.sum(dim=(-1, -2)), 0).nonzero():
-            e = e[0]
-            pos, token = torch.where(mask[e])
-            rows = self.experts[e](x[token]) * top_w[token, pos, None].to(x.dtype)
-            out.index_add_(0, token, rows.to(out.dtype))
+        if self.grouped:
+            out = self.experts(x, top_i, top_w.to(x.dtype))
+        else:
+            out = torch.zeros_like(x)
+            mask = F.one_hot(top_i, num_classes=self.c.experts).permute(2, 1, 0)
+            for e in torch.greater(mask.sum(dim=(-1, -2)), 0).nonzero():
+                e = e[0]
+                pos, token = torch.where(mask[e])
+                rows = self.experts[e](x[token]) * top_w[token, pos, None].to(x.dtype)
+                out.index_add_(0, token, rows.to(out.dtype))
         if self.c.shared_intermediate and self.c.family == "deepseek_v3":
             out = out + self.shared_experts(x)
         elif self.c.shared_intermediate:

@@ -32,13 +32,29 @@ def make_meshes(torch, world, shard_group, ep, compute_only):
     return meshes
 
 
+def grouped_moe(args):
+    """With --experts grouped, the MoE block factory CausalLM takes: torchtitan's grouped experts
+    (grouped_experts.py) in the family's block, wrapped by FSDP2 as the looped ones are (inside
+    their decoder layer's unit). None otherwise: transformers' loop."""
+    if getattr(args, "experts", "looped") != "grouped":
+        return None
+
+    def moe(c):
+        if c.family == "mixtral":
+            from catalog_model import MoeBlock
+            return MoeBlock(c, grouped=True)
+        from families import RoutedMoe
+        return RoutedMoe(c, grouped=True)
+    return moe
+
+
 def build(torch, config, layers, args, meshes, rank, solo=False):
     """(module to call, the CausalLM inside it, param groups for the optimizer)."""
     from torch.distributed.fsdp import fully_shard
 
     from catalog_model import CausalLM
 
-    moe, moe_mesh = None, meshes.get("moe")
+    moe, moe_mesh = grouped_moe(args), meshes.get("moe")
     if moe_mesh is not None:
         from expert_parallel import ExpertParallelMoe
 
@@ -68,11 +84,11 @@ def build(torch, config, layers, args, meshes, rank, solo=False):
         return ddp, model, [{"params": list(ddp.parameters())}]
     mesh = meshes["solo"] if solo else meshes["fsdp"]
     for layer in model.layers:
-        if moe is not None:
+        if moe_mesh is not None:
             fully_shard(layer.mlp.experts, mesh=mesh if solo else moe_mesh["dp"])
         fully_shard(layer, mesh=mesh)
     fully_shard(model, mesh=mesh)
-    if moe is None:
+    if moe_mesh is None:
         return model, model, [{"params": list(model.parameters())}]
     # A param group per mesh: each foreach list holds DTensors of one mesh.
     experts = {id(p) for layer in model.layers for p in layer.mlp.experts.parameters()}

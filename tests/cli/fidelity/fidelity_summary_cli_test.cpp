@@ -28,12 +28,20 @@ class FidelitySummary : public ScratchDirTest {
     script_ = (bin_dir().parent_path().parent_path() / "sweeps/gpu/fidelity_summary.py").string();
   }
 
-  // One side's step record of world-1 case `c`, as reference_step.py and replay write them.
-  void write(const std::string& side, const std::string& c, Phases p) {
+  // One side's step record of world-1 case `c`, as reference_step.py and replay write them: the
+  // reference's with `steps` per-step fwd+bwd samples around its median.
+  void write(const std::string& side, const std::string& c, Phases p, int steps = 10,
+             const json& extra = json::object()) {
     json r = {{"record", "step"},          {"model", "qwen2.5-7b"},
               {"fwd_bwd_ms", p.fwd_bwd_ms}, {"optimizer_ms", p.optimizer_ms},
               {"overlapped_ms", p.step_ms}, {"optimizer_impl", "foreach"},
               {"optimizer", "adamw-foreach"}};
+    if (side == "reference") {
+      json samples = json::array();
+      for (int i = 0; i < steps; ++i) samples.push_back(p.fwd_bwd_ms * (0.95 + 0.1 * (i % 2)));
+      r["fwd_bwd_step_ms"] = samples;
+    }
+    r.update(extra);
     std::ofstream(dir_ / (side + "_" + c + ".jsonl")) << r.dump() << "\n";
   }
 
@@ -104,6 +112,36 @@ TEST_F(FidelitySummary, TheCommittedH100RecordsAreJudgedPhaseByPhase) {
                        "1.01 | pass |"),
             std::string::npos)
       << r.out;
+}
+
+// A reference of too few steps is no median to judge against (the looped MoE reference varied
+// 389-802 ms over runs of 5): the row counts as missing, whatever its ratios.
+TEST_F(FidelitySummary, AReferenceOfTooFewStepsIsMissing) {
+  write("reference", "q3moe", {400.0, 20.0, 430.0}, 5);
+  write("replay", "q3moe", {400.0, 20.0, 430.0});
+  const Outcome r = summary("q3moe");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("missing: the reference timed 5 steps (< 10)"), std::string::npos) << r.out;
+}
+
+// Experts run differently on the two sides are not one workload; the spread of a judged row's
+// reference is printed under the table.
+TEST_F(FidelitySummary, ExpertsRunDifferentlyFailAndSpreadIsPrinted) {
+  write("reference", "q3moeg", {100.0, 20.0, 130.0}, 20, {{"experts", "grouped"}});
+  write("replay", "q3moeg", {100.0, 20.0, 130.0}, 10,
+        {{"run", {{"command_line", {"replay", "--experts", "looped"}}}}});
+  write("reference", "mixg", {100.0, 20.0, 130.0}, 20, {{"experts", "grouped"}});
+  write("replay", "mixg", {101.0, 20.0, 131.0}, 10,
+        {{"run", {{"command_line", {"replay", "--experts", "grouped"}}}}});
+  const Outcome r = summary("q3moeg mixg");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("experts ran grouped in the reference, looped in replay"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("mixg: reference fwd+bwd over 20 steps: fastest 95.0, median 100.0, "
+                       "slowest 105.0 ms (spread 10% of the median)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("| 100.0 | 101.0 | 1.01 | pass |"), std::string::npos) << r.out;
 }
 
 }  // namespace

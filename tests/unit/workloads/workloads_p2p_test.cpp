@@ -105,7 +105,7 @@ TEST(ScheduleV4, RoundTripKeepsKindsRootPeerAndGroupShape) {
   const Schedule back = schedule_from_json(text, "mem");
   EXPECT_EQ(schedule_to_json(back), text);
   EXPECT_EQ(back.schema_version, kScheduleSchemaVersion);
-  EXPECT_EQ(kScheduleSchemaVersion, 6);
+  EXPECT_EQ(kScheduleSchemaVersion, 7);
   EXPECT_EQ(back.ops[0].collective().kind, CollectiveKind::broadcast);
   EXPECT_EQ(back.ops[0].collective().root, 2);
   EXPECT_EQ(back.ops[2].collective().kind, CollectiveKind::recv);
