@@ -1,4 +1,4 @@
-"""A causal LM built from a Hugging Face config.json (the catalog, workloads/models/*.json, is in
+"""A causal LM built from a Hugging Face config.json (the catalog, workloads/catalog/*.json, is in
 that format too), module for module as transformers builds Qwen2 / Llama / Mixtral in eager mode:
 the same parameters in the same named_parameters() order, and the same kernels in forward
 (RMSNorm in fp32 pieces, rotate-half rotary, SDPA with enable_gqa, SiLU(gate) * up, the MoE loop
@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-CATALOG_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "workloads", "models")
+CATALOG_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "workloads", "catalog")
 FAMILIES = ("llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen2_moe", "qwen3_moe",
             "deepseek_v3", "gpt_neox")
 
