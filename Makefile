@@ -141,7 +141,7 @@ $(BIN)/%_tests: $$(call to_obj,$$(call suite_srcs,$$*)) $(BUILD)/libcollreplay.a
 
 # The model catalog compiled into the library, so `replay` finds its models from any working
 # directory. workloads/embed_models.sh writes raw string literals.
-MODEL_JSONS := $(sort $(wildcard workloads/models/*.json))
+MODEL_JSONS := $(sort $(wildcard workloads/catalog/*.json))
 MODEL_CATALOG_CPP := $(BUILD)/gen/model_catalog.cpp
 MODEL_CATALOG_OBJ := $(OBJ)/gen/model_catalog.cpp.o
 $(MODEL_CATALOG_CPP): workloads/embed_models.sh $(MODEL_JSONS)
@@ -198,7 +198,7 @@ demo: demo-deps
 # An install prefix: the programs in PREFIX/bin, the data they look for (common/data_files.hpp)
 # in PREFIX/share/collreplay, laid out as in the checkout.
 PREFIX ?= /usr/local
-INSTALL_DATA := sweeps/fabrics.tsv sweeps/measured/2026-11-23 workloads/models sweeps/gpu/reference
+INSTALL_DATA := sweeps/fabrics.tsv sweeps/measured/2026-11-23 workloads/catalog sweeps/gpu/reference
 install: programs
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/collreplay
 	cp $(BENCH_BINS) $(PLOT_BINS) $(DESTDIR)$(PREFIX)/bin/

@@ -9,6 +9,7 @@
 #include "workloads/model/gemm_slices.hpp"
 #include "workloads/plan/parallel/mesh.hpp"
 #include "workloads/schedule_summary.hpp"
+#include "collectives/ops/op_registry.hpp"
 
 namespace collreplay {
 namespace {
@@ -97,8 +98,8 @@ std::string schedule_to_json(const Schedule& s) {
         b["group_stride"] = c.group_stride;
       }
       b["bytes"] = c.bytes;
-      if (c.kind == CollectiveKind::broadcast) b["root"] = c.root;
-      if (c.kind == CollectiveKind::send || c.kind == CollectiveKind::recv) b["peer"] = c.peer;
+      if (op_spec(c.kind).has_root()) b["root"] = c.root;
+      if (op_spec(c.kind).needs_partner()) b["peer"] = c.peer;
       if (c.kind == CollectiveKind::all_to_allv) {
         b["send_counts"] = c.send_counts;
         b["recv_counts"] = c.recv_counts;

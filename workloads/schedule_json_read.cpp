@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "collectives/ops/op_registry.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "workloads/grouped_gemm.hpp"
@@ -115,11 +116,10 @@ void read_group_shape(const Reader& r, const json& j, const std::string& where, 
 // broadcast's root and send's / recv's peer: ranks of the op's group of n.
 void read_root_and_peer(const Reader& r, const json& j, const std::string& where, CollectiveOp& c,
                         int n) {
-  const bool p2p = c.kind == CollectiveKind::send || c.kind == CollectiveKind::recv;
-  if (c.kind != CollectiveKind::broadcast && j.contains("root"))
-    r.fail(where, "has a root but is not a broadcast");
+  const bool p2p = op_spec(c.kind).needs_partner(), rooted = op_spec(c.kind).has_root();
+  if (!rooted && j.contains("root")) r.fail(where, "has a root but is not a broadcast");
   if (!p2p && j.contains("peer")) r.fail(where, "has a peer but is not a send or recv");
-  if (c.kind == CollectiveKind::broadcast) {
+  if (rooted) {
     const std::int64_t root = j.contains("root") ? r.integer(j, "root", where, 0) : 0;
     if (root >= n)
       r.fail(where + ".root",

@@ -20,6 +20,36 @@ int collective_group_size(const Schedule& s, const CollectiveOp& c) {
   return c.group == GroupKind::strided ? c.group_size : group_size(s, c.group);
 }
 
+namespace {
+
+// The totals the schedule's JSON and table name (ScheduleTotals' fields), from the totals by
+// kind: all-to-all counts all_to_all and all_to_allv, a send_recv one send and one receive.
+void name_totals(ScheduleTotals& t) {
+  const auto of = [&](CollectiveKind kind) { return t.by_kind[static_cast<std::size_t>(kind)]; };
+  const auto sum = [](GroupTotals a, GroupTotals b, const char* what) {
+    return GroupTotals{a.ops + b.ops, checked_add(a.bytes, b.bytes, what)};
+  };
+  const GroupTotals alltoall =
+      sum(of(CollectiveKind::all_to_all), of(CollectiveKind::all_to_allv), "all-to-all bytes");
+  const GroupTotals sends =
+      sum(of(CollectiveKind::send), of(CollectiveKind::send_recv), "point-to-point bytes");
+  const GroupTotals recvs =
+      sum(of(CollectiveKind::recv), of(CollectiveKind::send_recv), "point-to-point bytes");
+  const auto name = [](std::uint64_t& ops, std::uint64_t& bytes, GroupTotals g) {
+    ops = g.ops;
+    bytes = g.bytes;
+  };
+  name(t.allgathers, t.allgather_bytes, of(CollectiveKind::all_gather));
+  name(t.reduce_scatters, t.reduce_scatter_bytes, of(CollectiveKind::reduce_scatter));
+  name(t.alltoalls, t.alltoall_bytes, alltoall);
+  name(t.allreduces, t.allreduce_bytes, of(CollectiveKind::all_reduce));
+  name(t.broadcasts, t.broadcast_bytes, of(CollectiveKind::broadcast));
+  name(t.sends, t.send_bytes, sends);
+  name(t.recvs, t.recv_bytes, recvs);
+}
+
+}  // namespace
+
 ScheduleTotals schedule_totals(const Schedule& s) {
   ScheduleTotals t;
   t.params = s.model_params;
@@ -47,41 +77,11 @@ ScheduleTotals schedule_totals(const Schedule& s) {
       ++sg.ops;
       sg.bytes = checked_add(sg.bytes, c.bytes, "group bytes per step");
     }
-    const auto count_p2p = [&](std::uint64_t& ops, std::uint64_t& bytes) {
-      ++ops;
-      bytes = checked_add(bytes, c.bytes, "point-to-point bytes per step");
-    };
-    switch (c.kind) {
-      case CollectiveKind::all_gather:
-        ++t.allgathers;
-        t.allgather_bytes = checked_add(t.allgather_bytes, c.bytes, "all-gather bytes per step");
-        break;
-      case CollectiveKind::reduce_scatter:
-        ++t.reduce_scatters;
-        t.reduce_scatter_bytes =
-            checked_add(t.reduce_scatter_bytes, c.bytes, "reduce-scatter bytes per step");
-        break;
-      case CollectiveKind::all_to_all:
-      case CollectiveKind::all_to_allv:
-        ++t.alltoalls;
-        t.alltoall_bytes = checked_add(t.alltoall_bytes, c.bytes, "all-to-all bytes per step");
-        break;
-      case CollectiveKind::all_reduce:
-        ++t.allreduces;
-        t.allreduce_bytes = checked_add(t.allreduce_bytes, c.bytes, "all-reduce bytes per step");
-        break;
-      case CollectiveKind::broadcast:
-        ++t.broadcasts;
-        t.broadcast_bytes = checked_add(t.broadcast_bytes, c.bytes, "broadcast bytes per step");
-        break;
-      case CollectiveKind::send: count_p2p(t.sends, t.send_bytes); break;
-      case CollectiveKind::recv: count_p2p(t.recvs, t.recv_bytes); break;
-      case CollectiveKind::send_recv:
-        count_p2p(t.sends, t.send_bytes);
-        count_p2p(t.recvs, t.recv_bytes);
-        break;
-    }
+    GroupTotals& k = t.by_kind[static_cast<std::size_t>(c.kind)];
+    ++k.ops;
+    k.bytes = checked_add(k.bytes, c.bytes, "collective bytes per step");
   }
+  name_totals(t);
   return t;
 }
 

@@ -25,6 +25,9 @@ struct ScheduleTotals {
   std::uint64_t broadcasts = 0, broadcast_bytes = 0;
   // Point-to-point: a send_recv counts as one send and one receive of its S.
   std::uint64_t sends = 0, send_bytes = 0, recvs = 0, recv_bytes = 0;
+  // Every op of a kind (indexed by CollectiveKind); the fields above name them as the schedule's
+  // JSON does.
+  std::array<GroupTotals, kCollectiveKindCount> by_kind{};
   std::array<GroupTotals, std::size(kAllGroupKinds)> by_group{};  // indexed by GroupKind
   // The strided groups (also in by_group[strided]) by (group_size, group_stride).
   std::map<std::pair<int, int>, GroupTotals> by_strided_group;

@@ -79,11 +79,10 @@ PreparedCollective prepare_collective(const ScheduleOp& op, int op_index, int gr
   OpParams params;
   params.root = c.root;
   params.peer = c.peer;
-  if (c.kind == CollectiveKind::broadcast && (c.root < 0 || c.root >= group_size))
+  if (call.spec->has_root() && (c.root < 0 || c.root >= group_size))
     bad_op(op, "root " + std::to_string(c.root) + " is not a rank of its group of " +
                    std::to_string(group_size));
-  if ((c.kind == CollectiveKind::send || c.kind == CollectiveKind::recv) &&
-      (c.peer < 0 || c.peer >= group_size))
+  if (call.spec->needs_partner() && (c.peer < 0 || c.peer >= group_size))
     bad_op(op, "peer " + std::to_string(c.peer) + " is not a rank of its group of " +
                    std::to_string(group_size));
   l = call.spec->layout(call.spec->count_for_bytes(c.bytes, c.dtype, group_size), group_size, 0,
@@ -94,7 +93,7 @@ PreparedCollective prepare_collective(const ScheduleOp& op, int op_index, int gr
 }
 
 void issue_collective(Communicator& comm, const PreparedCollective& call, void* send, void* recv) {
-  if (is_point_to_point(call.kind)) return comm.p2p_group(p2p_calls(comm, call, send, recv));
+  if (call.spec->point_to_point()) return comm.p2p_group(p2p_calls(comm, call, send, recv));
   call.spec->issue(comm, call.layout, send, recv, call.dtype);
 }
 
@@ -102,18 +101,11 @@ std::vector<P2pCall> p2p_calls(const Communicator& comm, const PreparedCollectiv
                                void* send, void* recv) {
   char* const send_at = static_cast<char*>(send) + call.send_offset_bytes;
   char* const recv_at = static_cast<char*>(recv) + call.recv_offset_bytes;
-  const std::size_t count = call.layout.count;
-  const int n = comm.size(), me = comm.rank();
-  switch (call.kind) {
-    case CollectiveKind::send: return {P2pCall::send(send_at, count, call.dtype, call.layout.peer)};
-    case CollectiveKind::recv: return {P2pCall::recv(recv_at, count, call.dtype, call.layout.peer)};
-    case CollectiveKind::send_recv:
-      return {P2pCall::send(send_at, count, call.dtype, (me + 1) % n),
-              P2pCall::recv(recv_at, count, call.dtype, (me - 1 + n) % n)};
-    default:
-      throw RuntimeError("p2p_calls: " + std::string(collective_kind_name(call.kind)) +
-                         " is not a point-to-point op");
-  }
+  // The layout was made for rank 0 of the group (prepare_collective); the calls are this rank's.
+  OpLayout layout = call.layout;
+  layout.rank = comm.rank();
+  layout.ranks = comm.size();
+  return call.spec->p2p_calls(layout, send_at, recv_at, call.dtype);
 }
 
 CollectiveBuffers::~CollectiveBuffers() {

@@ -42,8 +42,7 @@ CollectiveTally tally(const Schedule& schedule) {
   for (const ScheduleOp& op : schedule.ops) {
     if (!op.is_collective()) continue;
     const CollectiveKind k = op.collective().kind;
-    if (k == CollectiveKind::send || k == CollectiveKind::recv || k == CollectiveKind::send_recv)
-      continue;
+    if (is_point_to_point(k)) continue;
     ++t.calls;
     if (k != CollectiveKind::all_to_allv) t.bytes += op.collective().bytes;
   }

@@ -49,35 +49,6 @@ void prepare_on_host(PerfContext& ctx, const OpLayout& layout, Placement p) {
          [&](void* host) { poison_recv_buffer(layout, t, host); });
 }
 
-// Wrong elements of the result region, checked by the kernel for the op's kind; nullopt for an
-// op that has none (it is checked on the host).
-std::optional<std::uint64_t> count_wrong_on_device(const PerfContext& ctx, const OpLayout& l,
-                                                   const void* result) {
-  const DType t = ctx.options.dtype;
-  const std::uint64_t seed = ctx.options.seed;
-  void* stream = ctx.comm.native_stream();
-  switch (ctx.op.kind()) {
-    case CollectiveKind::all_gather:
-      return device_count_wrong_all_gather(result, l.count, t, seed, l.ranks, stream);
-    case CollectiveKind::reduce_scatter:
-      return device_count_wrong_reduce_scatter(result, l.count, t, seed, l.rank, l.ranks, stream);
-    case CollectiveKind::all_reduce:
-      return device_count_wrong_all_reduce(result, l.count, t, seed, l.ranks, stream);
-    case CollectiveKind::all_to_all:
-      return device_count_wrong_all_to_all(result, l.count, t, seed, l.rank, l.ranks, stream);
-    case CollectiveKind::all_to_allv: {
-      // Where each peer placed its block for this rank: after its blocks for lower ranks.
-      std::vector<std::size_t> peer_send_displs(static_cast<std::size_t>(l.ranks), 0);
-      for (int peer = 0; peer < l.ranks; ++peer)
-        for (int lower = 0; lower < l.rank; ++lower)
-          peer_send_displs[static_cast<std::size_t>(peer)] += l.peers->at(peer, lower);
-      return device_count_wrong_all_to_allv(result, t, seed, l.ranks, l.recv_counts.data(),
-                                            l.recv_displs.data(), peer_send_displs.data(), stream);
-    }
-    default: return std::nullopt;  // a kind without a device check yet
-  }
-}
-
 }  // namespace
 
 void prepare_buffers(PerfContext& ctx, const OpLayout& layout, Placement p) {
@@ -97,7 +68,9 @@ std::uint64_t check_result(PerfContext& ctx, const OpLayout& layout, Placement p
   const DType t = ctx.options.dtype;
   const void* result = p == Placement::in_place ? at(recv, layout.in_place_recv_offset, t) : recv;
   std::optional<std::uint64_t> wrong;
-  if (on_device(ctx)) wrong = count_wrong_on_device(ctx, layout, result);
+  if (on_device(ctx))
+    wrong = ctx.op.count_wrong_on_device(layout, result, t, ctx.options.seed,
+                                         ctx.comm.native_stream());
   if (!wrong) {
     const std::size_t bytes = recv_buffer_elements(layout, p) * dtype_size_bytes(t);
     const void* host = recv;

@@ -170,7 +170,7 @@ void run_cases(PerfContext& ctx, const RunMetadata& meta) {
     own_format |= flag.starts_with("--benchmark_format=") && flag != "--benchmark_format=console";
   PerfTableReporter table(stdout, table_type_name(options.dtype), std::string(op.reduction()),
                           op.supports_in_place(),
-                          op.kind() == CollectiveKind::broadcast ? options.root : -1);
+                          op.has_root() ? options.root : -1);
   NullReporter null_reporter;
   const bool rank0 = ctx.comm.rank() == 0;
   if (rank0 && !own_format) {

@@ -48,7 +48,7 @@ nlohmann::json record_for(const PerfContext& ctx, const Measurement& m, const Ru
                            {"registered_buffers", ctx.options.register_buffers},
                            {"run", meta.to_json()}};
   if (ctx.op.name() == "all_to_allv") record["skew"] = skew_name(ctx.options.skew);
-  if (ctx.op.kind() == CollectiveKind::broadcast) record["root"] = ctx.options.root;
+  if (ctx.op.has_root()) record["root"] = ctx.options.root;
   if (m.fabric) {
     // Counted over the timed iterations and the time_ops bookkeeping between them.
     record["fabric_tx_bytes"] = m.fabric->tx;

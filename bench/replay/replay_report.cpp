@@ -101,8 +101,8 @@ nlohmann::json op_record(const ReplayMeasurements& m, std::size_t i) {
               {"algbw_GBps", bw.algbw_GBps},
               {"busbw_GBps", bw.busbw_GBps}});
     if (c.group == GroupKind::strided) r["group_stride"] = c.group_stride;
-    if (c.kind == CollectiveKind::broadcast) r["root"] = c.root;
-    if (c.kind == CollectiveKind::send || c.kind == CollectiveKind::recv) r["peer"] = c.peer;
+    if (op_spec(c.kind).has_root()) r["root"] = c.root;
+    if (op_spec(c.kind).needs_partner()) r["peer"] = c.peer;
   } else {
     const double flops = gemm_flops(op.compute().gemms);
     const double t_ms = m.op_times.compute_only_ms[i];

@@ -1,6 +1,7 @@
 // all_gather: every rank contributes `count` elements; everyone receives all ranks' slices,
 // rank-major. In-place (NCCL): the input is this rank's slice of the output buffer.
 #include "collectives/values/fill_pattern.hpp"
+#include "collectives/device/device_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 
 namespace collreplay {
@@ -9,7 +10,7 @@ namespace {
 class AllGatherSpec final : public OpSpec {
  public:
   CollectiveKind kind() const override { return CollectiveKind::all_gather; }
-  std::string_view name() const override { return "all_gather"; }
+  std::string_view short_name() const override { return "ag"; }
   SizeBasis size_basis() const override { return SizeBasis::per_rank; }
   double bus_factor(int ranks) const override { return (ranks - 1.0) / ranks; }
   std::string_view reduction() const override { return "none"; }
@@ -35,6 +36,11 @@ class AllGatherSpec final : public OpSpec {
   }
   int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
     return fill_value(seed, static_cast<int>(index / l.count), index % l.count);
+  }
+  std::optional<std::uint64_t> count_wrong_on_device(const OpLayout& l, const void* result,
+                                                     DType t, std::uint64_t seed,
+                                                     void* stream) const override {
+    return device_count_wrong_all_gather(result, l.count, t, seed, l.ranks, stream);
   }
 };
 

@@ -1,5 +1,6 @@
 // all_reduce: every rank ends with the element-wise sum of everyone's `count` elements.
 #include "collectives/values/fill_pattern.hpp"
+#include "collectives/device/device_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 
 namespace collreplay {
@@ -8,7 +9,7 @@ namespace {
 class AllReduceSpec final : public OpSpec {
  public:
   CollectiveKind kind() const override { return CollectiveKind::all_reduce; }
-  std::string_view name() const override { return "all_reduce"; }
+  std::string_view short_name() const override { return "ar"; }
   SizeBasis size_basis() const override { return SizeBasis::whole_buffer; }
   double bus_factor(int ranks) const override { return 2.0 * (ranks - 1.0) / ranks; }
   std::string_view reduction() const override { return "sum"; }
@@ -30,6 +31,11 @@ class AllReduceSpec final : public OpSpec {
     int sum = 0;
     for (int r = 0; r < l.ranks; ++r) sum += fill_value(seed, r, index);
     return sum;
+  }
+  std::optional<std::uint64_t> count_wrong_on_device(const OpLayout& l, const void* result,
+                                                     DType t, std::uint64_t seed,
+                                                     void* stream) const override {
+    return device_count_wrong_all_reduce(result, l.count, t, seed, l.ranks, stream);
   }
 };
 

@@ -1,6 +1,7 @@
 // all_to_all: block p of rank r's input (count elements) goes to rank p, landing in block r.
 // In-place: one buffer serves as input and output.
 #include "collectives/values/fill_pattern.hpp"
+#include "collectives/device/device_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 
 namespace collreplay {
@@ -9,7 +10,7 @@ namespace {
 class AllToAllSpec final : public OpSpec {
  public:
   CollectiveKind kind() const override { return CollectiveKind::all_to_all; }
-  std::string_view name() const override { return "all_to_all"; }
+  std::string_view short_name() const override { return "a2a"; }
   SizeBasis size_basis() const override { return SizeBasis::per_rank; }
   double bus_factor(int ranks) const override { return (ranks - 1.0) / ranks; }
   std::string_view reduction() const override { return "none"; }
@@ -30,6 +31,11 @@ class AllToAllSpec final : public OpSpec {
   int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
     const auto source = static_cast<int>(index / l.count);
     return fill_value(seed, source, l.count * static_cast<std::size_t>(l.rank) + index % l.count);
+  }
+  std::optional<std::uint64_t> count_wrong_on_device(const OpLayout& l, const void* result,
+                                                     DType t, std::uint64_t seed,
+                                                     void* stream) const override {
+    return device_count_wrong_all_to_all(result, l.count, t, seed, l.rank, l.ranks, stream);
   }
 };
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "collectives/values/fill_pattern.hpp"
+#include "collectives/device/device_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 
 namespace collreplay {
@@ -22,7 +23,8 @@ std::size_t cross_rank(const std::vector<std::size_t>& counts, int own) {
 class AllToAllvSpec final : public OpSpec {
  public:
   CollectiveKind kind() const override { return CollectiveKind::all_to_allv; }
-  std::string_view name() const override { return "all_to_allv"; }
+  std::string_view short_name() const override { return "a2a"; }
+  std::string_view cost_class() const override { return "all_to_all"; }
   SizeBasis size_basis() const override { return SizeBasis::per_rank; }
   double bus_factor(int ranks) const override { return (ranks - 1.0) / ranks; }
   std::string_view reduction() const override { return "none"; }
@@ -80,6 +82,17 @@ class AllToAllvSpec final : public OpSpec {
     std::size_t source_offset = index - l.recv_displs[static_cast<std::size_t>(source)];
     for (int d = 0; d < l.rank; ++d) source_offset += l.peers->at(source, d);
     return fill_value(seed, source, source_offset);
+  }
+  std::optional<std::uint64_t> count_wrong_on_device(const OpLayout& l, const void* result,
+                                                     DType t, std::uint64_t seed,
+                                                     void* stream) const override {
+    // Where each peer placed its block for this rank: after its blocks for lower ranks.
+    std::vector<std::size_t> peer_send_displs(static_cast<std::size_t>(l.ranks), 0);
+    for (int peer = 0; peer < l.ranks; ++peer)
+      for (int lower = 0; lower < l.rank; ++lower)
+        peer_send_displs[static_cast<std::size_t>(peer)] += l.peers->at(peer, lower);
+    return device_count_wrong_all_to_allv(result, t, seed, l.ranks, l.recv_counts.data(),
+                                          l.recv_displs.data(), peer_send_displs.data(), stream);
   }
 };
 

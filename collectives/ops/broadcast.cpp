@@ -13,7 +13,8 @@ namespace {
 class BroadcastSpec final : public OpSpec {
  public:
   CollectiveKind kind() const override { return CollectiveKind::broadcast; }
-  std::string_view name() const override { return "broadcast"; }
+  std::string_view short_name() const override { return "bc"; }
+  bool has_root() const override { return true; }
   SizeBasis size_basis() const override { return SizeBasis::whole_buffer; }
   double bus_factor(int) const override { return 1.0; }
   std::string_view reduction() const override { return "none"; }

@@ -7,32 +7,41 @@
 // whose count is the whole buffer (all_reduce, broadcast, send, recv, send_recv). Each op's spec
 // says which; the registry answers for a kind.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 #include <vector>
 
+#include "collectives/ops/op_list.hpp"
+
 namespace collreplay {
 
-// One value per op spec under collectives/ops/; the registry (op_registry.cpp) maps each to its
-// spec. send and recv are one side of a point-to-point pair (the peer is the op's, schedule.hpp);
-// send_recv is nccl-tests' sendrecv: every rank sends to the next and receives from the previous
-// at once.
+// One value per line of op_list.hpp, in its order; the registry (op_registry.cpp) maps each to
+// its spec. send and recv are one side of a point-to-point pair (the peer is the op's,
+// schedule.hpp); send_recv is nccl-tests' sendrecv: every rank sends to the next and receives
+// from the previous at once.
 enum class CollectiveKind {
-  all_gather,
-  reduce_scatter,
-  all_to_all,
-  all_to_allv,
-  all_reduce,
-  broadcast,
-  send,
-  recv,
-  send_recv
+#define COLLREPLAY_KIND_VALUE(op) op,
+  COLLREPLAY_FOR_EACH_OP(COLLREPLAY_KIND_VALUE)
+#undef COLLREPLAY_KIND_VALUE
 };
 
-// One side of a point-to-point transfer, issued in a p2p group with its partner ops.
-constexpr bool is_point_to_point(CollectiveKind kind) {
-  return kind == CollectiveKind::send || kind == CollectiveKind::recv ||
-         kind == CollectiveKind::send_recv;
+// How many kinds there are: the lines of op_list.hpp.
+inline constexpr std::size_t kCollectiveKindCount = 0
+#define COLLREPLAY_COUNT_KIND(op) +1
+    COLLREPLAY_FOR_EACH_OP(COLLREPLAY_COUNT_KIND);
+#undef COLLREPLAY_COUNT_KIND
+
+// "all_gather", as in results: the op's line in op_list.hpp.
+constexpr std::string_view collective_kind_name(CollectiveKind kind) {
+  constexpr std::string_view kNames[] = {
+#define COLLREPLAY_KIND_NAME(op) #op,
+      COLLREPLAY_FOR_EACH_OP(COLLREPLAY_KIND_NAME)
+#undef COLLREPLAY_KIND_NAME
+  };
+  const auto at = static_cast<std::size_t>(kind);
+  return at < std::size(kNames) ? kNames[at] : std::string_view("?");
 }
 
 enum class SizeBasis {
@@ -41,9 +50,11 @@ enum class SizeBasis {
 };
 
 // From the op's spec, through the registry (defined in op_registry.cpp).
-std::string_view collective_kind_name(CollectiveKind kind);  // "all_gather", as in results
 SizeBasis size_basis(CollectiveKind kind);
-std::vector<CollectiveKind> collective_kinds();  // in registry order
+// One side of a point-to-point transfer (send, recv, send_recv): issued in a p2p group with its
+// partner ops (OpSpec::point_to_point).
+bool is_point_to_point(CollectiveKind kind);
+std::vector<CollectiveKind> collective_kinds();  // in registry order (op_list.hpp)
 
 // Bytes of S per unit of count.
 constexpr std::uint64_t size_unit_bytes(SizeBasis basis, std::uint64_t element_bytes, int ranks) {

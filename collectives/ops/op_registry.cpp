@@ -3,19 +3,26 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "common/errors.hpp"
 
 namespace collreplay {
 namespace {
 
-// One line per op. Built once on first use; the specs are stateless.
+// One spec per line of op_list.hpp, in its order. Built once on first use; the specs are
+// stateless. A spec that names another kind than its line is a mistake in its file, caught here.
 std::span<const std::unique_ptr<OpSpec>> specs() {
-  static const std::unique_ptr<OpSpec> kSpecs[] = {
-      make_all_gather_spec(),  make_reduce_scatter_spec(), make_all_to_all_spec(),
-      make_all_to_allv_spec(), make_all_reduce_spec(),     make_broadcast_spec(),
-      make_send_recv_spec(),   make_send_spec(),           make_recv_spec(),
-  };
+  static const auto kSpecs = [] {
+    std::vector<std::unique_ptr<OpSpec>> made;
+#define COLLREPLAY_MAKE_SPEC(op)                                                        \
+  made.push_back(make_##op##_spec());                                                   \
+  if (made.back()->kind() != CollectiveKind::op)                                        \
+    throw RuntimeError("make_" #op "_spec() makes the spec of another collective kind");
+    COLLREPLAY_FOR_EACH_OP(COLLREPLAY_MAKE_SPEC)
+#undef COLLREPLAY_MAKE_SPEC
+    return made;
+  }();
   return kSpecs;
 }
 
@@ -29,8 +36,8 @@ bool same_name(std::string_view op_name, std::string_view asked) {
 }  // namespace
 
 const OpSpec& op_spec(CollectiveKind kind) {
-  for (const auto& spec : specs())
-    if (spec->kind() == kind) return *spec;
+  const auto at = static_cast<std::size_t>(kind);
+  if (at < specs().size()) return *specs()[at];  // in op_list.hpp's order, as the enum
   throw RuntimeError("no op spec for collective kind " + std::to_string(static_cast<int>(kind)));
 }
 
@@ -49,8 +56,8 @@ std::vector<const OpSpec*> all_ops() {
   return ops;
 }
 
-std::string_view collective_kind_name(CollectiveKind kind) { return op_spec(kind).name(); }
 SizeBasis size_basis(CollectiveKind kind) { return op_spec(kind).size_basis(); }
+bool is_point_to_point(CollectiveKind kind) { return op_spec(kind).point_to_point(); }
 
 std::vector<CollectiveKind> collective_kinds() {
   std::vector<CollectiveKind> kinds;

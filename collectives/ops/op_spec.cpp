@@ -1,7 +1,10 @@
 #include "collectives/ops/op_spec.hpp"
 
+#include <string>
+
 #include "collectives/values/fill_pattern.hpp"
 #include "collectives/values/host_values.hpp"
+#include "common/errors.hpp"
 
 namespace collreplay {
 
@@ -17,6 +20,15 @@ double busbw_GBps(double bus_bytes, double seconds) {
 
 int OpSpec::input_value(const OpLayout& layout, std::uint64_t seed, std::size_t index) const {
   return fill_value(seed, layout.rank, index);
+}
+
+std::vector<P2pCall> OpSpec::p2p_calls(const OpLayout&, const void*, void*, DType) const {
+  throw RuntimeError("p2p_calls: " + std::string(name()) + " is not a point-to-point op");
+}
+
+std::optional<std::uint64_t> OpSpec::count_wrong_on_device(const OpLayout&, const void*, DType,
+                                                           std::uint64_t, void*) const {
+  return std::nullopt;
 }
 
 std::size_t send_buffer_elements(const OpLayout& layout, Placement p) {

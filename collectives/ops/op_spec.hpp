@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -59,7 +60,8 @@ class OpSpec {
  public:
   virtual ~OpSpec() = default;
   virtual CollectiveKind kind() const = 0;
-  virtual std::string_view name() const = 0;  // "all_gather", as in results and registry
+  // "all_gather", as in results: the op's line in op_list.hpp.
+  std::string_view name() const { return collective_kind_name(kind()); }
   virtual SizeBasis size_basis() const = 0;
   // busbw / algbw as nccl-tests defines it: (n-1)/n for most ops, 2(n-1)/n for all_reduce (so 0
   // on one rank).
@@ -81,6 +83,12 @@ class OpSpec {
   // and point-to-point run as grouped sends and receives: "ncclDevKernel_SendRecv"). A reducing
   // op's kernel name goes on with "_Sum_<type>".
   virtual std::string_view nccl_kernel() const = 0;
+  // The projection's cost class (bench/project/model/cost_model.hpp, CollKind by its name): ops
+  // that cost alike share one (all_to_allv costs as "all_to_all"; send, recv and send_recv as
+  // "point_to_point").
+  virtual std::string_view cost_class() const { return name(); }
+  // The op's part of a trace-derived op's name ("ag.fwd.c3"): a short form of its name.
+  virtual std::string_view short_name() const { return name(); }
   // The count for a requested S (rounded down, as nccl-tests does) and S for a count.
   std::size_t count_for_bytes(std::uint64_t bytes, DType t, int ranks) const {
     return collreplay::count_for_bytes(size_basis(), bytes, dtype_size_bytes(t), ranks);
@@ -93,6 +101,15 @@ class OpSpec {
   // One side of a point-to-point pair (send, recv): it completes only together with its partner
   // op on the peer, so it runs in a p2p group (Communicator::p2p_group), never alone.
   virtual bool needs_partner() const { return false; }
+  // Issued as point-to-point calls in a p2p group (send, recv, send_recv), so a group of such ops
+  // can be issued as one (p2p_calls).
+  virtual bool point_to_point() const { return false; }
+  // Sent from one rank (the layout's root) to every other: the root must be a rank of the group.
+  virtual bool has_root() const { return false; }
+  // A point-to-point op's calls for rank layout.rank of layout.ranks (RuntimeError for any other
+  // op): send and recv bases as in issue().
+  virtual std::vector<P2pCall> p2p_calls(const OpLayout& layout, const void* send, void* recv,
+                                         DType t) const;
   // Issues the op (asynchronous). For in-place, pass the same buffer as send and recv base: the
   // spec applies the layout's offsets.
   virtual void issue(Communicator& comm, const OpLayout& layout, const void* send, void* recv,
@@ -102,6 +119,12 @@ class OpSpec {
   // Expected element `index` of the recv region of rank layout.rank.
   virtual int expected_value(const OpLayout& layout, std::uint64_t seed,
                              std::size_t index) const = 0;
+  // Number of wrong elements of `result` (the result region, in device memory), counted by a
+  // CUDA kernel on `stream` (collectives/device/device_pattern.hpp); nullopt for an op without
+  // a device check (the caller checks it on the host).
+  virtual std::optional<std::uint64_t> count_wrong_on_device(const OpLayout&, const void* result,
+                                                             DType, std::uint64_t seed,
+                                                             void* stream) const;
 };
 
 // Value written to every buffer element outside the input, so untouched output is caught.
@@ -122,15 +145,10 @@ std::uint64_t count_wrong(const OpSpec& op, const OpLayout& layout, Placement p,
 std::size_t send_buffer_elements(const OpLayout& layout, Placement p);
 std::size_t recv_buffer_elements(const OpLayout& layout, Placement p);
 
-// Constructors of the specs, one per collectives/ops/<op>.cpp (the registry owns the instances).
-std::unique_ptr<OpSpec> make_all_gather_spec();
-std::unique_ptr<OpSpec> make_reduce_scatter_spec();
-std::unique_ptr<OpSpec> make_all_to_all_spec();
-std::unique_ptr<OpSpec> make_all_to_allv_spec();
-std::unique_ptr<OpSpec> make_all_reduce_spec();
-std::unique_ptr<OpSpec> make_broadcast_spec();
-std::unique_ptr<OpSpec> make_send_recv_spec();
-std::unique_ptr<OpSpec> make_send_spec();
-std::unique_ptr<OpSpec> make_recv_spec();
+// Constructors of the specs, make_<op>_spec() for every line of op_list.hpp, each defined in
+// collectives/ops/<op>.cpp (the registry owns the instances).
+#define COLLREPLAY_DECLARE_MAKE_SPEC(op) std::unique_ptr<OpSpec> make_##op##_spec();
+COLLREPLAY_FOR_EACH_OP(COLLREPLAY_DECLARE_MAKE_SPEC)
+#undef COLLREPLAY_DECLARE_MAKE_SPEC
 
 }  // namespace collreplay

@@ -1,6 +1,7 @@
 // reduce_scatter: every rank contributes count x ranks elements; rank r receives the sum of
 // everyone's r-th slice. In-place (NCCL): the result lands in this rank's slice of the input.
 #include "collectives/values/fill_pattern.hpp"
+#include "collectives/device/device_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 
 namespace collreplay {
@@ -9,7 +10,7 @@ namespace {
 class ReduceScatterSpec final : public OpSpec {
  public:
   CollectiveKind kind() const override { return CollectiveKind::reduce_scatter; }
-  std::string_view name() const override { return "reduce_scatter"; }
+  std::string_view short_name() const override { return "rs"; }
   SizeBasis size_basis() const override { return SizeBasis::per_rank; }
   double bus_factor(int ranks) const override { return (ranks - 1.0) / ranks; }
   std::string_view reduction() const override { return "sum"; }
@@ -38,6 +39,11 @@ class ReduceScatterSpec final : public OpSpec {
     for (int r = 0; r < l.ranks; ++r)
       sum += fill_value(seed, r, l.count * static_cast<std::size_t>(l.rank) + index);
     return sum;
+  }
+  std::optional<std::uint64_t> count_wrong_on_device(const OpLayout& l, const void* result,
+                                                     DType t, std::uint64_t seed,
+                                                     void* stream) const override {
+    return device_count_wrong_reduce_scatter(result, l.count, t, seed, l.rank, l.ranks, stream);
   }
 };
 

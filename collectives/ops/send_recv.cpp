@@ -17,6 +17,8 @@ class PointToPointSpec : public OpSpec {
   std::string_view reduction() const override { return "none"; }
   std::string_view nccl_kernel() const override { return "ncclDevKernel_SendRecv"; }
   bool supports_in_place() const override { return false; }
+  bool point_to_point() const override { return true; }
+  std::string_view cost_class() const override { return "point_to_point"; }
 
  protected:
   OpLayout base_layout(std::size_t count, int ranks, int rank, const OpParams& params) const {
@@ -32,17 +34,20 @@ class PointToPointSpec : public OpSpec {
 class SendRecvSpec final : public PointToPointSpec {
  public:
   CollectiveKind kind() const override { return CollectiveKind::send_recv; }
-  std::string_view name() const override { return "send_recv"; }
+  std::string_view short_name() const override { return "sr"; }
   OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const override {
     OpLayout l = base_layout(count, ranks, rank, params);
     l.send_elements = l.recv_elements = count;
     return l;
   }
+  std::vector<P2pCall> p2p_calls(const OpLayout& l, const void* send, void* recv,
+                                 DType t) const override {
+    return {P2pCall::send(send, l.count, t, (l.rank + 1) % l.ranks),
+            P2pCall::recv(recv, l.count, t, (l.rank - 1 + l.ranks) % l.ranks)};
+  }
   void issue(Communicator& comm, const OpLayout& l, const void* send, void* recv,
              DType t) const override {
-    const P2pCall calls[] = {P2pCall::send(send, l.count, t, (l.rank + 1) % l.ranks),
-                             P2pCall::recv(recv, l.count, t, (l.rank - 1 + l.ranks) % l.ranks)};
-    comm.p2p_group(calls);
+    comm.p2p_group(p2p_calls(l, send, recv, t));
   }
   int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
     return fill_value(seed, (l.rank - 1 + l.ranks) % l.ranks, index);
@@ -52,12 +57,15 @@ class SendRecvSpec final : public PointToPointSpec {
 class SendSpec final : public PointToPointSpec {
  public:
   CollectiveKind kind() const override { return CollectiveKind::send; }
-  std::string_view name() const override { return "send"; }
   bool needs_partner() const override { return true; }
   OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const override {
     OpLayout l = base_layout(count, ranks, rank, params);
     l.send_elements = count;
     return l;
+  }
+  std::vector<P2pCall> p2p_calls(const OpLayout& l, const void* send, void*,
+                                 DType t) const override {
+    return {P2pCall::send(send, l.count, t, l.peer)};
   }
   void issue(Communicator& comm, const OpLayout& l, const void* send, void*,
              DType t) const override {
@@ -71,12 +79,15 @@ class SendSpec final : public PointToPointSpec {
 class RecvSpec final : public PointToPointSpec {
  public:
   CollectiveKind kind() const override { return CollectiveKind::recv; }
-  std::string_view name() const override { return "recv"; }
   bool needs_partner() const override { return true; }
   OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const override {
     OpLayout l = base_layout(count, ranks, rank, params);
     l.recv_elements = count;
     return l;
+  }
+  std::vector<P2pCall> p2p_calls(const OpLayout& l, const void*, void* recv,
+                                 DType t) const override {
+    return {P2pCall::recv(recv, l.count, t, l.peer)};
   }
   void issue(Communicator& comm, const OpLayout& l, const void*, void* recv,
              DType t) const override {

@@ -1,6 +1,6 @@
 // A model as Hugging Face transformers builds it from its config.json (as downloaded from the
 // hub, or a catalog file in the same format): the family's rules turn the config's fields into
-// every parameter tensor (module_tree.hpp). See workloads/models/README.md.
+// every parameter tensor (module_tree.hpp). See workloads/catalog/README.md.
 #pragma once
 #include <cstdint>
 #include <string>

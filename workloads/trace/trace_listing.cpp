@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "collectives/ops/op_registry.hpp"
+
 namespace collreplay::trace {
 namespace {
 
@@ -14,7 +16,7 @@ std::string op_list(const std::vector<int>& ops) {
 
 // Who else the op names: a broadcast's root, a send's or recv's peer, an all_to_allv's counts.
 std::string party(const CollectiveOp& c) {
-  if (c.kind == CollectiveKind::broadcast) return " root " + std::to_string(c.root);
+  if (op_spec(c.kind).has_root()) return " root " + std::to_string(c.root);
   if (is_point_to_point(c.kind) && c.peer >= 0) return " peer " + std::to_string(c.peer);
   if (c.kind != CollectiveKind::all_to_allv) return "";
   std::string counts;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "collectives/ops/op_registry.hpp"
 #include "workloads/model/eager_kernels.hpp"
 #include "workloads/trace/read/op_flops.hpp"
 #include "workloads/trace/trace_collective.hpp"
@@ -15,21 +16,6 @@ namespace {
 const char* short_phase(Phase p) {
   return p == Phase::forward ? "fwd" : p == Phase::backward ? "bwd" : "opt";
 }
-const char* short_kind(CollectiveKind k) {
-  switch (k) {
-    case CollectiveKind::all_gather: return "ag";
-    case CollectiveKind::reduce_scatter: return "rs";
-    case CollectiveKind::all_reduce: return "ar";
-    case CollectiveKind::all_to_all:
-    case CollectiveKind::all_to_allv: return "a2a";
-    case CollectiveKind::broadcast: return "bc";
-    case CollectiveKind::send: return "send";
-    case CollectiveKind::recv: return "recv";
-    case CollectiveKind::send_recv: return "sr";
-  }
-  return "c";
-}
-
 // Builds the ops in launch order; one compute op is open at a time.
 class Converter {
  public:
@@ -209,7 +195,7 @@ class Converter {
     for (const CollectiveOp& c : calls) {
       ScheduleOp op;
       op.body = c;
-      op.name = std::string(short_kind(c.kind)) + "." + short_phase(phase) + ".c" +
+      op.name = std::string(op_spec(c.kind).short_name()) + "." + short_phase(phase) + ".c" +
                 std::to_string(collectives_++);
       op.stream = StreamKind::comm;
       op.phase = phase;

@@ -29,18 +29,12 @@ double efficiency(const TierParams& tier, double chunk_bytes) {
 }
 
 CollKind cost_class(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::all_gather: return CollKind::all_gather;
-    case CollectiveKind::reduce_scatter: return CollKind::reduce_scatter;
-    case CollectiveKind::all_reduce: return CollKind::all_reduce;
-    case CollectiveKind::all_to_all:
-    case CollectiveKind::all_to_allv: return CollKind::all_to_all;
-    case CollectiveKind::broadcast: return CollKind::broadcast;
-    case CollectiveKind::send:
-    case CollectiveKind::recv:
-    case CollectiveKind::send_recv: return CollKind::point_to_point;
-  }
-  throw RuntimeError("a collective kind without a cost class");
+  const std::string_view named = op_spec(kind).cost_class();
+  for (CollKind c : {CollKind::all_gather, CollKind::reduce_scatter, CollKind::all_reduce,
+                     CollKind::all_to_all, CollKind::broadcast, CollKind::point_to_point})
+    if (coll_kind_name(c) == named) return c;
+  throw RuntimeError("op " + std::string(collective_kind_name(kind)) + " has the cost class '" +
+                     std::string(named) + "', which the cost model does not know");
 }
 
 CollKind coll_kind_from_name(std::string_view name) { return cost_class(find_op(name).kind()); }

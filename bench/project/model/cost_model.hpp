@@ -46,7 +46,7 @@ enum class CollKind {
 };
 enum class Algo { ring, pat, tree, pairwise };
 
-// The cost class of an op.
+// The cost class of an op: its spec's cost_class(), as a CollKind.
 CollKind cost_class(CollectiveKind kind);
 // The cost class of an op named as the op registry names it ("all_gather", "alltoall",
 // "sendrecv", ...). Throws UsageError on a name no op has.

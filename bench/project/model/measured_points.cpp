@@ -8,6 +8,7 @@
 #include "records/results_reader.hpp"
 #include "workloads/plan/parallel/mesh.hpp"
 #include "workloads/schedule_summary.hpp"
+#include "collectives/ops/op_registry.hpp"
 
 namespace collreplay::project {
 namespace {
@@ -196,7 +197,7 @@ GroupSpan replay_group_span(const std::string& group, int size, int nodes, int r
 
 GroupSpan schedule_op_span(const Schedule& s, const CollectiveOp& c, int nodes, int rpn) {
   const int size = collective_group_size(s, c);
-  if (c.kind != CollectiveKind::send && c.kind != CollectiveKind::recv)
+  if (!op_spec(c.kind).needs_partner())
     return replay_group_span(std::string(group_kind_name(c.group)), size, nodes, rpn, s.tp,
                              c.group_stride);
   // The peer's world rank: the peer-th member (ascending ranks) of this rank's group.

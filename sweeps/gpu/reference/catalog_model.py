@@ -1,4 +1,4 @@
-"""A causal LM built from a Hugging Face config.json (the catalog, workloads/models/*.json, is in
+"""A causal LM built from a Hugging Face config.json (the catalog, workloads/catalog/*.json, is in
 that format too), module for module as transformers builds Qwen2 / Llama / Mixtral in eager mode:
 the same parameters in the same named_parameters() order, and the same kernels in forward
 (RMSNorm in fp32 pieces, rotate-half rotary, SDPA with enable_gqa, SiLU(gate) * up, the MoE loop
@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-CATALOG_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "workloads", "models")
+CATALOG_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "workloads", "catalog")
 FAMILIES = ("llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen2_moe", "qwen3_moe",
             "deepseek_v3", "gpt_neox")
 
@@ -228,23 +228,37 @@ class MoeBlock(nn.Module):
         return self.experts(x, top_i, top_w.to(x.dtype)).reshape(b, s, h)
 
 
-class DecoderLayer(nn.Module):
-    def __init__(self, c, moe=None):
-        super().__init__()
-        self.self_attn = Attention(c)
-        self.mlp = (moe or MoeBlock)(c) if c.experts else Mlp(c)
-        self.input_layernorm = RMSNorm(c.hidden, c.rms_eps)
-        self.post_attention_layernorm = RMSNorm(c.hidden, c.rms_eps)
-        self.checkpointing = False
+class CheckpointedLayer(nn.Module):
+    """A decoder layer whose block() runs under activation checkpointing when its checkpointing
+    is set (parallel_plans.py's --ac) and gradients are on; every family's layer is one."""
 
-    def block(self, x, cos, sin):
-        x = x + self.self_attn(self.input_layernorm(x), cos, sin)
-        return x + self.mlp(self.post_attention_layernorm(x))
+    def __init__(self):
+        super().__init__()
+        self.checkpointing = False
 
     def forward(self, x, cos, sin):
         if self.checkpointing and torch.is_grad_enabled():
             return torch.utils.checkpoint.checkpoint(self.block, x, cos, sin, use_reentrant=False)
         return self.block(x, cos, sin)
+
+
+class DecoderLayer(CheckpointedLayer):
+    """Llama-shaped decoder layer: self_attn, mlp, input_layernorm, post_attention_layernorm, in
+    that order. attention and mlp: the family's modules (families.FamilyLayer's); by default
+    Llama / Qwen2 attention and the dense MLP or (MoE configs) moe(c), Mixtral's by default."""
+
+    def __init__(self, c, moe=None, attention=None, mlp=None):
+        super().__init__()
+        self.self_attn = Attention(c) if attention is None else attention
+        if mlp is None:
+            mlp = (moe or MoeBlock)(c) if c.experts else Mlp(c)
+        self.mlp = mlp
+        self.input_layernorm = RMSNorm(c.hidden, c.rms_eps)
+        self.post_attention_layernorm = RMSNorm(c.hidden, c.rms_eps)
+
+    def block(self, x, cos, sin):
+        x = x + self.self_attn(self.input_layernorm(x), cos, sin)
+        return x + self.mlp(self.post_attention_layernorm(x))
 
 
 def decoder_layer(c, layer, moe=None):
@@ -276,15 +290,22 @@ class CausalLM(nn.Module):
             self.lm_head.weight = self.embed_tokens.weight
 
     def forward(self, input_ids, labels):
-        x = self.embed_tokens(input_ids)
-        positions = torch.arange(input_ids.shape[1], device=input_ids.device)[None, :]
-        cos, sin = self.rotary(x, positions.expand(input_ids.shape[0], -1))
-        for layer in self.layers:
-            x = layer(x, cos, sin)
-        logits = self.lm_head(self.norm(x)).float()
-        # HF's ForCausalLMLoss: shift by padding the labels, then a mean over the tokens.
-        labels = F.pad(labels, (0, 1), value=-100)[..., 1:].contiguous()
-        return F.cross_entropy(logits.view(-1, logits.shape[-1]), labels.view(-1), ignore_index=-100)
+        return causal_lm_loss(self.embed_tokens, self.rotary, self.layers, self.norm, self.lm_head,
+                              input_ids, labels)
+
+
+def causal_lm_loss(embed, rotary, layers, final_norm, head, input_ids, labels):
+    """The loss of a causal LM's step (CausalLM's and families.FamilyLM's): embed, the rotary
+    tables, the layers, the final norm, logits upcast to fp32, HF's ForCausalLMLoss."""
+    x = embed(input_ids)
+    positions = torch.arange(input_ids.shape[1], device=input_ids.device)[None, :]
+    cos, sin = rotary(x, positions.expand(input_ids.shape[0], -1))
+    for layer in layers:
+        x = layer(x, cos, sin)
+    logits = head(final_norm(x)).float()
+    # HF's ForCausalLMLoss: shift by padding the labels, then a mean over the tokens.
+    labels = F.pad(labels, (0, 1), value=-100)[..., 1:].contiguous()
+    return F.cross_entropy(logits.view(-1, logits.shape[-1]), labels.view(-1), ignore_index=-100)
 
 
 def unit_param_counts(model):

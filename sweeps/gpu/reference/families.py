@@ -18,7 +18,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from catalog_model import Attention, CausalLM, Mlp, RMSNorm, Rotary, rotate_half
+from catalog_model import (Attention, CausalLM, CheckpointedLayer, DecoderLayer, Mlp, RMSNorm,
+                           Rotary, causal_lm_loss, rotate_half)
 
 
 def rotary_dim(c):
@@ -175,31 +176,20 @@ class RoutedMoe(nn.Module):
         return out.view(b, s, h)
 
 
-class FamilyLayer(nn.Module):
-    """Llama-shaped decoder layer: self_attn, mlp, input_layernorm, post_attention_layernorm."""
+class FamilyLayer(DecoderLayer):
+    """catalog_model.DecoderLayer (self_attn, mlp, input_layernorm, post_attention_layernorm)
+    with the family's attention and MLP."""
 
     def __init__(self, c, layer, moe=None):
         """moe: builds the MoE block of a MoE layer (catalog_model.CausalLM's argument;
         default: every expert local, transformers 4.x's loop)."""
-        super().__init__()
-        self.self_attn = LatentAttention(c) if c.family == "deepseek_v3" else (
+        attention = LatentAttention(c) if c.family == "deepseek_v3" else (
             QkNormAttention(c) if c.qk_norm else Attention(c))
         if c.moe_layer(layer):
-            self.mlp = (moe or RoutedMoe)(c)
+            mlp = (moe or RoutedMoe)(c)
         else:
-            self.mlp = GatedMlp(c.hidden, c.intermediate, c.mlp_bias) if c.experts else Mlp(c)
-        self.input_layernorm = RMSNorm(c.hidden, c.rms_eps)
-        self.post_attention_layernorm = RMSNorm(c.hidden, c.rms_eps)
-        self.checkpointing = False
-
-    def block(self, x, cos, sin):
-        x = x + self.self_attn(self.input_layernorm(x), cos, sin)
-        return x + self.mlp(self.post_attention_layernorm(x))
-
-    def forward(self, x, cos, sin):
-        if self.checkpointing and torch.is_grad_enabled():
-            return torch.utils.checkpoint.checkpoint(self.block, x, cos, sin, use_reentrant=False)
-        return self.block(x, cos, sin)
+            mlp = GatedMlp(c.hidden, c.intermediate, c.mlp_bias) if c.experts else Mlp(c)
+        super().__init__(c, attention=attention, mlp=mlp)
 
 
 class NeoxAttention(nn.Module):
@@ -233,7 +223,7 @@ class NeoxMlp(nn.Module):
         return self.dense_4h_to_h(F.gelu(self.dense_h_to_4h(x)))
 
 
-class NeoxLayer(nn.Module):
+class NeoxLayer(CheckpointedLayer):
     """GPTNeoXLayer: input_layernorm, post_attention_layernorm, attention, mlp."""
 
     def __init__(self, c, layer):
@@ -243,7 +233,6 @@ class NeoxLayer(nn.Module):
         self.post_attention_layernorm = nn.LayerNorm(c.hidden, eps=c.rms_eps)
         self.attention = NeoxAttention(c)
         self.mlp = NeoxMlp(c)
-        self.checkpointing = False
 
     def block(self, x, cos, sin):
         attn = self.attention(self.input_layernorm(x), cos, sin)
@@ -251,11 +240,6 @@ class NeoxLayer(nn.Module):
             return x + attn + self.mlp(self.post_attention_layernorm(x))
         x = x + attn
         return x + self.mlp(self.post_attention_layernorm(x))
-
-    def forward(self, x, cos, sin):
-        if self.checkpointing and torch.is_grad_enabled():
-            return torch.utils.checkpoint.checkpoint(self.block, x, cos, sin, use_reentrant=False)
-        return self.block(x, cos, sin)
 
 
 class FamilyLM(nn.Module):
@@ -283,14 +267,7 @@ class FamilyLM(nn.Module):
 
     def forward(self, input_ids, labels):
         embed, final_norm, head = (getattr(self, n) for n in self.names)
-        x = embed(input_ids)
-        positions = torch.arange(input_ids.shape[1], device=input_ids.device)[None, :]
-        cos, sin = self.rotary(x, positions.expand(input_ids.shape[0], -1))
-        for layer in self.layers:
-            x = layer(x, cos, sin)
-        logits = head(final_norm(x)).float()
-        labels = F.pad(labels, (0, 1), value=-100)[..., 1:].contiguous()
-        return F.cross_entropy(logits.view(-1, logits.shape[-1]), labels.view(-1), ignore_index=-100)
+        return causal_lm_loss(embed, self.rotary, self.layers, final_norm, head, input_ids, labels)
 
 
 def build_model(c, layers, moe=None):

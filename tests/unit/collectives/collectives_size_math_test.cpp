@@ -144,5 +144,27 @@ TEST(Registry, EveryKindHasItsOwnSpec) {
   EXPECT_EQ(collective_kind_name(CollectiveKind::all_to_allv), "all_to_allv");
 }
 
+// The facts that once sat in switches outside the specs: point-to-point, root, cost class.
+TEST(Registry, SpecsSayWhichArePointToPointAndRooted) {
+  EXPECT_EQ(kCollectiveKindCount, all_ops().size());
+  for (CollectiveKind kind : collective_kinds()) {
+    const bool p2p = kind == CollectiveKind::send || kind == CollectiveKind::recv ||
+                     kind == CollectiveKind::send_recv;
+    EXPECT_EQ(is_point_to_point(kind), p2p) << collective_kind_name(kind);
+    EXPECT_EQ(op_spec(kind).has_root(), kind == CollectiveKind::broadcast);
+    if (!p2p) {
+      EXPECT_THROW(op_spec(kind).p2p_calls(OpLayout{}, nullptr, nullptr, DType::bf16),
+                   RuntimeError);
+    }
+  }
+  EXPECT_EQ(find_op("all_to_allv").cost_class(), "all_to_all");
+  EXPECT_EQ(find_op("send_recv").cost_class(), "point_to_point");
+  OpLayout l = find_op("send_recv").layout(4, 3, 0, OpParams{});
+  const auto calls = find_op("send_recv").p2p_calls(l, nullptr, nullptr, DType::bf16);
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].peer, 1);
+  EXPECT_EQ(calls[1].peer, 2);
+}
+
 }  // namespace
 }  // namespace collreplay
