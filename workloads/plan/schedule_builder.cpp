@@ -296,8 +296,13 @@ class Builder {
         for (std::size_t k = 0; k < ops.comm.size(); ++k)
           if (ops.comm[k].needed_by == idx) op.deps.push_back(comm_index[k]);
         std::sort(op.deps.begin(), op.deps.end());
-        op.body = ComputeOp{r_.param_dtype, c.work.gemms, c.work.kernels,
-                            static_cast<double>(c.work.launches()) * per_launch_us(c.phase)};
+        // The pass's own host cost goes before its first launch.
+        const double pass_us = idx != 0                    ? 0
+                               : c.phase == Phase::forward ? r_.host_time.forward_fixed_us
+                                                           : r_.host_time.backward_fixed_us;
+        op.body = ComputeOp{
+            r_.param_dtype, c.work.gemms, c.work.kernels,
+            pass_us + static_cast<double>(c.work.launches()) * per_launch_us(c.phase)};
       } else if (slot == Slot::read_back) {
         const CommItem& c = ops.comm[idx];
         label(op, c, StreamKind::compute);

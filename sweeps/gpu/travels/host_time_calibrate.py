@@ -5,14 +5,17 @@ machine's host (workloads/plan/step/host_time.hpp).
   python3 sweeps/gpu/travels/host_time_calibrate.py [--out build/gen/host_time.json]
 
 Runs the real-training reference (sweeps/gpu/reference/reference_step.py, one rank, FSDP2,
-activation checkpointing) on a short host-bound step, Qwen2.5-0.5B, 2 layers, micro-batch 1 x seq
-512 (the GPU finishes each kernel before the host launches the next, so the host timers read the
-host's own cost), twice: AdamW as a for-loop and as foreach. Per phase, the host's time (median
-over the timed steps; perf_counter without syncs) over the kernels the phase launched (counted in
-one profiled step) is its host time per launch: forward, backward (with the recompute), the
-optimizer loop and one multi-tensor launch, as the defaults were read. Writes one JSON object
-(host, CPU model, torch version, GPU, the four figures in us, and the launches and host times
-they come from), which workloads/plan/step/host_time_file.hpp reads. Needs torch and a GPU; without
+activation checkpointing) on short host-bound steps, Qwen2.5-0.5B, micro-batch 1 x seq 512 (the
+GPU finishes each kernel before the host launches the next, so the host timers read the host's
+own cost): AdamW as a for-loop at 1 and at 3 layers, and as foreach at 3 layers. Per phase, the
+host's time (median over the timed steps; perf_counter without syncs) against the kernels the
+phase launched (counted in one profiled step): forward and backward (with the recompute) each as
+a cost per pass plus a cost per launch, the line through the two depths (a pass's fixed cost,
+FSDP2's root hooks and the loss, would otherwise be spread over its launches and overcharge a
+deeper model's: 61 us a forward launch at 2 layers where the same host spent 45 at 4); the
+optimizer loop and one multi-tensor launch per launch, at 3 layers. Writes one JSON object
+(host, CPU model, torch version, GPU, the figures in us, and the launches and host times they
+come from), which workloads/plan/step/host_time_file.hpp reads. Needs torch and a GPU; without
 them it says so on one line and exits 2."""
 
 import argparse
@@ -27,7 +30,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(HERE, "..", "reference", "reference_step.py")
-WORKLOAD = ["--model", "qwen2.5-0.5b", "--layers", "2", "--micro-batch", "1", "--seq", "512"]
+WORKLOAD = ["--model", "qwen2.5-0.5b", "--micro-batch", "1", "--seq", "512"]
+DEPTHS = (1, 3)  # layers: the two points of each pass's line
 
 
 def cpu_model():
@@ -54,11 +58,11 @@ def torch_facts():
     return version, gpu
 
 
-def reference(optimizer, out_dir, steps, warmup):
+def reference(optimizer, layers, out_dir, steps, warmup):
     """The step record and the kernel_breakdown record of one reference run."""
-    out = os.path.join(out_dir, f"reference_{optimizer}.jsonl")
-    cmd = [sys.executable, REFERENCE, *WORKLOAD, "--optimizer", optimizer, "--steps", str(steps),
-           "--warmup", str(warmup), "--out", out]
+    out = os.path.join(out_dir, f"reference_{optimizer}_{layers}.jsonl")
+    cmd = [sys.executable, REFERENCE, *WORKLOAD, "--layers", str(layers), "--optimizer", optimizer,
+           "--steps", str(steps), "--warmup", str(warmup), "--out", out]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or ["no output"]
@@ -77,22 +81,44 @@ def per_launch_us(host_ms, launches, phase):
     return host_ms * 1e3 / launches[phase]
 
 
+def pass_line(shallow, deep, phase):
+    """(us per pass, us per launch) of a phase: the line through its host time against its
+    launches at the two depths; per launch alone (no pass cost) where the line would give a
+    negative pass cost."""
+    (s_step, s_launches), (d_step, d_launches) = shallow, deep
+    key = f"host_{phase}_ms"
+    extra = d_launches[phase] - s_launches[phase]
+    if extra <= 0:
+        raise RuntimeError(f"the {phase} phase launched no more kernels at {DEPTHS[1]} layers "
+                           f"than at {DEPTHS[0]}: no line to fit")
+    per_launch = (d_step[key] - s_step[key]) * 1e3 / extra
+    per_pass = s_step[key] * 1e3 - per_launch * s_launches[phase]
+    if per_pass < 0 or per_launch <= 0:
+        return 0.0, per_launch_us(d_step[key], d_launches, phase)
+    return per_pass, per_launch
+
+
 def calibrate(steps, warmup):
     version, gpu = torch_facts()
     with tempfile.TemporaryDirectory() as tmp:
-        loop_step, loop_launches = reference("loop", tmp, steps, warmup)
-        multi_step, multi_launches = reference("foreach", tmp, steps, warmup)
+        shallow = reference("loop", DEPTHS[0], tmp, steps, warmup)
+        loop_step, loop_launches = deep = reference("loop", DEPTHS[1], tmp, steps, warmup)
+        multi_step, multi_launches = reference("foreach", DEPTHS[1], tmp, steps, warmup)
+    forward_pass_us, forward_us = pass_line(shallow, deep, "forward")
+    backward_pass_us, backward_us = pass_line(shallow, deep, "backward")
     return {
         "record": "host_time_calibration", "host": socket.gethostname(), "cpu": cpu_model(),
         "torch": version, "gpu": gpu, "python": platform.python_version(),
-        "workload": " ".join(WORKLOAD) + " (FSDP2, world 1, activation checkpointing)",
-        "forward_us": per_launch_us(loop_step["host_forward_ms"], loop_launches, "forward"),
-        "backward_us": per_launch_us(loop_step["host_backward_ms"], loop_launches, "backward"),
+        "workload": " ".join(WORKLOAD) + f" at {DEPTHS[0]} and {DEPTHS[1]} layers (FSDP2, "
+                    "world 1, activation checkpointing)",
+        "forward_us": forward_us, "backward_us": backward_us,
+        "forward_fixed_us": forward_pass_us, "backward_fixed_us": backward_pass_us,
         "optimizer_loop_us": per_launch_us(loop_step["host_optimizer_ms"], loop_launches,
                                            "optimizer"),
         "optimizer_multi_us": per_launch_us(multi_step["host_optimizer_ms"], multi_launches,
                                             "optimizer"),
-        "launches": {"loop": loop_launches, "foreach": multi_launches},
+        "launches": {"loop": loop_launches, "foreach": multi_launches,
+                     f"loop_{DEPTHS[0]}_layers": shallow[1]},
         "host_ms": {k: {"forward": s["host_forward_ms"], "backward": s["host_backward_ms"],
                         "optimizer": s["host_optimizer_ms"]}
                     for k, s in (("loop", loop_step), ("foreach", multi_step))},
@@ -127,7 +153,9 @@ def main(argv):
     print(f"host time per launch on {cal['host']} ({cal['cpu']}, torch {cal['torch']}, "
           f"{cal['gpu']}): forward {cal['forward_us']:.1f}, backward {cal['backward_us']:.1f}, "
           f"optimizer loop {cal['optimizer_loop_us']:.1f}, multi-tensor "
-          f"{cal['optimizer_multi_us']:.1f} us (defaults 65, 50, 82, 10) -> {a.out}")
+          f"{cal['optimizer_multi_us']:.1f} us a launch, forward {cal['forward_fixed_us']:.0f} "
+          f"and backward {cal['backward_fixed_us']:.0f} us a pass (defaults 65, 50, 82, 10 a "
+          f"launch) -> {a.out}")
     return 0
 
 

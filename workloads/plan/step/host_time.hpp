@@ -14,6 +14,11 @@ struct HostTimePerLaunch {
   double backward_us = 0;
   double optimizer_loop_us = 0;    // torch.optim's for-loop over DTensor parameters
   double optimizer_multi_us = 0;   // one multi-tensor (foreach / fused) launch
+  // What a forward or a backward pass costs the host once, whatever its launches (FSDP2's root
+  // hooks, the loss, autograd's start): a calibration fits it beside the per-launch figure from
+  // two model depths; the eager defaults were read as per-launch figures alone.
+  double forward_fixed_us = 0;
+  double backward_fixed_us = 0;
 };
 
 // --host-time eager (the default) and none (a host that never holds the GPU back: CUDA graphs,

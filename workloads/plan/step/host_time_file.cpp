@@ -51,11 +51,17 @@ HostTimeSetting parse_host_time_calibration(const std::string& text, const std::
   s.per_launch = {figure(doc, "forward_us", in_file), figure(doc, "backward_us", in_file),
                   figure(doc, "optimizer_loop_us", in_file),
                   figure(doc, "optimizer_multi_us", in_file)};
-  char figures[160];
+  // Older calibrations hold per-launch figures alone.
+  if (doc.contains("forward_fixed_us") || doc.contains("backward_fixed_us")) {
+    s.per_launch.forward_fixed_us = figure(doc, "forward_fixed_us", in_file);
+    s.per_launch.backward_fixed_us = figure(doc, "backward_fixed_us", in_file);
+  }
+  char figures[240];
   std::snprintf(figures, sizeof figures, "forward %.1f, backward %.1f, optimizer loop %.1f, "
-                "multi-tensor %.1f us per launch", s.per_launch.forward_us,
-                s.per_launch.backward_us, s.per_launch.optimizer_loop_us,
-                s.per_launch.optimizer_multi_us);
+                "multi-tensor %.1f us per launch; forward %.0f, backward %.0f us per pass",
+                s.per_launch.forward_us, s.per_launch.backward_us,
+                s.per_launch.optimizer_loop_us, s.per_launch.optimizer_multi_us,
+                s.per_launch.forward_fixed_us, s.per_launch.backward_fixed_us);
   s.source = std::string(figures) + ", calibrated on host " + text_of(doc, "host") + " (CPU " +
              text_of(doc, "cpu") + ", torch " + text_of(doc, "torch") + ", GPU " +
              text_of(doc, "gpu") + "; " + path + ")";

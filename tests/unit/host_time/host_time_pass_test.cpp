@@ -1,0 +1,72 @@
+// A calibration's cost per pass (host_time_calibrate.py fits it beside the cost per launch from
+// two model depths): read from the file, 0 in older files, and paid once per forward and once
+// per backward pass of each micro-batch, before the pass's first launch.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/unit/workloads/workloads_test_util.hpp"
+#include "workloads/plan/step/host_time_file.hpp"
+
+namespace collreplay {
+namespace {
+
+std::string calibration(bool with_pass_costs) {
+  return std::string(R"({"host": "h", "cpu": "c", "torch": "t", "gpu": "g", "forward_us": 40,
+    "backward_us": 30, "optimizer_loop_us": 60, "optimizer_multi_us": 8)") +
+         (with_pass_costs ? R"(, "forward_fixed_us": 4500, "backward_fixed_us": 4000})" : "}");
+}
+
+TEST(HostTimePass, ReadFromTheFileAndZeroInOlderFiles) {
+  const HostTimeSetting with = parse_host_time_calibration(calibration(true), "cal.json");
+  EXPECT_DOUBLE_EQ(with.per_launch.forward_fixed_us, 4500);
+  EXPECT_DOUBLE_EQ(with.per_launch.backward_fixed_us, 4000);
+  EXPECT_NE(with.source.find("forward 4500, backward 4000 us per pass"), std::string::npos)
+      << with.source;
+  const HostTimeSetting older = parse_host_time_calibration(calibration(false), "old.json");
+  EXPECT_DOUBLE_EQ(older.per_launch.forward_fixed_us, 0);
+  EXPECT_DOUBLE_EQ(older.per_launch.backward_fixed_us, 0);
+}
+
+double host_us_of(const Schedule& s, Phase phase) {
+  double us = 0;
+  for (const ScheduleOp& op : s.ops)
+    if (!op.is_collective() && op.phase == phase) us += op.compute().host_us;
+  return us;
+}
+
+TEST(HostTimePass, EachPassPaysItsCostOnceBeforeItsFirstLaunch) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::filesystem::path with = dir / "collreplay_pass_with.json";
+  const std::filesystem::path without = dir / "collreplay_pass_without.json";
+  std::ofstream(with) << calibration(true);
+  std::ofstream(without) << calibration(false);
+  WorkloadRequest q = test::request("qwen2.5-0.5b", 1, "fsdp2");
+  q.gpus_per_node = 1;
+  q.layers = 2;
+  q.micro_batches = 2;
+  q.host_time = with.string();
+  const Schedule paying = build_schedule(q);
+  q.host_time = without.string();
+  const Schedule per_launch_only = build_schedule(q);
+  // Two micro-batches: two forward passes, two backward passes.
+  EXPECT_NEAR(host_us_of(paying, Phase::forward) - host_us_of(per_launch_only, Phase::forward),
+              2 * 4500, 1e-6);
+  const double backward_extra =
+      host_us_of(paying, Phase::backward) + host_us_of(paying, Phase::recompute) -
+      host_us_of(per_launch_only, Phase::backward) - host_us_of(per_launch_only, Phase::recompute);
+  EXPECT_NEAR(backward_extra, 2 * 4000, 1e-6);
+  // Before the pass's first launch: on its first compute op.
+  for (const ScheduleOp& op : paying.ops)
+    if (!op.is_collective() && op.phase == Phase::forward) {
+      EXPECT_GE(op.compute().host_us, 4500);
+      break;
+    }
+  std::filesystem::remove(with);
+  std::filesystem::remove(without);
+}
+
+}  // namespace
+}  // namespace collreplay
