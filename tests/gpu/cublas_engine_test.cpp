@@ -8,11 +8,13 @@
 #include "bench/compute/compute_cublas.hpp"
 #include "bench/compute/gemm/gemm_selfcheck.hpp"
 #include "common/errors.hpp"
+#include "engine_timing.hpp"
 #include "gpu_env.hpp"
 
 namespace collreplay {
 namespace {
 
+using testing_gpu::time_op;
 using testing_gpu::have_gpu;
 using testing_gpu::my_device;
 
@@ -30,15 +32,6 @@ TEST(CublasEngine, MatchesHostReference) {
     }
 }
 
-// Milliseconds per issue of `op`, over `reps` issues after a warm-up.
-double time_op(ComputeEngine& engine, const ComputeOp& op, double scale, int reps) {
-  engine.issue(op, scale, {});
-  auto start = engine.record();
-  for (int i = 0; i < reps; ++i) engine.issue(op, scale, {});
-  auto stop = engine.record();
-  stop->synchronize();
-  return stop->elapsed_ms_since(*start) / reps;
-}
 
 double tflops(const GemmShape& s, double ms) {
   return 2.0 * s.m * s.n * s.k * s.batch / (ms * 1e-3) / 1e12;

@@ -10,6 +10,7 @@
 
 #include "bench/compute/compute_cublas.hpp"
 #include "bench/compute/gemm/gemm_selfcheck.hpp"
+#include "engine_timing.hpp"
 #include "gpu_env.hpp"
 #include "tests/unit/models/hf_fixture.hpp"
 #include "workloads/plan/schedule_builder.hpp"
@@ -17,6 +18,7 @@
 namespace collreplay {
 namespace {
 
+using testing_gpu::time_op;
 using testing_gpu::have_gpu;
 using testing_gpu::my_device;
 
@@ -38,14 +40,6 @@ TEST(GroupedGemm, EachGroupMatchesItsOwnProduct) {
     }
 }
 
-double time_op(ComputeEngine& engine, const ComputeOp& op, double scale, int reps) {
-  engine.issue(op, scale, {});
-  auto start = engine.record();
-  for (int i = 0; i < reps; ++i) engine.issue(op, scale, {});
-  auto stop = engine.record();
-  stop->synchronize();
-  return stop->elapsed_ms_since(*start) / reps;
-}
 
 TEST(GroupedGemm, Qwen3MoeExpertSliceRunsItsFlops) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU visible";

@@ -11,6 +11,7 @@
 #include "bench/app/stats.hpp"
 #include "bench/compute/compute_cublas.hpp"
 #include "bench/compute/cuda/cublas_check.hpp"
+#include "bench/compute/cuda/cuda_data_type.hpp"
 #include "bench/compute/cuda/lt_gemm.hpp"
 #include "bench/compute/cuda/random_fill.hpp"
 #include "collectives/device/cuda_check.hpp"
@@ -19,15 +20,6 @@
 namespace collreplay {
 namespace {
 
-cudaDataType_t cuda_type(DType t) {
-  switch (t) {
-    case DType::bf16: return CUDA_R_16BF;
-    case DType::f16: return CUDA_R_16F;
-    case DType::f32: return CUDA_R_32F;
-    case DType::fp8: break;  // GEMM operands are never fp8 here (fp8 is a dispatch dtype)
-  }
-  return CUDA_R_16BF;
-}
 
 // One operand set for the two plain paths, filled with the engine's seeds so all three methods
 // multiply the same numbers.
@@ -54,7 +46,7 @@ struct Operands {
 // hands cuBLAS, and the one the engine uses (A stored [k x m] and transposed when a_transposed).
 void gemm_ex(cublasHandle_t handle, const GemmShape& s, DType t, const Operands& o) {
   const float alpha = 1.0f, beta = 0.0f;
-  const cudaDataType_t type = cuda_type(t);
+  const cudaDataType_t type = cuda_data_type(t);
   const cublasComputeType_t compute =
       t == DType::f32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   const cublasOperation_t op_a = s.a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;

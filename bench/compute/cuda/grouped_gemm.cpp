@@ -3,21 +3,13 @@
 #include <string>
 
 #include "bench/compute/cuda/cublas_check.hpp"
+#include "bench/compute/cuda/cuda_data_type.hpp"
 #include "collectives/device/cuda_check.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {
 namespace {
 
-cudaDataType_t cuda_type(DType t) {
-  switch (t) {
-    case DType::bf16: return CUDA_R_16BF;
-    case DType::f16: return CUDA_R_16F;
-    case DType::f32: return CUDA_R_32F;
-    case DType::fp8: break;  // GEMM operands are never fp8 here
-  }
-  return CUDA_R_16BF;
-}
 
 // As lt_gemm.cpp: fp32 accumulation (TF32 tensor cores for fp32 operands).
 cublasComputeType_t compute_type(DType t) {
@@ -76,8 +68,8 @@ GroupedGemm::GroupedGemm(cudaStream_t stream, LtGemm& lt, DType probe_dtype, boo
     Plan& p = plan_for(probe, probe_dtype, a, b, c);
     status = cublasGemmGroupedBatchedEx(
         handle_, p.trans_a.data(), p.trans_b.data(), p.m.data(), p.n.data(), p.k.data(),
-        p.alpha.data(), p.a_dev, cuda_type(probe_dtype), p.lda.data(), p.b_dev,
-        cuda_type(probe_dtype), p.ldb.data(), p.beta.data(), p.c_dev, cuda_type(probe_dtype),
+        p.alpha.data(), p.a_dev, cuda_data_type(probe_dtype), p.lda.data(), p.b_dev,
+        cuda_data_type(probe_dtype), p.ldb.data(), p.beta.data(), p.c_dev, cuda_data_type(probe_dtype),
         p.ldc.data(), static_cast<int>(p.group_size.size()), p.group_size.data(),
         compute_type(probe_dtype));
     CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -174,8 +166,8 @@ void GroupedGemm::run(const GemmShape& g, DType t, const void* a, const void* b,
   if (p.group_size.empty()) return;
   CUBLAS_CHECK(cublasGemmGroupedBatchedEx(
       handle_, p.trans_a.data(), p.trans_b.data(), p.m.data(), p.n.data(), p.k.data(),
-      p.alpha.data(), p.a_dev, cuda_type(t), p.lda.data(), p.b_dev, cuda_type(t), p.ldb.data(),
-      p.beta.data(), p.c_dev, cuda_type(t), p.ldc.data(), static_cast<int>(p.group_size.size()),
+      p.alpha.data(), p.a_dev, cuda_data_type(t), p.lda.data(), p.b_dev, cuda_data_type(t), p.ldb.data(),
+      p.beta.data(), p.c_dev, cuda_data_type(t), p.ldc.data(), static_cast<int>(p.group_size.size()),
       p.group_size.data(), compute_type(t)));
 }
 

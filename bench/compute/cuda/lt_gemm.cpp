@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bench/compute/cuda/cublas_check.hpp"
+#include "bench/compute/cuda/cuda_data_type.hpp"
 #include "collectives/device/cuda_check.hpp"
 #include "common/errors.hpp"
 
@@ -25,15 +26,6 @@ constexpr float kTuneBurstMs = 2.0f;
 constexpr int kTuneRounds = 3;
 constexpr float kTuneMargin = 0.02f;
 
-cudaDataType_t cuda_type(DType t) {
-  switch (t) {
-    case DType::bf16: return CUDA_R_16BF;
-    case DType::f16: return CUDA_R_16F;
-    case DType::f32: return CUDA_R_32F;
-    case DType::fp8: break;  // never a GEMM dtype (the schedule loader refuses it)
-  }
-  return CUDA_R_16BF;
-}
 
 // fp32 operands use TF32 tensor cores: the fp32 "GEMM at cuBLAS peak" a training step would see.
 cublasComputeType_t compute_type(DType t) {
@@ -43,7 +35,7 @@ cublasComputeType_t compute_type(DType t) {
 cublasLtMatrixLayout_t make_layout(DType t, std::int64_t rows, std::int64_t cols,
                                    std::int64_t batch) {
   cublasLtMatrixLayout_t layout = nullptr;
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&layout, cuda_type(t), static_cast<std::uint64_t>(rows),
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&layout, cuda_data_type(t), static_cast<std::uint64_t>(rows),
                                           static_cast<std::uint64_t>(cols), rows));
   if (batch > 1) {
     const std::int32_t count = static_cast<std::int32_t>(batch);
