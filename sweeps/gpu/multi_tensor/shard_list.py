@@ -1,0 +1,59 @@
+"""torch's fused AdamW over a real shard's tensor list against the same elements as one tensor
+per list: whether the shard's many tensors (their tail chunks, tiny biases and norms) cost torch's
+fused kernel time (issue 38: the 7B's fused step is 12.9 ms of GPU time where one tensor per list
+of the same bytes runs at 2.7 TB/s).
+    python3 sweeps/gpu/multi_tensor/shard_list.py [CONFIG.json] [LAYERS]"""
+import json
+import sys
+
+import torch
+
+cfg = json.load(open(sys.argv[1] if len(sys.argv) > 1 else "workloads/catalog/qwen2.5-7b.json"))
+layers = int(sys.argv[2]) if len(sys.argv) > 2 else 4
+h, i, v = cfg["hidden_size"], cfg["intermediate_size"], cfg["vocab_size"]
+kv = cfg["num_key_value_heads"] * (h // cfg["num_attention_heads"])
+shapes = [(v, h)]
+for _ in range(layers):
+    shapes += [(h, h), (h,), (kv, h), (kv,), (kv, h), (kv,), (h, h), (i, h), (i, h), (h, i),
+               (h,), (h,)]
+shapes += [(h,), (v, h)]
+numel = sum(torch.Size(s).numel() for s in shapes)
+
+
+def timed(fn, reps=10):
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    for _ in range(reps):
+        fn()
+    b.record()
+    torch.cuda.synchronize()
+    return a.elapsed_time(b) / reps
+
+
+def fused(lists):
+    p, g, m, s = lists
+    steps = [torch.tensor(1.0, device="cuda") for _ in p]
+    return lambda: torch._fused_adamw_(p, g, m, s, [], steps, lr=1e-3, beta1=0.9, beta2=0.999,
+                                       weight_decay=0.01, eps=1e-8, amsgrad=False,
+                                       maximize=False)
+
+
+def foreach_mul(lists):
+    return lambda: torch._foreach_mul_(lists[0], 0.999)
+
+
+for dtype in (torch.bfloat16,):
+    shard = [[torch.rand(s, device="cuda", dtype=dtype) for s in shapes] for _ in range(4)]
+    flat = [[torch.rand(numel, device="cuda", dtype=dtype)] for _ in range(4)]
+    for name, make, per in (("fused_adamw", fused, 7), ("foreach mul_", foreach_mul, 2)):
+        t_shard, t_flat = timed(make(shard)), timed(make(flat))
+        gb = per * numel * shard[0][0].element_size() / 1e9
+        print(f"{name} {dtype}: {len(shapes)} tensors, {numel:,} elements: shard list "
+              f"{t_shard:.2f} ms ({gb / t_shard * 1e3:.0f} GB/s), "
+              f"one tensor {t_flat:.2f} ms ({gb / t_flat * 1e3:.0f} GB/s), ratio "
+              f"{t_shard / t_flat:.3f}")
+    del shard, flat
+    torch.cuda.empty_cache()
