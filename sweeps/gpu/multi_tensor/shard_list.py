@@ -8,6 +8,8 @@ import sys
 
 import torch
 
+from torch_kernels import fused_adamw, timed_ms
+
 cfg = json.load(open(sys.argv[1] if len(sys.argv) > 1 else "workloads/catalog/qwen2.5-7b.json"))
 layers = int(sys.argv[2]) if len(sys.argv) > 2 else 4
 h, i, v = cfg["hidden_size"], cfg["intermediate_size"], cfg["vocab_size"]
@@ -20,25 +22,8 @@ shapes += [(h,), (v, h)]
 numel = sum(torch.Size(s).numel() for s in shapes)
 
 
-def timed(fn, reps=10):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record()
-    for _ in range(reps):
-        fn()
-    b.record()
-    torch.cuda.synchronize()
-    return a.elapsed_time(b) / reps
-
-
 def fused(lists):
-    p, g, m, s = lists
-    steps = [torch.tensor(1.0, device="cuda") for _ in p]
-    return lambda: torch._fused_adamw_(p, g, m, s, [], steps, lr=1e-3, beta1=0.9, beta2=0.999,
-                                       weight_decay=0.01, eps=1e-8, amsgrad=False,
-                                       maximize=False)
+    return fused_adamw(*lists)
 
 
 def foreach_mul(lists):
@@ -49,7 +34,7 @@ for dtype in (torch.bfloat16,):
     shard = [[torch.rand(s, device="cuda", dtype=dtype) for s in shapes] for _ in range(4)]
     flat = [[torch.rand(numel, device="cuda", dtype=dtype)] for _ in range(4)]
     for name, make, per in (("fused_adamw", fused, 7), ("foreach mul_", foreach_mul, 2)):
-        t_shard, t_flat = timed(make(shard)), timed(make(flat))
+        t_shard, t_flat = timed_ms(make(shard)), timed_ms(make(flat))
         gb = per * numel * shard[0][0].element_size() / 1e9
         print(f"{name} {dtype}: {len(shapes)} tensors, {numel:,} elements: shard list "
               f"{t_shard:.2f} ms ({gb / t_shard * 1e3:.0f} GB/s), "

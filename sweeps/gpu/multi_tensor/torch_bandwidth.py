@@ -14,34 +14,16 @@ import sys
 
 import torch
 
+from torch_kernels import fused_adamw as fused, timed_ms
+
 out = sys.argv[1] if len(sys.argv) > 1 else "results/multi_tensor_bw"
 sizes = [int(x) for x in sys.argv[2:]] or [64 << 20, 544997376]
 os.makedirs(out, exist_ok=True)
 
 
-def timed_ms(fn, reps=10):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(reps):
-        fn()
-    end.record()
-    torch.cuda.synchronize()
-    return start.elapsed_time(end) / reps
-
-
 def lists(n_tensors, numel, dtype, count):
     return [[torch.randn(numel, device="cuda", dtype=dtype) for _ in range(n_tensors)]
             for _ in range(count)]
-
-
-def fused(p, g, m, v):
-    steps = [torch.tensor(1.0, device="cuda") for _ in p]
-    return lambda: torch._fused_adamw_(p, g, m, v, [], steps, lr=1e-3, beta1=0.9, beta2=0.999,
-                                       weight_decay=0.01, eps=1e-8, amsgrad=False,
-                                       maximize=False)
 
 
 def rows_for(elements):
