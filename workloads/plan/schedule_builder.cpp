@@ -296,7 +296,8 @@ class Builder {
         for (std::size_t k = 0; k < ops.comm.size(); ++k)
           if (ops.comm[k].needed_by == idx) op.deps.push_back(comm_index[k]);
         std::sort(op.deps.begin(), op.deps.end());
-        // The pass's own host cost goes before its first launch.
+        // The pass's own host cost goes on its first compute op (spread over that op's
+        // launches, as every op's host time is).
         const double pass_us = idx != 0                    ? 0
                                : c.phase == Phase::forward ? r_.host_time.forward_fixed_us
                                                            : r_.host_time.backward_fixed_us;

@@ -1,6 +1,6 @@
 // A calibration's cost per pass (host_time_calibrate.py fits it beside the cost per launch from
 // two model depths): read from the file, 0 in older files, and paid once per forward and once
-// per backward pass of each micro-batch, before the pass's first launch.
+// per backward pass of each micro-batch, on the pass's first compute op.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -37,7 +37,7 @@ double host_us_of(const Schedule& s, Phase phase) {
   return us;
 }
 
-TEST(HostTimePass, EachPassPaysItsCostOnceBeforeItsFirstLaunch) {
+TEST(HostTimePass, EachPassPaysItsCostOnceOnItsFirstComputeOp) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path();
   const std::filesystem::path with = dir / "collreplay_pass_with.json";
   const std::filesystem::path without = dir / "collreplay_pass_without.json";
@@ -58,7 +58,7 @@ TEST(HostTimePass, EachPassPaysItsCostOnceBeforeItsFirstLaunch) {
       host_us_of(paying, Phase::backward) + host_us_of(paying, Phase::recompute) -
       host_us_of(per_launch_only, Phase::backward) - host_us_of(per_launch_only, Phase::recompute);
   EXPECT_NEAR(backward_extra, 2 * 4000, 1e-6);
-  // Before the pass's first launch: on its first compute op.
+  // On the pass's first compute op.
   for (const ScheduleOp& op : paying.ops)
     if (!op.is_collective() && op.phase == Phase::forward) {
       EXPECT_GE(op.compute().host_us, 4500);

@@ -16,7 +16,8 @@ struct HostTimePerLaunch {
   double optimizer_multi_us = 0;   // one multi-tensor (foreach / fused) launch
   // What a forward or a backward pass costs the host once, whatever its launches (FSDP2's root
   // hooks, the loss, autograd's start): a calibration fits it beside the per-launch figure from
-  // two model depths; the eager defaults were read as per-launch figures alone.
+  // two model depths; the eager defaults were read as per-launch figures alone. Paid on the
+  // pass's first compute op.
   double forward_fixed_us = 0;
   double backward_fixed_us = 0;
 };
