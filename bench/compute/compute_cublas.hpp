@@ -5,12 +5,13 @@
 #include <memory>
 
 #include "bench/compute/compute_engine.hpp"
+#include "bench/compute/gemm/grouped_tiles.hpp"
 
 namespace collreplay {
 
-// grouped_loop: grouped GEMMs as a cuBLASLt GEMM per group even where cuBLAS's grouped call
-// would take them (cuda/grouped_gemm.hpp; replay --grouped-gemm loop).
-std::unique_ptr<ComputeEngine> make_cublas_engine(int device, bool grouped_loop = false);
+// grouped: how grouped GEMMs run (gemm/grouped_tiles.hpp; replay --grouped-gemm).
+std::unique_ptr<ComputeEngine> make_cublas_engine(
+    int device, GroupedGemmPath grouped = GroupedGemmPath::torch);
 // cudaMemGetInfo's free bytes on `device` (replay's memory check).
 std::uint64_t device_free_bytes(int device);
 

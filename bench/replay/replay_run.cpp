@@ -155,7 +155,7 @@ std::unique_ptr<ComputeEngine> make_engine(const ReplayOptions& options, const R
   if (setup.compute_model) return make_model_engine(*setup.compute_model, setup.dilation);
   return comm.device_buffers()
              ? make_cublas_engine(gpu_for_local_rank(local_rank, visible_gpu_count()),
-                                  options.grouped_gemm == "loop")
+                                  grouped_gemm_path(options.grouped_gemm))
              : make_blas_engine(options.compute_threads);
 }
 

@@ -62,13 +62,13 @@ Clock::time_point pace_after(Clock::time_point since, double us) {
 
 class CublasEngine final : public ComputeEngine {
  public:
-  CublasEngine(int device, bool grouped_loop) : device_(device) {
+  CublasEngine(int device, GroupedGemmPath grouped) : device_(device) {
     CUDA_CHECK(cudaSetDevice(device_));
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    gemm_ = std::make_unique<LtGemm>(device_, stream_);
-    grouped_ = std::make_unique<GroupedGemm>(stream_, *gemm_, dtype_, grouped_loop);
     cudaDeviceProp prop{};
     CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
+    gemm_ = std::make_unique<LtGemm>(device_, stream_);
+    grouped_ = std::make_unique<GroupedGemm>(stream_, *gemm_, dtype_, grouped, prop.major);
     device_name_ = prop.name;
     kernel_buffers_.sm_count = prop.multiProcessorCount;
   }
@@ -94,12 +94,22 @@ class CublasEngine final : public ComputeEngine {
 
   std::uint64_t reserve(const std::vector<GemmShape>& shapes, DType dtype) override {
     std::uint64_t a = a_elements_, b = b_elements_, c = c_elements_;
+    std::vector<GemmShape> plain;  // what cuBLASLt runs and is tuned for
     for (const GemmShape& s : shapes) {
       if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.batch <= 0)
         throw UsageError("GEMM '" + s.label + "' has a non-positive dimension");
-      a = std::max(a, elements(s.m, s.k, s.batch));
-      b = std::max(b, elements(s.k, s.n, s.batch));
-      c = std::max(c, elements(s.m, s.n, s.batch));
+      std::vector<GemmShape> runs{s};
+      if (s.group_rows.empty())
+        plain.push_back(s);
+      else if (std::optional<GemmShape> one = grouped_->one_gemm(s, dtype)) {
+        runs.push_back(*one);
+        if (one->m > 0 && one->k > 0 && one->batch > 0) plain.push_back(*one);
+      }
+      for (const GemmShape& r : runs) {
+        a = std::max(a, elements(r.m, r.k, r.batch));
+        b = std::max(b, elements(r.k, r.n, r.batch));
+        c = std::max(c, elements(r.m, r.n, r.batch));
+      }
     }
     const std::uint64_t element_bytes = dtype_size_bytes(dtype);
     // A new dtype refills the operands: random bits of one type can be NaNs in another.
@@ -107,9 +117,9 @@ class CublasEngine final : public ComputeEngine {
         a_ == nullptr)
       allocate_operands(a, b, c, dtype);
     dtype_ = dtype;
-    // A grouped GEMM is planned on its first launch (warm-up): its groups' shapes are its own.
-    for (const GemmShape& s : shapes)
-      if (s.group_rows.empty()) gemm_->tune(dims_of(s), dtype_, a_, b_, c_);
+    // A grouped GEMM run group by group is planned on its first launch (warm-up): its groups'
+    // shapes are its own.
+    for (const GemmShape& s : plain) gemm_->tune(dims_of(s), dtype_, a_, b_, c_);
     static_assert(LtGemm::kWorkspaceBytes == kGpuGemmWorkspaceBytes);
     return (a + b + c) * element_bytes + LtGemm::kWorkspaceBytes;
   }
@@ -190,10 +200,15 @@ class CublasEngine final : public ComputeEngine {
     gemm_->run(d, t, a_, b_, c_);
   }
 
-  // The packed groups fit where the mean-row shape fits (GemmShape::group_rows).
+  // The packed groups fit where the mean-row shape fits (GemmShape::group_rows); torch's
+  // tiles where their one GEMM does.
   void run_grouped(const GemmShape& g, DType t) {
+    const GemmShape fits = grouped_->one_gemm(g, t).value_or(g);
     if (elements(g.m, g.k, g.batch) > a_elements_ || elements(g.k, g.n, g.batch) > b_elements_ ||
-        elements(g.m, g.n, g.batch) > c_elements_)
+        elements(g.m, g.n, g.batch) > c_elements_ ||
+        elements(fits.m, fits.k, fits.batch) > a_elements_ ||
+        elements(fits.k, fits.n, fits.batch) > b_elements_ ||
+        elements(fits.m, fits.n, fits.batch) > c_elements_)
       throw UsageError("GEMM '" + g.label + "' is larger than the operands reserve() was given");
     grouped_->run(g, t, a_, b_, c_);
   }
@@ -250,8 +265,8 @@ std::uint64_t device_free_bytes(int device) {
   return free_bytes;
 }
 
-std::unique_ptr<ComputeEngine> make_cublas_engine(int device, bool grouped_loop) {
-  return std::make_unique<CublasEngine>(device, grouped_loop);
+std::unique_ptr<ComputeEngine> make_cublas_engine(int device, GroupedGemmPath grouped) {
+  return std::make_unique<CublasEngine>(device, grouped);
 }
 
 }  // namespace collreplay

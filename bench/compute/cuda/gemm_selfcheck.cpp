@@ -91,7 +91,8 @@ GemmCheckResult check_cublas_gemm(int device, const GemmShape& s, DType t) {
     if (s.group_rows.empty()) {
       gemm.run(dims_of(s), t, a.ptr, b.ptr, c.ptr);
     } else {
-      GroupedGemm grouped(stream, gemm, t);
+      // The cuBLAS grouped call (or its loop): the paths that compute each group's own product.
+      GroupedGemm grouped(stream, gemm, t, GroupedGemmPath::cublas_grouped, 0);
       grouped.run(s, t, a.ptr, b.ptr, c.ptr);
       result.grouped_path = grouped.path();
     }

@@ -38,12 +38,23 @@ struct GroupedGemm::Plan {
   }
 };
 
-GroupedGemm::GroupedGemm(cudaStream_t stream, LtGemm& lt, DType probe_dtype, bool force_loop)
-    : stream_(stream), lt_(lt) {
+GroupedGemm::GroupedGemm(cudaStream_t stream, LtGemm& lt, DType probe_dtype,
+                         GroupedGemmPath path, int sm_major)
+    : stream_(stream), lt_(lt), kind_(path), sm_major_(sm_major) {
   CUBLAS_CHECK(cublasCreate(&handle_));
   CUBLAS_CHECK(cublasSetStream(handle_, stream_));
-  if (force_loop) {
+  if (path == GroupedGemmPath::loop) {
     path_ = "a loop of cuBLASLt GEMMs, one per group (asked for)";
+    return;
+  }
+  if (path == GroupedGemmPath::torch) {
+    const bool kernel = sm_major == 9 || sm_major == 10;
+    path_ = kernel ? "as torch on sm " + std::to_string(sm_major) +
+                         ".x: its grouped kernel's tiles as one cuBLASLt GEMM (bf16; other "
+                         "dtypes a GEMM per group)"
+                   : "as torch on sm " + std::to_string(sm_major) +
+                         ".x: a loop of cuBLASLt GEMMs, one per group (torch has no grouped "
+                         "kernel there)";
     return;
   }
   // Probe: two 64 x 64 x 64 problems in the engine's dtype. cuBLAS documents which type
@@ -157,7 +168,18 @@ GroupedGemm::Plan& GroupedGemm::plan_for(const GemmShape& g, DType t, const void
   return *plans_.emplace(key, std::move(plan)).first->second;
 }
 
+std::optional<GemmShape> GroupedGemm::one_gemm(const GemmShape& g, DType t) const {
+  if (kind_ != GroupedGemmPath::torch || g.group_rows.empty()) return std::nullopt;
+  const std::optional<GroupedMmTile> tile = torch_grouped_mm_tile(g, t, sm_major_);
+  if (!tile) return std::nullopt;
+  return grouped_tiles_as_one_gemm(g, *tile);
+}
+
 void GroupedGemm::run(const GemmShape& g, DType t, const void* a, const void* b, void* c) {
+  if (const std::optional<GemmShape> one = one_gemm(g, t)) {
+    if (one->m > 0 && one->k > 0 && one->batch > 0) lt_.run(dims_of(*one), t, a, b, c);
+    return;
+  }
   if (!grouped_call_) {
     run_loop(g, t, a, b, c);
     return;

@@ -6,7 +6,7 @@
 
 namespace collreplay {
 
-std::unique_ptr<ComputeEngine> make_cublas_engine(int, bool) {
+std::unique_ptr<ComputeEngine> make_cublas_engine(int, GroupedGemmPath) {
   throw UsageError("this build has no GPU compute engine");
 }
 

@@ -1,8 +1,8 @@
 // Checks the cuBLASLt GEMM path (layout mapping included) against a host reference: runs the
 // engine's GEMM code on random operands and compares with an fp64 product. Used by the GPU
 // tests; it lives beside the engine because it drives the engine's own cuBLASLt code.
-// A grouped GEMM (GemmShape::group_rows) runs through the engine's grouped path
-// (cuda/grouped_gemm.hpp) and each group is checked against its own product.
+// A grouped GEMM (GemmShape::group_rows) runs through the engine's cuBLAS grouped call (or its
+// per-group loop; cuda/grouped_gemm.hpp) and each group is checked against its own product.
 // CUDA builds: cuda/gemm_selfcheck.cpp; elsewhere it throws UsageError.
 #pragma once
 #include <string>

@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "bench/compute/gemm/grouped_tiles.hpp"
 #include "bench/replay/headroom.hpp"
 #include "common/errors.hpp"
 
@@ -73,8 +74,10 @@ void add_replay_options(CLI::App& app, ReplayOptions& o) {
                  "sgemm peak on host)");
   app.add_option("--compute-threads", o.compute_threads, "host BLAS threads per rank (default 1)");
   app.add_option("--grouped-gemm", o.grouped_gemm,
-                 "GPU engine, --experts grouped: auto (one cublasGemmGroupedBatchedEx, a cuBLASLt "
-                 "GEMM per group where cuBLAS refuses it) | loop (a cuBLASLt GEMM per group)")
+                 "GPU engine, --experts grouped: auto (as torch._grouped_mm runs on this GPU: its "
+                 "grouped kernel's tiles as one cuBLASLt GEMM on sm 9.x/10.x in bf16, else a GEMM "
+                 "per group) | cublas-grouped (one cublasGemmGroupedBatchedEx) | loop (a cuBLASLt "
+                 "GEMM per group)")
       ->capture_default_str();
   app.add_flag("--preflight", o.preflight,
                "check GPU health, GEMM speed of every rank and "
@@ -119,8 +122,7 @@ RunSetup validate_replay_options(const ReplayOptions& o) {
   if (o.target_mfu < 0 || o.target_mfu > 1) throw UsageError("--target-mfu must be in (0, 1]");
   if (o.peak_tflops && !(*o.peak_tflops > 0)) throw UsageError("--peak-tflops must be > 0");
   if (o.compute_threads < 1) throw UsageError("--compute-threads must be >= 1");
-  if (o.grouped_gemm != "auto" && o.grouped_gemm != "loop")
-    throw UsageError("--grouped-gemm '" + o.grouped_gemm + "' is not auto or loop");
+  grouped_gemm_path(o.grouped_gemm);  // one line naming the choices when it is none of them
   if (o.graph_launches < 0) throw UsageError("-G must be >= 0 (graph launches; 0: off)");
   if (o.graph_launches > 0 && o.backend == "mpi")
     throw UsageError("-G needs the nccl backend (CUDA graphs)");

@@ -21,7 +21,7 @@ struct ReplayOptions {
   double target_mfu = 0;      // > 0: pick compute_scale so the compute-only step has this MFU
   std::optional<double> peak_tflops;  // per rank; default 989 on GPU, measured on host
   int compute_threads = 1;            // host BLAS threads
-  std::string grouped_gemm = "auto";  // auto: one cuBLAS grouped call; loop: a GEMM per group
+  std::string grouped_gemm = "auto";  // bench/compute/gemm/grouped_tiles.hpp (GroupedGemmPath)
   bool preflight = false;
   bool strict = false;           // preflight problems are errors (exit 6), not warnings
   double slow_threshold = 0.10;  // preflight: slower than the median GEMM by more than this

@@ -3,23 +3,16 @@ per list: whether the shard's many tensors (their tail chunks, tiny biases and n
 fused kernel time (issue 38: the 7B's fused step is 12.9 ms of GPU time where one tensor per list
 of the same bytes runs at 2.7 TB/s).
     python3 sweeps/gpu/multi_tensor/shard_list.py [CONFIG.json] [LAYERS]"""
-import json
 import sys
 
 import torch
 
+from shard_list_shapes import shard_numel, shard_shapes
 from torch_kernels import fused_adamw, timed_ms
 
-cfg = json.load(open(sys.argv[1] if len(sys.argv) > 1 else "workloads/catalog/qwen2.5-7b.json"))
-layers = int(sys.argv[2]) if len(sys.argv) > 2 else 4
-h, i, v = cfg["hidden_size"], cfg["intermediate_size"], cfg["vocab_size"]
-kv = cfg["num_key_value_heads"] * (h // cfg["num_attention_heads"])
-shapes = [(v, h)]
-for _ in range(layers):
-    shapes += [(h, h), (h,), (kv, h), (kv,), (kv, h), (kv,), (h, h), (i, h), (i, h), (h, i),
-               (h,), (h,)]
-shapes += [(h,), (v, h)]
-numel = sum(torch.Size(s).numel() for s in shapes)
+shapes = shard_shapes(sys.argv[1] if len(sys.argv) > 1 else "workloads/catalog/qwen2.5-7b.json",
+                      int(sys.argv[2]) if len(sys.argv) > 2 else 4)
+numel = shard_numel(shapes)
 
 
 def fused(lists):
