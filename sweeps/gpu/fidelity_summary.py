@@ -115,6 +115,15 @@ def spread_line(c, ref):
             f"{100 * (max(samples) - min(samples)) / med:.0f}% of the median)")
 
 
+def units_line(c, out):
+    """Each decoder layer's forward + backward compute on both sides (a figure, not judged): where
+    a row's fwd+bwd gap sits, in the layers or in the root (embedding, head, loss)."""
+    ref = {u["unit"]: u["compute_ms"] for u in records(f"{out}/reference_{c}.jsonl", "unit")}
+    rep = {u["unit"]: u["compute_ms"] for u in records(f"{out}/replay_{c}.jsonl", "unit")}
+    cells = [f"{u} {ref[u]:.1f} / {rep[u]:.1f}" for u in ref if u in rep]
+    return f"{c}: layer compute ms, reference / replay: " + ("; ".join(cells) or "none recorded")
+
+
 def world1(out, cases, v):
     print(f"| case | optimizer ref / replay | {PHASE_HEAD} | replay MFU / HFU |")
     print("|---" * 15 + "|")
@@ -137,6 +146,7 @@ def world1(out, cases, v):
                   f"{experts_of(rep)} in replay |" + " |" * 13)
             continue
         spreads.append(spread_line(c, ref))
+        spreads.append(units_line(c, out))
         steps.append(ratio(rep.get("overlapped_ms"), ref.get("overlapped_ms")))
         print(f"| {c} {ref['model']}{' experts ' + ref['experts'] if ref.get('experts') else ''} | "
               f"{ref.get('optimizer_impl', '?')} / {rep.get('optimizer')} | "

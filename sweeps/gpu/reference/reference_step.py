@@ -27,6 +27,12 @@ torch.profiler Chrome trace of one step (what `replay --trace` imports).
 torch.where per expert (each a host sync) and each expert's GEMMs apart; grouped, torchtitan's
 torch._grouped_mm over the stacked experts (grouped_experts.py), no host sync. Step records say
 which ran (`experts`).
+Optimizer state: before the warm-up, ceil(vocab / tokens) untimed steps feed every token id once
+(a random order of the vocabulary), so no embedding row's AdamW state is still exactly zero, as
+in a model past its first steps (the step replay stands for): torch's sqrt of a zero exp_avg_sq
+takes a slow path, and at the first steps 26% of the 7B's 4-layer shard is such rows (its fused
+AdamW 12.2 ms over the reference's tensors, 11.1 with those zeros gone:
+sweeps/gpu/multi_tensor/fused_in_step.py). --fresh-state leaves them out.
 Steps: --steps defaults to 5, and to 20 for a MoE model with looped experts: their per-expert
 syncs make the step vary run to run (Qwen3-30B-A3B, 128 experts: 389-802 ms fwd+bwd over runs of
 5), so the median needs more samples. Step records carry the median (fwd_bwd_ms, optimizer_ms,
@@ -73,6 +79,9 @@ def parse_args(argv):
     p.add_argument("--experts", default="looped", choices=["looped", "grouped"],
                    help="MoE experts: looped (transformers 4.x) or grouped (torch._grouped_mm)")
     p.add_argument("--warmup", type=int, default=2, help="untimed steps first")
+    p.add_argument("--fresh-state", action="store_true",
+                   help="time the first steps' optimizer state (embedding rows no token has hit "
+                        "keep a zero AdamW state) instead of feeding every token id first")
     p.add_argument("--peak-tflops", type=float, default=0, help="default: the GPU's bf16 peak")
     p.add_argument("--out", default="", help="JSON Lines file (written atomically by rank 0)")
     p.add_argument("--trace-dir", default="", help="write rank<R>.trace.json of one profiled step")
@@ -117,6 +126,21 @@ def model_layers(config, asked):
     if asked == 0 or asked < -1:
         raise ValueError("--layers must be -1 (all) or positive")
     return config.layers if asked < 0 else min(asked, config.layers)
+
+
+def feed_every_token(torch, model, opt, vocab, shape, labels):
+    """Untimed steps over a random order of the vocabulary, `shape` ids each (the last wraps
+    around): every embedding row has a gradient once, so its AdamW state is no longer zero."""
+    from step_timing import make_step
+
+    tokens = shape[0] * shape[1]
+    order = torch.randperm(vocab, device="cuda")
+    for start in range(0, vocab, tokens):
+        ids = order[start:start + tokens]
+        if ids.numel() < tokens:
+            ids = torch.cat([ids, order[:tokens - ids.numel()]])
+        make_step(model, opt, ids.view(shape), labels)()
+    torch.cuda.synchronize()
 
 
 def model_flops(config, layers, tokens, micro_batch, seq, activation_checkpointing):
@@ -212,6 +236,8 @@ def run(args):
     results = []
     for name in (IMPLEMENTATIONS if args.optimizer_sweep else (args.optimizer,)):
         opt = make_adamw(torch, groups, name)
+        if not args.fresh_state:
+            feed_every_token(torch, model, opt, config.vocab, ids.shape, labels)
         step = make_step(model, opt, ids, labels)
         steps, units, host = time_steps(torch, dist, step, timer, layers, args.warmup, args.steps)
         med = slowest_medians(torch, dist, [statistics.median(s[k] for s in steps) for k in range(3)])

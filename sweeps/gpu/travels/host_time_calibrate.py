@@ -61,8 +61,9 @@ def torch_facts():
 def reference(optimizer, layers, out_dir, steps, warmup):
     """The step record and the kernel_breakdown record of one reference run."""
     out = os.path.join(out_dir, f"reference_{optimizer}_{layers}.jsonl")
+    # --fresh-state: the launches are the same either way (the state's zeros cost GPU time only).
     cmd = [sys.executable, REFERENCE, *WORKLOAD, "--layers", str(layers), "--optimizer", optimizer,
-           "--steps", str(steps), "--warmup", str(warmup), "--out", out]
+           "--steps", str(steps), "--warmup", str(warmup), "--fresh-state", "--out", out]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or ["no output"]
