@@ -10,7 +10,9 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <map>
 
 #include "bench/compute/launch_order.hpp"
 #include "workloads/schedule.hpp"
@@ -22,6 +24,10 @@ struct KernelBuffers {
   void* dst = nullptr;
   std::uint64_t capacity_bytes = 0;  // of each, a multiple of 16
   int sm_count = 1;
+  // Per multi_tensor kernel, the dynamic shared memory that holds it to torch's residency,
+  // worked out (device queries, the kernel's attributes set) on its first launch on this
+  // engine's device and not again on the host path of every launch.
+  mutable std::map<const void*, std::size_t> residency_shared_bytes;
 };
 
 // Queues one launch of `k` (launches == 1; sync kinds are the caller's) on `stream`: `share`

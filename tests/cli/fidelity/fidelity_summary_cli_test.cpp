@@ -144,5 +144,23 @@ TEST_F(FidelitySummary, ExpertsRunDifferentlyFailAndSpreadIsPrinted) {
   EXPECT_NE(r.out.find("| 100.0 | 101.0 | 1.01 | pass |"), std::string::npos) << r.out;
 }
 
+// fidelity.sh ROUNDS: of several runs the median one (by fwd+bwd) is what the summary judges;
+// no run with a step record exits 1.
+TEST_F(FidelitySummary, TheMedianRoundIsTheOneJudged) {
+  const std::string script =
+      (bin_dir().parent_path().parent_path() / "sweeps/gpu/median_round.py").string();
+  write("reference", "q05.r1", {42.0, 3.5, 45.5});
+  write("reference", "q05.r2", {33.0, 3.4, 36.5});
+  write("reference", "q05.r3", {39.0, 3.6, 42.6});
+  const Outcome picked = run("python3 " + script + " " + dir_.string() + " reference_q05 3");
+  EXPECT_EQ(picked.exit_code, 0) << picked.err;
+  EXPECT_NE(picked.out.find("judged: the median run (39.0)"), std::string::npos) << picked.out;
+  const json chosen = json::parse(slurp(dir_ / "reference_q05.jsonl"));
+  EXPECT_DOUBLE_EQ(chosen["fwd_bwd_ms"].get<double>(), 39.0);
+  const Outcome none = run("python3 " + script + " " + dir_.string() + " replay_q05 3");
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("no step record"), std::string::npos) << none.err;
+}
+
 }  // namespace
 }  // namespace collreplay::cli_test

@@ -1,0 +1,38 @@
+"""The median run of several (fidelity.sh ROUNDS): of OUT/NAME.r1.jsonl .. rN.jsonl, the one whose
+step record has the median fwd+bwd is copied to OUT/NAME.jsonl, and each run's figures are printed,
+so a host-bound row (whose reference moves by more than the band between back-to-back runs on a
+VM's host) is judged on the middle of its runs rather than on one.
+    python3 sweeps/gpu/median_round.py OUT NAME ROUNDS
+Exit 1 when no run wrote a step record."""
+import shutil
+import sys
+
+from step_record import step
+
+
+def main(argv):
+    if len(argv) != 3 or not argv[2].isdigit() or int(argv[2]) < 1:
+        print("usage: median_round.py OUT NAME ROUNDS", file=sys.stderr)
+        return 2
+    out, name, rounds = argv[0], argv[1], int(argv[2])
+    runs = []
+    for r in range(1, rounds + 1):
+        path = f"{out}/{name}.r{r}.jsonl"
+        record = step(path)
+        if record and record.get("fwd_bwd_ms") is not None:
+            runs.append((record["fwd_bwd_ms"], path, record))
+    if not runs:
+        print(f"median_round.py: no step record in {out}/{name}.r*.jsonl", file=sys.stderr)
+        return 1
+    runs.sort(key=lambda run: run[0])
+    chosen = runs[(len(runs) - 1) // 2]
+    shutil.copyfile(chosen[1], f"{out}/{name}.jsonl")
+    figures = "; ".join(f"{r[0]:.1f} / {r[2].get('optimizer_ms') or 0:.1f} / "
+                        f"{r[2].get('overlapped_ms') or 0:.1f}" for r in runs)
+    print(f"{name}: {len(runs)} of {rounds} runs, fwd+bwd / optimizer / step ms: {figures}; "
+          f"judged: the median run ({chosen[0]:.1f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
