@@ -28,8 +28,9 @@ torch.where per expert (each a host sync) and each expert's GEMMs apart; grouped
 torch._grouped_mm over the stacked experts (grouped_experts.py), no host sync. Step records say
 which ran (`experts`).
 Optimizer state: before the warm-up, ceil(vocab / tokens) untimed steps feed every token id once
-(a random order of the vocabulary), so no embedding row's AdamW state is still exactly zero, as
-in a model past its first steps (the step replay stands for): torch's sqrt of a zero exp_avg_sq
+(a random order of the vocabulary, at a learning rate of 0: the weights and so a MoE's routing
+stay as built), so no embedding row's AdamW state is still exactly zero, as in a model past its
+first steps (the step replay stands for): torch's sqrt of a zero exp_avg_sq
 takes a slow path, and at the first steps 26% of the 7B's 4-layer shard is such rows (its fused
 AdamW 12.2 ms over the reference's tensors, 11.1 with those zeros gone:
 sweeps/gpu/multi_tensor/fused_in_step.py). --fresh-state leaves them out.
@@ -130,9 +131,14 @@ def model_layers(config, asked):
 
 def feed_every_token(torch, model, opt, vocab, shape, labels):
     """Untimed steps over a random order of the vocabulary, `shape` ids each (the last wraps
-    around): every embedding row has a gradient once, so its AdamW state is no longer zero."""
+    around): every embedding row has a gradient once, so its AdamW state is no longer zero. At a
+    learning rate of 0: the state moves, the weights do not (40 steps of random tokens without a
+    load-balancing loss would skew a MoE router, and the timed steps route as before)."""
     from step_timing import make_step
 
+    lrs = [g["lr"] for g in opt.param_groups]
+    for g in opt.param_groups:
+        g["lr"] = 0.0
     tokens = shape[0] * shape[1]
     order = torch.randperm(vocab, device="cuda")
     for start in range(0, vocab, tokens):
@@ -141,6 +147,8 @@ def feed_every_token(torch, model, opt, vocab, shape, labels):
             ids = torch.cat([ids, order[:tokens - ids.numel()]])
         make_step(model, opt, ids.view(shape), labels)()
     torch.cuda.synchronize()
+    for g, lr in zip(opt.param_groups, lrs):
+        g["lr"] = lr
 
 
 def model_flops(config, layers, tokens, micro_batch, seq, activation_checkpointing):
