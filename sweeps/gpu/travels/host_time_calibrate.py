@@ -7,13 +7,15 @@ machine's host (workloads/plan/step/host_time.hpp).
 Runs the real-training reference (sweeps/gpu/reference/reference_step.py, one rank, FSDP2,
 activation checkpointing) on short host-bound steps, Qwen2.5-0.5B, micro-batch 1 x seq 512 (the
 GPU finishes each kernel before the host launches the next, so the host timers read the host's
-own cost): AdamW as a for-loop at 1 and at 3 layers, and as foreach at 3 layers. Per phase, the
+own cost): AdamW as a for-loop and as foreach, each at 1 and at 3 layers. Per phase, the
 host's time (median over the timed steps; perf_counter without syncs) against the kernels the
 phase launched (counted in one profiled step): forward and backward (with the recompute) each as
 a cost per pass plus a cost per launch, the line through the two depths (a pass's fixed cost,
 FSDP2's root hooks and the loss, would otherwise be spread over its launches and overcharge a
 deeper model's: 61 us a forward launch at 2 layers where the same host spent 45 at 4); the
-optimizer loop and one multi-tensor launch per launch, at 3 layers. Writes one JSON object
+foreach optimizer step the same way (a cost per step, torch.optim's grouping and DTensor's
+dispatch of each foreach op, plus a cost per launch); the optimizer loop per launch, at 3
+layers. Writes one JSON object
 (host, CPU model, torch version, GPU, the figures in us, and the launches and host times they
 come from), which workloads/plan/step/host_time_file.hpp reads. Needs torch and a GPU; without
 them it says so on one line and exits 2."""
@@ -104,9 +106,12 @@ def calibrate(steps, warmup):
     with tempfile.TemporaryDirectory() as tmp:
         shallow = reference("loop", DEPTHS[0], tmp, steps, warmup)
         loop_step, loop_launches = deep = reference("loop", DEPTHS[1], tmp, steps, warmup)
-        multi_step, multi_launches = reference("foreach", DEPTHS[1], tmp, steps, warmup)
+        multi_shallow = reference("foreach", DEPTHS[0], tmp, steps, warmup)
+        multi_step, multi_launches = multi_deep = reference("foreach", DEPTHS[1], tmp, steps,
+                                                            warmup)
     forward_pass_us, forward_us = pass_line(shallow, deep, "forward")
     backward_pass_us, backward_us = pass_line(shallow, deep, "backward")
+    multi_step_us, multi_us = pass_line(multi_shallow, multi_deep, "optimizer")
     return {
         "record": "host_time_calibration", "host": socket.gethostname(), "cpu": cpu_model(),
         "torch": version, "gpu": gpu, "python": platform.python_version(),
@@ -116,10 +121,10 @@ def calibrate(steps, warmup):
         "forward_fixed_us": forward_pass_us, "backward_fixed_us": backward_pass_us,
         "optimizer_loop_us": per_launch_us(loop_step["host_optimizer_ms"], loop_launches,
                                            "optimizer"),
-        "optimizer_multi_us": per_launch_us(multi_step["host_optimizer_ms"], multi_launches,
-                                            "optimizer"),
+        "optimizer_multi_us": multi_us, "optimizer_multi_fixed_us": multi_step_us,
         "launches": {"loop": loop_launches, "foreach": multi_launches,
-                     f"loop_{DEPTHS[0]}_layers": shallow[1]},
+                     f"loop_{DEPTHS[0]}_layers": shallow[1],
+                     f"foreach_{DEPTHS[0]}_layers": multi_shallow[1]},
         "host_ms": {k: {"forward": s["host_forward_ms"], "backward": s["host_backward_ms"],
                         "optimizer": s["host_optimizer_ms"]}
                     for k, s in (("loop", loop_step), ("foreach", multi_step))},
@@ -155,7 +160,8 @@ def main(argv):
           f"{cal['gpu']}): forward {cal['forward_us']:.1f}, backward {cal['backward_us']:.1f}, "
           f"optimizer loop {cal['optimizer_loop_us']:.1f}, multi-tensor "
           f"{cal['optimizer_multi_us']:.1f} us a launch, forward {cal['forward_fixed_us']:.0f} "
-          f"and backward {cal['backward_fixed_us']:.0f} us a pass (defaults 65, 50, 82, 10 a "
+          f"and backward {cal['backward_fixed_us']:.0f} us a pass, foreach optimizer "
+          f"{cal['optimizer_multi_fixed_us']:.0f} us a step (defaults 65, 50, 82, 10 a "
           f"launch) -> {a.out}")
     return 0
 

@@ -1,6 +1,7 @@
 // A calibration's cost per pass (host_time_calibrate.py fits it beside the cost per launch from
 // two model depths): read from the file, 0 in older files, and paid once per forward and once
-// per backward pass of each micro-batch, on the pass's first compute op.
+// per backward pass of each micro-batch, on the pass's first compute op; the foreach
+// optimizer's cost per step, once on its step.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -64,6 +65,34 @@ TEST(HostTimePass, EachPassPaysItsCostOnceOnItsFirstComputeOp) {
       EXPECT_GE(op.compute().host_us, 4500);
       break;
     }
+  std::filesystem::remove(with);
+  std::filesystem::remove(without);
+}
+
+// The foreach optimizer's cost per step: read when the file has it (0 in older files), paid once
+// on the optimizer step of foreach AdamW only (the fused step's host time is its launches').
+TEST(HostTimePass, TheForeachOptimizerPaysItsStepCostOnce) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::filesystem::path with = dir / "collreplay_opt_with.json";
+  const std::filesystem::path without = dir / "collreplay_opt_without.json";
+  std::string text = calibration(true);
+  text.insert(text.rfind('}'), R"(, "optimizer_multi_fixed_us": 900)");
+  std::ofstream(with) << text;
+  std::ofstream(without) << calibration(true);
+  EXPECT_DOUBLE_EQ(parse_host_time_calibration(text, "cal.json").per_launch.optimizer_multi_fixed_us,
+                   900);
+  WorkloadRequest q = test::request("qwen2.5-0.5b", 1, "fsdp2");
+  q.gpus_per_node = 1;
+  q.layers = 2;
+  for (const char* optimizer : {"adamw-foreach", "adamw-fused"}) {
+    q.optimizer = optimizer;
+    q.host_time = with.string();
+    const double paying = host_us_of(build_schedule(q), Phase::optimizer);
+    q.host_time = without.string();
+    const double launches_only = host_us_of(build_schedule(q), Phase::optimizer);
+    EXPECT_NEAR(paying - launches_only, std::string(optimizer) == "adamw-foreach" ? 900 : 0, 1e-6)
+        << optimizer;
+  }
   std::filesystem::remove(with);
   std::filesystem::remove(without);
 }

@@ -20,6 +20,10 @@ struct HostTimePerLaunch {
   // pass's first compute op.
   double forward_fixed_us = 0;
   double backward_fixed_us = 0;
+  // What a foreach optimizer step costs the host once, whatever its launches (torch.optim
+  // grouping its tensors by device and dtype, DTensor's dispatch of each of its ~10 foreach
+  // ops, zero_grad): fitted the same way, from the foreach step at two depths.
+  double optimizer_multi_fixed_us = 0;
 };
 
 // --host-time eager (the default) and none (a host that never holds the GPU back: CUDA graphs,

@@ -56,12 +56,16 @@ HostTimeSetting parse_host_time_calibration(const std::string& text, const std::
     s.per_launch.forward_fixed_us = figure(doc, "forward_fixed_us", in_file);
     s.per_launch.backward_fixed_us = figure(doc, "backward_fixed_us", in_file);
   }
-  char figures[240];
+  if (doc.contains("optimizer_multi_fixed_us"))
+    s.per_launch.optimizer_multi_fixed_us = figure(doc, "optimizer_multi_fixed_us", in_file);
+  char figures[320];
   std::snprintf(figures, sizeof figures, "forward %.1f, backward %.1f, optimizer loop %.1f, "
-                "multi-tensor %.1f us per launch; forward %.0f, backward %.0f us per pass",
+                "multi-tensor %.1f us per launch; forward %.0f, backward %.0f us per pass, "
+                "multi-tensor optimizer %.0f us per step",
                 s.per_launch.forward_us, s.per_launch.backward_us,
                 s.per_launch.optimizer_loop_us, s.per_launch.optimizer_multi_us,
-                s.per_launch.forward_fixed_us, s.per_launch.backward_fixed_us);
+                s.per_launch.forward_fixed_us, s.per_launch.backward_fixed_us,
+                s.per_launch.optimizer_multi_fixed_us);
   s.source = std::string(figures) + ", calibrated on host " + text_of(doc, "host") + " (CPU " +
              text_of(doc, "cpu") + ", torch " + text_of(doc, "torch") + ", GPU " +
              text_of(doc, "gpu") + "; " + path + ")";
