@@ -17,8 +17,8 @@
 #       adamw-fused|adamw-loop) on q05 q7 q72 mix (default: all)
 # GROUPED_GEMM=loop|cublas-grouped gives replay that --grouped-gemm (default auto: as torch runs).
 # ROUNDS=N (world1) runs each case's reference and replay N times, alternating, and judges each
-# side's median run (sweeps/gpu/median_round.py); q05, host-bound, defaults to 3: its reference
-# moves by more than the band between back-to-back runs on a VM's host (33.0 and 42.0 ms).
+# side's median run (sweeps/gpu/travels/median_round.py); q05, host-bound, defaults to 3: its
+# reference moves by more than the band between back-to-back runs on a VM's host (33.0, 42.0 ms).
 # HOST_TIME=calibrate (or a calibration file) gives replay --host-time that, instead of its eager
 # defaults (write the calibration first: python3 sweeps/gpu/travels/host_time_calibrate.py).
 # MULTI_GPU=1 runs the multi cases with a GPU per rank (torchrun without --same-gpu; replay with
@@ -110,10 +110,11 @@ case $mode in
       [ -z "${ROUNDS:-}" ] && [ "$c" = q05 ] && rounds=3
       for ((r = 1; r <= rounds; r++)); do
         reference "$c.r$r" 1 "${w[@]}" --steps $steps --warmup 3
-        replay "$c.r$r" 1 "${w[@]}" "${extra[@]}" --plan fsdp2 --world 1 --gpus-per-node 1 --steps 10
+        replay "$c.r$r" 1 "${w[@]}" "${extra[@]}" --plan fsdp2 --world 1 --gpus-per-node 1 \
+          --steps 10
       done
       for side in reference replay; do
-        python3 sweeps/gpu/median_round.py "$out" "${side}_$c" "$rounds" || status=1
+        python3 sweeps/gpu/travels/median_round.py "$out" "${side}_$c" "$rounds" || status=1
       done
     done ;;
   optimizers)

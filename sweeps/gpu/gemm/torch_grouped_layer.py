@@ -19,7 +19,8 @@ from grouped_experts import GroupedExperts  # noqa: E402
 
 
 def main():
-    cfg = json.load(open(sys.argv[1] if len(sys.argv) > 1 else "workloads/catalog/mixtral-8x7b.json"))
+    path = sys.argv[1] if len(sys.argv) > 1 else "workloads/catalog/mixtral-8x7b.json"
+    cfg = json.load(open(path))
     tokens = int(sys.argv[2]) if len(sys.argv) > 2 else 4096
     experts = cfg.get("num_local_experts", cfg.get("num_experts"))
     k = cfg["num_experts_per_tok"]

@@ -148,7 +148,7 @@ TEST_F(FidelitySummary, ExpertsRunDifferentlyFailAndSpreadIsPrinted) {
 // no run with a step record exits 1.
 TEST_F(FidelitySummary, TheMedianRoundIsTheOneJudged) {
   const std::string script =
-      (bin_dir().parent_path().parent_path() / "sweeps/gpu/median_round.py").string();
+      (bin_dir().parent_path().parent_path() / "sweeps/gpu/travels/median_round.py").string();
   write("reference", "q05.r1", {42.0, 3.5, 45.5});
   write("reference", "q05.r2", {33.0, 3.4, 36.5});
   write("reference", "q05.r3", {39.0, 3.6, 42.6});

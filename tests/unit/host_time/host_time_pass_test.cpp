@@ -79,8 +79,8 @@ TEST(HostTimePass, TheForeachOptimizerPaysItsStepCostOnce) {
   text.insert(text.rfind('}'), R"(, "optimizer_multi_fixed_us": 900)");
   std::ofstream(with) << text;
   std::ofstream(without) << calibration(true);
-  EXPECT_DOUBLE_EQ(parse_host_time_calibration(text, "cal.json").per_launch.optimizer_multi_fixed_us,
-                   900);
+  EXPECT_DOUBLE_EQ(
+      parse_host_time_calibration(text, "cal.json").per_launch.optimizer_multi_fixed_us, 900);
   WorkloadRequest q = test::request("qwen2.5-0.5b", 1, "fsdp2");
   q.gpus_per_node = 1;
   q.layers = 2;

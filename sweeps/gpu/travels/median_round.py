@@ -2,12 +2,14 @@
 step record has the median fwd+bwd is copied to OUT/NAME.jsonl, and each run's figures are printed,
 so a host-bound row (whose reference moves by more than the band between back-to-back runs on a
 VM's host) is judged on the middle of its runs rather than on one.
-    python3 sweeps/gpu/median_round.py OUT NAME ROUNDS
+    python3 sweeps/gpu/travels/median_round.py OUT NAME ROUNDS
 Exit 1 when no run wrote a step record."""
+import os
 import shutil
 import sys
 
-from step_record import step
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from step_record import step  # noqa: E402
 
 
 def main(argv):
