@@ -18,9 +18,10 @@ def main(argv):
         print(f"top_ops.py: no kernel_breakdown record in {argv[0]}", file=sys.stderr)
         return 1
     b = breakdowns[-1]
+    kinds = sorted(b["by_kind_ms"].items(), key=lambda kv: -kv[1])
     print(f"{argv[0]}: GPU busy {b['gpu_busy_ms']:.1f} ms of a profiled "
-          f"{b['profiled_wall_ms']:.1f} ms step; by kind: " + ", ".join(f"{k} {v:.1f}" for k, v in
-                                          sorted(b["by_kind_ms"].items(), key=lambda kv: -kv[1])))
+          f"{b['profiled_wall_ms']:.1f} ms step; by kind: "
+          + ", ".join(f"{k} {v:.1f}" for k, v in kinds))
     for op in b["ops"][:top]:
         print(f"  {op['self_device_ms']:8.2f} ms  x{op['count']:<5} {op['kind']:11s} {op['op']}")
     return 0
