@@ -50,8 +50,8 @@ GroupedGemm::GroupedGemm(cudaStream_t stream, LtGemm& lt, DType probe_dtype,
   if (path == GroupedGemmPath::torch) {
     const bool kernel = sm_major == 9 || sm_major == 10;
     path_ = kernel ? "as torch on sm " + std::to_string(sm_major) +
-                         ".x: its grouped kernel's tiles as one cuBLASLt GEMM (bf16; other "
-                         "dtypes a GEMM per group)"
+                         ".x: its grouped kernel's tiles as one batched cuBLASLt GEMM over the "
+                         "experts' weights (bf16; other dtypes a GEMM per group)"
                    : "as torch on sm " + std::to_string(sm_major) +
                          ".x: a loop of cuBLASLt GEMMs, one per group (torch has no grouped "
                          "kernel there)";

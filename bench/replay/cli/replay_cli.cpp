@@ -75,9 +75,9 @@ void add_replay_options(CLI::App& app, ReplayOptions& o) {
   app.add_option("--compute-threads", o.compute_threads, "host BLAS threads per rank (default 1)");
   app.add_option("--grouped-gemm", o.grouped_gemm,
                  "GPU engine, --experts grouped: auto (as torch._grouped_mm runs on this GPU: its "
-                 "grouped kernel's tiles as one cuBLASLt GEMM on sm 9.x/10.x in bf16, else a GEMM "
-                 "per group) | cublas-grouped (one cublasGemmGroupedBatchedEx) | loop (a cuBLASLt "
-                 "GEMM per group)")
+                 "grouped kernel's tiles as one batched cuBLASLt GEMM on sm 9.x/10.x in bf16, "
+                 "else a GEMM per group) | cublas-grouped (one cublasGemmGroupedBatchedEx) | "
+                 "loop (a cuBLASLt GEMM per group)")
       ->capture_default_str();
   app.add_flag("--preflight", o.preflight,
                "check GPU health, GEMM speed of every rank and "
