@@ -30,10 +30,10 @@ which ran (`experts`).
 Optimizer state: before the warm-up, ceil(vocab / tokens) untimed steps feed every token id once
 (a random order of the vocabulary, at a learning rate of 0: the weights and so a MoE's routing
 stay as built), so no embedding row's AdamW state is still exactly zero, as in a model past its
-first steps (the step replay stands for): torch's sqrt of a zero exp_avg_sq
-takes a slow path, and at the first steps 26% of the 7B's 4-layer shard is such rows (its fused
-AdamW 12.2 ms over the reference's tensors, 11.1 with those zeros gone:
-sweeps/gpu/multi_tensor/fused_in_step.py). --fresh-state leaves them out.
+first steps (the step replay stands for): zeros in exp_avg_sq cost torch's AdamW kernels time,
+and at the first steps 26% of the 7B's 4-layer shard is such rows (its fused AdamW 12.2 ms over
+the reference's tensors, 11.1 with those zeros gone: sweeps/gpu/multi_tensor/fused_in_step.py).
+--fresh-state leaves them out.
 Steps: --steps defaults to 5, and to 20 for a MoE model with looped experts: their per-expert
 syncs make the step vary run to run (Qwen3-30B-A3B, 128 experts: 389-802 ms fwd+bwd over runs of
 5), so the median needs more samples. Step records carry the median (fwd_bwd_ms, optimizer_ms,
