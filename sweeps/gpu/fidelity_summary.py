@@ -117,7 +117,10 @@ def spread_line(c, ref):
 
 def units_line(c, out):
     """Each decoder layer's forward + backward compute on both sides (a figure, not judged): where
-    a row's fwd+bwd gap sits, in the layers or in the root (embedding, head, loss)."""
+    a row's fwd+bwd gap sits, in the layers or in the root (embedding, head, loss). Not quite like
+    for like: the reference's layer events start after FSDP2's pre-forward and pre-backward hooks
+    (registered first, they run first), so its all-gather copy-out falls outside them, where
+    replay counts its copy kernels in the unit."""
     ref = {u["unit"]: u["compute_ms"] for u in records(f"{out}/reference_{c}.jsonl", "unit")}
     rep = {u["unit"]: u["compute_ms"] for u in records(f"{out}/replay_{c}.jsonl", "unit")}
     cells = [f"{u} {ref[u]:.1f} / {rep[u]:.1f}" for u in ref if u in rep]
