@@ -1,9 +1,9 @@
 // A grouped GEMM (GemmShape::group_rows, torch._grouped_mm over stacked experts) on the
 // engine's stream, by one of three paths (gemm/grouped_tiles.hpp): torch's (the tiles of its
 // grouped kernel as one batched cuBLASLt GEMM where it has that kernel, else a GEMM per group,
-// as its fallback loops), one cublasGemmGroupedBatchedEx call with a problem per non-empty group (or the
-// loop where this cuBLAS answers a probe for the dtype with CUBLAS_STATUS_NOT_SUPPORTED), or
-// each group as its own cuBLASLt GEMM, one after another. Operands are packed one group after
+// as its fallback loops), one cublasGemmGroupedBatchedEx call with a problem per non-empty
+// group (or the loop where this cuBLAS answers a probe for the dtype with
+// CUBLAS_STATUS_NOT_SUPPORTED), or each group as its own cuBLASLt GEMM, one after another. Operands are packed one group after
 // another in the engine's buffers as torch packs the sorted rows. path() says which.
 #pragma once
 #include <cublas_v2.h>

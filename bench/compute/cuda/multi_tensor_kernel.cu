@@ -313,13 +313,12 @@ void launch_lists(const KernelSlice& k, SliceShare share, const KernelBuffers& b
   const ListRegions<T> regions = list_regions<T>(k, b, lists);
   const std::uint64_t end = std::min(elements, range.last * kChunkElements);
   auto* kernel = kernel_for<T>(static_cast<int>(lists.reads), static_cast<int>(lists.writes));
-  const auto cached = b.residency_shared_bytes.find(reinterpret_cast<const void*>(kernel));
-  const std::size_t shared_bytes =
-      cached != b.residency_shared_bytes.end()
-          ? cached->second
-          : b.residency_shared_bytes[reinterpret_cast<const void*>(kernel)] =
-                torch_residency_shared_bytes(
-                    kernel, lists.writes > 1 ? kTorchFusedRegisters : kTorchForeachRegisters);
+  auto [residency, first_launch] =
+      b.residency_shared_bytes.try_emplace(reinterpret_cast<const void*>(kernel), 0);
+  if (first_launch)
+    residency->second = torch_residency_shared_bytes(
+        kernel, lists.writes > 1 ? kTorchFusedRegisters : kTorchForeachRegisters);
+  const std::size_t shared_bytes = residency->second;
   for (std::uint64_t first = range.first; first < range.last; first += kMaxBlocksPerLaunch) {
     const auto blocks =
         static_cast<unsigned>(std::min(range.last - first, kMaxBlocksPerLaunch));

@@ -19,11 +19,11 @@
 namespace collreplay {
 
 // How the GPU engine runs a grouped GEMM (replay --grouped-gemm): as torch runs _grouped_mm on
-// that GPU (`auto`: the tiles of its grouped kernel as one cuBLASLt GEMM, or its loop where it
-// has no grouped kernel), as one cublasGemmGroupedBatchedEx (`cublas-grouped`), or as a
-// cuBLASLt GEMM per group (`loop`). Only the last two compute each group's own product; `auto`
-// runs the same tiles over one expert's weight (replay's operands are reused buffers: time is
-// what it stands for, not values).
+// that GPU (`auto`: the tiles of its grouped kernel as one batched cuBLASLt GEMM, or its loop
+// where it has no grouped kernel), as one cublasGemmGroupedBatchedEx (`cublas-grouped`), or as
+// a cuBLASLt GEMM per group (`loop`). Only the last two compute each group's own product: `auto`
+// gives every group the mean rows (replay's operands are reused buffers: time is what it stands
+// for, not values).
 enum class GroupedGemmPath { torch, cublas_grouped, loop };
 // --grouped-gemm's word for a path, and back (UsageError naming the choices).
 GroupedGemmPath grouped_gemm_path(const std::string& word);

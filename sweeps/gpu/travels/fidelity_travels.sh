@@ -34,7 +34,8 @@ stage "fidelity, world 1, replay --host-time calibrate: q05 q7 q72 mix"
 HOST_TIME=calibrate REFERENCE_TIMEOUT_S=120 REPLAY_TIMEOUT_S=90 \
   timeout 280 sweeps/gpu/fidelity.sh "$out/fidelity" q05 q7 q72 mix >"$out/fidelity.log" 2>&1 ||
   status=1
-tail -12 "$out/fidelity.log" | tee -a "$out/summary.txt"
+# The table, its verdict, and each row's spread and per-layer lines.
+tail -24 "$out/fidelity.log" | tee -a "$out/summary.txt"
 
 stage "multi_tensor kernels beside torch's, 64M and 545M elements"
 timeout 80 sweeps/gpu/multi_tensor/bandwidth.sh "$out/multi_tensor" >"$out/multi_tensor.log" 2>&1 ||
