@@ -51,7 +51,20 @@ std::vector<Launch> launch_order(const ComputeOp& op, double scale) {
   add_kernels_at(op.gemms.size(), next);
   if (!launches.empty() && op.host_us > 0) {
     const double each = op.host_us / static_cast<double>(launches.size());
-    for (Launch& l : launches) l.host_us = each;
+    // A multi-tensor slice is one foreach call: its host time (dispatch over the tensor lists)
+    // comes before its first launch, and multi_tensor_apply's launches then follow back to
+    // back, so the call's last chunks run on the GPU after the host is done with it.
+    std::size_t first = 0;
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      Launch& l = launches[i];
+      const bool burst = !l.is_gemm && l.kernel.kind == KernelKind::multi_tensor;
+      if (!burst || l.share.index == 0) {
+        first = i;
+        l.host_us = each;
+      } else {
+        launches[first].host_us += each;
+      }
+    }
   }
   return launches;
 }

@@ -25,7 +25,9 @@ struct Launch {
   // L2 would hold: a 64M-element foreach mul_ in four launches of 32 MB ran at 0.58 of torch's
   // time on an H200).
   SliceShare share;
-  double host_us = 0;  // host time spent before this launch
+  // Host time spent before this launch: the op's host time over its launches, a foreach
+  // call's (a multi-tensor slice's) all before its first launch.
+  double host_us = 0;
 };
 
 // `scale` (>= 0) stretches every GEMM as stretch_gemms does and every kernel's bytes, elements

@@ -21,6 +21,10 @@
 # reference moves by more than the band between back-to-back runs on a VM's host (33.0, 42.0 ms).
 # HOST_TIME=calibrate (or a calibration file) gives replay --host-time that, instead of its eager
 # defaults (write the calibration first: python3 sweeps/gpu/travels/host_time_calibrate.py).
+# PIN_CPUS=LIST holds both sides to those CPUs (taskset -c LIST around torchrun and mpirun; replay
+# --bind-to none inherits it), as the calibration's references were (host_time_calibrate.py
+# --cpus): on a VM an unpinned torch process's host was measured 1.5x slower in some processes
+# than in others (the 0.5B's host forward 15-17 ms against 10-12 held to a core; bench/RESULTS.md).
 # MULTI_GPU=1 runs the multi cases with a GPU per rank (torchrun without --same-gpu; replay with
 # its ranks on their own GPUs, NVLink) on a machine with as many GPUs as ranks.
 # Needs a GPU, python3 with torch (torchrun) and `make` having built build/bin/replay. Each step
@@ -40,6 +44,12 @@ export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 if [ $mode = multi ] && [ "${MULTI_GPU:-0}" != 1 ]; then
   first_gpu=${CUDA_VISIBLE_DEVICES:-0}
   export CUDA_VISIBLE_DEVICES=${first_gpu%%,*}
+fi
+pin=()
+if [ -n "${PIN_CPUS:-}" ]; then
+  taskset -c "$PIN_CPUS" true 2>/dev/null ||
+    { echo "fidelity.sh: PIN_CPUS='$PIN_CPUS' is not a CPU list this host can run on" >&2; exit 2; }
+  pin=(taskset -c "$PIN_CPUS")
 fi
 status=0
 
@@ -76,7 +86,7 @@ multi_case() {
 reference() {
   local name=$1 ranks=$2
   shift 2
-  timeout "${REFERENCE_TIMEOUT_S:-240}" torchrun --nproc-per-node "$ranks" \
+  timeout "${REFERENCE_TIMEOUT_S:-240}" "${pin[@]}" torchrun --nproc-per-node "$ranks" \
     sweeps/gpu/reference/reference_step.py "$@" --out "$out/reference_$name.jsonl" \
     >"$out/reference_$name.log" 2>&1 ||
     { echo "reference $name failed:"; tail -8 "$out/reference_$name.log"; status=1; }
@@ -89,7 +99,7 @@ replay() {
   local host_time=()
   [ -n "${HOST_TIME:-}" ] && host_time=(--host-time "$HOST_TIME")
   [ -n "${GROUPED_GEMM:-}" ] && host_time+=(--grouped-gemm "$GROUPED_GEMM")
-  timeout "${REPLAY_TIMEOUT_S:-180}" mpirun --allow-run-as-root -np "$ranks" --bind-to none \
+  timeout "${REPLAY_TIMEOUT_S:-180}" "${pin[@]}" mpirun --allow-run-as-root -np "$ranks" --bind-to none \
     -x NCCL_NVLS_ENABLE build/bin/replay "$@" "${host_time[@]}" --out "$out/replay_$name.jsonl" \
     >"$out/replay_$name.log" 2>&1 ||
     { echo "replay $name failed:"; tail -8 "$out/replay_$name.log"; status=1; }

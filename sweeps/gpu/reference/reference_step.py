@@ -254,6 +254,7 @@ def run(args):
                         "step_ms": med[0], "fwd_bwd_ms": med[1], "optimizer_ms": med[2],
                         "step_min_ms": fastest[0], "fwd_bwd_min_ms": fastest[1],
                         "optimizer_min_ms": fastest[2],
+                        "tensors": sum(len(g["params"]) for g in opt.param_groups),
                         "steps": steps, "units": units, "host": host})
         if args.optimizer_sweep:
             del opt, step
@@ -322,7 +323,8 @@ def emit(args, config, shared, results, kernels, torch):
                       model_flops_per_step=mflops, flops_per_step=hflops, peak_tflops=peak,
                       host_forward_ms=statistics.median(h[0] for h in r["host"]),
                       host_backward_ms=statistics.median(h[1] for h in r["host"]),
-                      host_optimizer_ms=statistics.median(h[2] for h in r["host"]), run=run)
+                      host_optimizer_ms=statistics.median(h[2] for h in r["host"]),
+                      optimizer_tensors=r["tensors"], run=run)
         if "compute_only_fwd_bwd_ms" in r:
             compute_ms = r["compute_only_fwd_bwd_ms"] + optimizer_ms
             record.update(compute_only_fwd_bwd_ms=r["compute_only_fwd_bwd_ms"],

@@ -2,7 +2,7 @@
 `--host-time FILE`) paces a catalog model's launches by, instead of the defaults read on one H100
 machine's host (workloads/plan/step/host_time.hpp).
 
-  python3 sweeps/gpu/travels/host_time_calibrate.py [--out build/gen/host_time.json]
+  python3 sweeps/gpu/travels/host_time_calibrate.py [--out build/gen/host_time.json] [--cpus 2-5]
 
 Runs the real-training reference (sweeps/gpu/reference/reference_step.py, one rank, FSDP2,
 activation checkpointing) on short host-bound steps, Qwen2.5-0.5B, micro-batch 1 x seq 512 (the
@@ -13,17 +13,25 @@ phase launched (counted in one profiled step): forward and backward (with the re
 a cost per pass plus a cost per launch, the line through the two depths (a pass's fixed cost,
 FSDP2's root hooks and the loss, would otherwise be spread over its launches and overcharge a
 deeper model's: 61 us a forward launch at 2 layers where the same host spent 45 at 4); the
-foreach optimizer step the same way (a cost per step, torch.optim's grouping and DTensor's
-dispatch of each foreach op, plus a cost per launch); the optimizer loop per launch, at 3
-layers. Writes one JSON object
-(host, CPU model, torch version, GPU, the figures in us, and the launches and host times they
-come from), which workloads/plan/step/host_time_file.hpp reads. Needs torch and a GPU; without
-them it says so on one line and exits 2."""
+foreach optimizer step as a cost per step, per parameter tensor (torch.optim's loop over its
+parameters and DTensor's dispatch of each foreach op over each tensor) and per launch, through
+three steps: the two depths and one layer of Qwen2.5-7B (about the tensors of the 0.5B's one
+layer over 5.6x its elements, so its launches grow apart from its tensors: without that the
+per-tensor cost reads as per launch, and a model of few large tensors, whose launches come from
+its elements, would pay it on every launch); the optimizer loop per launch, at 3 layers.
+--records DIR keeps the references' records and fits from those already there. --cpus LIST runs each reference held to those CPUs (taskset -c LIST), as the
+runs it stands for are held: on a VM an unpinned torch process's host was measured 1.5x slower
+in some processes than in others (the 0.5B step's host forward 15-17 ms against 10-12 held to a
+core), and a calibration is only good for runs on the CPUs it ran on. Writes one JSON object
+(host, CPU model, the CPUs, torch version, GPU, the figures in us, and the launches and host
+times they come from), which workloads/plan/step/host_time_file.hpp reads. Needs torch and a
+GPU; without them it says so on one line and exits 2."""
 
 import argparse
 import json
 import os
 import platform
+import re
 import socket
 import subprocess
 import sys
@@ -34,6 +42,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(HERE, "..", "reference", "reference_step.py")
 WORKLOAD = ["--model", "qwen2.5-0.5b", "--micro-batch", "1", "--seq", "512"]
 DEPTHS = (1, 3)  # layers: the two points of each pass's line
+# The foreach step's third point: about the tensors of the 0.5B's one layer (15 against 14: the
+# 7B's lm_head is its own) over 5.6x the elements, so its launches grow apart from its tensors
+# (the two depths grow both).
+WIDE = ["--model", "qwen2.5-7b", "--micro-batch", "1", "--seq", "512", "--layers", "1"]
 
 
 def cpu_model():
@@ -60,21 +72,82 @@ def torch_facts():
     return version, gpu
 
 
-def reference(optimizer, layers, out_dir, steps, warmup):
-    """The step record and the kernel_breakdown record of one reference run."""
-    out = os.path.join(out_dir, f"reference_{optimizer}_{layers}.jsonl")
-    # --fresh-state: the launches are the same either way (the state's zeros cost GPU time only).
-    cmd = [sys.executable, REFERENCE, *WORKLOAD, "--layers", str(layers), "--optimizer", optimizer,
-           "--steps", str(steps), "--warmup", str(warmup), "--fresh-state", "--out", out]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or ["no output"]
-        raise RuntimeError(f"the reference ({optimizer}) failed: {tail[0]}")
-    records = [json.loads(line) for line in open(out)]
-    found = {r["record"]: r for r in records if r.get("record") in ("step", "kernel_breakdown")}
+def cpu_set(spec):
+    """The CPUs of a taskset list ("2-5", "0,2,4-7"); ValueError when malformed or not all of
+    them are this process's to run on."""
+    if not re.fullmatch(r"\d+(-\d+)?(,\d+(-\d+)?)*", spec):
+        raise ValueError(f"--cpus '{spec}' is not a CPU list (e.g. 2-5 or 0,2,4-7)")
+    cpus = set()
+    for part in spec.split(","):
+        first, _, last = part.partition("-")
+        if last and int(last) < int(first):
+            raise ValueError(f"--cpus '{spec}': range {part} runs backwards")
+        cpus.update(range(int(first), int(last or first) + 1))
+    allowed = os.sched_getaffinity(0)
+    if not cpus <= allowed:
+        raise ValueError(f"--cpus '{spec}': CPU {min(cpus - allowed)} is not one this process "
+                         f"may run on ({len(allowed)} allowed)")
+    return cpus
+
+
+def reference(name, args, records, steps, warmup, cpus):
+    """The step record and the kernel_breakdown record of one reference run (`name`: its file
+    in `records`; a record already there is read, not run again)."""
+    out = os.path.join(records, f"reference_{name}.jsonl")
+    if not os.path.exists(out):
+        pin = ["taskset", "-c", cpus] if cpus else []
+        # --fresh-state: the launches are the same either way (the state's zeros cost GPU time
+        # only).
+        cmd = [*pin, sys.executable, REFERENCE, *args, "--steps", str(steps), "--warmup",
+               str(warmup), "--fresh-state", "--out", out + ".tmp"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or ["no output"]
+            raise RuntimeError(f"the reference ({name}) failed: {tail[0]}")
+        os.replace(out + ".tmp", out)
+    records_found = [json.loads(line) for line in open(out) if line.strip()]
+    found = {r["record"]: r for r in records_found
+             if r.get("record") in ("step", "kernel_breakdown")}
     if "step" not in found or "launches" not in found.get("kernel_breakdown", {}):
-        raise RuntimeError(f"the reference ({optimizer}) wrote no step or launch counts")
+        raise RuntimeError(f"the reference ({name}) wrote no step or launch counts ({out})")
     return found["step"], found["kernel_breakdown"]["launches"]
+
+
+def solve(rows, rhs):
+    """x with rows . x = rhs (Gaussian elimination, partial pivoting); None when singular."""
+    n = len(rhs)
+    m = [list(map(float, row)) + [float(b)] for row, b in zip(rows, rhs)]
+    for c in range(n):
+        pivot = max(range(c, n), key=lambda r: abs(m[r][c]))
+        if abs(m[pivot][c]) < 1e-12:
+            return None
+        m[c], m[pivot] = m[pivot], m[c]
+        for r in range(n):
+            if r != c:
+                f = m[r][c] / m[c][c]
+                m[r] = [a - f * b for a, b in zip(m[r], m[c])]
+    return [m[r][n] / m[r][r] for r in range(n)]
+
+
+def foreach_fit(points):
+    """(us per step, us per parameter tensor, us per launch, how) of the foreach optimizer step
+    from (host ms, launches, tensors) of three steps: exactly through the three where every
+    figure comes out >= 0 (and the per-launch one > 0); else least squares without the step
+    cost; else per launch alone (the host time over the launches, as the eager defaults)."""
+    host_us = [h * 1e3 for h, _, _ in points]
+    x = solve([[1, t, n] for _, n, t in points], host_us)
+    if x and min(x) >= 0 and x[2] > 0:
+        return x[0], x[1], x[2], "per step, per tensor and per launch through three steps"
+    # Normal equations of host = a tensors + b launches.
+    stt = sum(t * t for _, _, t in points)
+    stn = sum(t * n for _, n, t in points)
+    snn = sum(n * n for _, n, _ in points)
+    sth = sum(t * h for (_, _, t), h in zip(points, host_us))
+    snh = sum(n * h for (_, n, _), h in zip(points, host_us))
+    x = solve([[stt, stn], [stn, snn]], [sth, snh])
+    if x and min(x) >= 0 and x[1] > 0:
+        return 0.0, x[0], x[1], "per tensor and per launch, least squares over three steps"
+    return 0.0, 0.0, sum(host_us) / sum(n for _, n, _ in points), "per launch alone"
 
 
 def per_launch_us(host_ms, launches, phase):
@@ -101,19 +174,35 @@ def pass_line(shallow, deep, phase):
     return per_pass, per_launch
 
 
-def calibrate(steps, warmup):
-    version, gpu = torch_facts()
-    with tempfile.TemporaryDirectory() as tmp:
-        shallow = reference("loop", DEPTHS[0], tmp, steps, warmup)
-        loop_step, loop_launches = deep = reference("loop", DEPTHS[1], tmp, steps, warmup)
-        multi_shallow = reference("foreach", DEPTHS[0], tmp, steps, warmup)
-        multi_step, multi_launches = multi_deep = reference("foreach", DEPTHS[1], tmp, steps,
-                                                            warmup)
+def calibrate(steps, warmup, cpus, records):
+    names = {f"{o}_{d}": [*WORKLOAD, "--layers", str(d), "--optimizer", o]
+             for o in ("loop", "foreach") for d in DEPTHS}
+    names["foreach_wide"] = [*WIDE, "--optimizer", "foreach"]
+    have_all = all(os.path.exists(os.path.join(records, f"reference_{n}.jsonl")) for n in names)
+    version, gpu = (None, None) if have_all else torch_facts()
+    runs = {n: reference(n, args, records, steps, warmup, cpus) for n, args in names.items()}
+    host = socket.gethostname()
+    if have_all:
+        run = runs["foreach_wide"][0].get("run", {})
+        version = run.get("library_versions", {}).get("torch", "unknown")
+        gpu = (run.get("devices") or ["unknown"])[0]
+        host = (run.get("hosts") or [host])[0]
+    shallow, deep = runs[f"loop_{DEPTHS[0]}"], runs[f"loop_{DEPTHS[1]}"]
+    loop_step, loop_launches = deep
+    multi_step, multi_launches = runs[f"foreach_{DEPTHS[1]}"]
     forward_pass_us, forward_us = pass_line(shallow, deep, "forward")
     backward_pass_us, backward_us = pass_line(shallow, deep, "backward")
-    multi_step_us, multi_us = pass_line(multi_shallow, multi_deep, "optimizer")
+    points = []
+    for n in (f"foreach_{DEPTHS[0]}", f"foreach_{DEPTHS[1]}", "foreach_wide"):
+        step, launches = runs[n]
+        if not step.get("optimizer_tensors") or not launches.get("optimizer"):
+            raise RuntimeError(f"the reference ({n}) recorded no optimizer tensors or launches")
+        points.append((step["host_optimizer_ms"], launches["optimizer"], step["optimizer_tensors"]))
+    multi_step_us, multi_tensor_us, multi_us, fit = foreach_fit(points)
     return {
-        "record": "host_time_calibration", "host": socket.gethostname(), "cpu": cpu_model(),
+        "record": "host_time_calibration", "host": host, "cpu": cpu_model(),
+        "cpus": f"{cpus} (taskset)" if cpus else
+                f"any of {len(os.sched_getaffinity(0))} (not pinned)",
         "torch": version, "gpu": gpu, "python": platform.python_version(),
         "workload": " ".join(WORKLOAD) + f" at {DEPTHS[0]} and {DEPTHS[1]} layers (FSDP2, "
                     "world 1, activation checkpointing)",
@@ -122,9 +211,14 @@ def calibrate(steps, warmup):
         "optimizer_loop_us": per_launch_us(loop_step["host_optimizer_ms"], loop_launches,
                                            "optimizer"),
         "optimizer_multi_us": multi_us, "optimizer_multi_fixed_us": multi_step_us,
+        "optimizer_multi_tensor_us": multi_tensor_us, "optimizer_multi_fit": fit,
+        "foreach_steps": [{"workload": " ".join(names[n]), "host_ms": h, "launches": l,
+                           "tensors": t}
+                          for n, (h, l, t) in zip((f"foreach_{DEPTHS[0]}",
+                                                   f"foreach_{DEPTHS[1]}", "foreach_wide"),
+                                                  points)],
         "launches": {"loop": loop_launches, "foreach": multi_launches,
-                     f"loop_{DEPTHS[0]}_layers": shallow[1],
-                     f"foreach_{DEPTHS[0]}_layers": multi_shallow[1]},
+                     f"loop_{DEPTHS[0]}_layers": shallow[1]},
         "host_ms": {k: {"forward": s["host_forward_ms"], "backward": s["host_backward_ms"],
                         "optimizer": s["host_optimizer_ms"]}
                     for k, s in (("loop", loop_step), ("foreach", multi_step))},
@@ -141,9 +235,23 @@ def main(argv):
                         "--host-time calibrate looks)")
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--cpus", default="",
+                   help="run the references held to these CPUs (taskset -c LIST), as the runs "
+                        "the calibration stands for are (default: not pinned)")
+    p.add_argument("--records", default="",
+                   help="keep the references' records in this folder, and fit from those "
+                        "already there instead of running them again (default: a temporary "
+                        "folder)")
     a = p.parse_args(argv)
     try:
-        cal = calibrate(a.steps, a.warmup)
+        if a.cpus:
+            cpu_set(a.cpus)
+        if a.records:
+            os.makedirs(a.records, exist_ok=True)
+            cal = calibrate(a.steps, a.warmup, a.cpus, a.records)
+        else:
+            with tempfile.TemporaryDirectory() as records:
+                cal = calibrate(a.steps, a.warmup, a.cpus, records)
     except ValueError as e:
         print(f"host_time_calibrate.py: {e}", file=sys.stderr)
         return 2
@@ -156,13 +264,15 @@ def main(argv):
         json.dump(cal, f, indent=1)
         f.write("\n")
     os.replace(tmp, a.out)
-    print(f"host time per launch on {cal['host']} ({cal['cpu']}, torch {cal['torch']}, "
+    print(f"host time per launch on {cal['host']} ({cal['cpu']}, CPUs {cal['cpus']}, "
+          f"torch {cal['torch']}, "
           f"{cal['gpu']}): forward {cal['forward_us']:.1f}, backward {cal['backward_us']:.1f}, "
           f"optimizer loop {cal['optimizer_loop_us']:.1f}, multi-tensor "
           f"{cal['optimizer_multi_us']:.1f} us a launch, forward {cal['forward_fixed_us']:.0f} "
           f"and backward {cal['backward_fixed_us']:.0f} us a pass, foreach optimizer "
-          f"{cal['optimizer_multi_fixed_us']:.0f} us a step (defaults 65, 50, 82, 10 a "
-          f"launch) -> {a.out}")
+          f"{cal['optimizer_multi_fixed_us']:.0f} us a step and "
+          f"{cal['optimizer_multi_tensor_us']:.1f} a parameter tensor ({cal['optimizer_multi_fit']}; "
+          f"defaults 65, 50, 82, 10 a launch) -> {a.out}")
     return 0
 
 

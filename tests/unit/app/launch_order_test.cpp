@@ -6,9 +6,9 @@ namespace collreplay {
 namespace {
 
 // A slice of four launches is four shares that walk on through memory (share 0..3), each a
-// quarter of the bytes and elements, the op's host time spread over them: the engines start
-// each share where the one before it ended, so a foreach op's launches do not re-read one
-// L2-sized share as if it were four.
+// quarter of the bytes and elements: the engines start each share where the one before it
+// ended, so a foreach op's launches do not re-read one L2-sized share as if it were four. A
+// foreach call's host time all comes before its first launch (the launches follow back to back).
 TEST(LaunchOrder, ASliceOfFourLaunchesIsFourSuccessiveShares) {
   ComputeOp op;
   KernelSlice k;
@@ -27,9 +27,30 @@ TEST(LaunchOrder, ASliceOfFourLaunchesIsFourSuccessiveShares) {
     EXPECT_EQ(launches[i].kernel.launches, 1u);
     EXPECT_EQ(launches[i].kernel.elements, std::uint64_t{1} << 20);
     EXPECT_EQ(launches[i].kernel.read_bytes, std::uint64_t{2} << 20);
-    EXPECT_DOUBLE_EQ(launches[i].host_us, 10);
+    EXPECT_DOUBLE_EQ(launches[i].host_us, i == 0 ? 40 : 0);
   }
   EXPECT_EQ(largest_kernel_launch_bytes(op), std::uint64_t{2} << 20);
+}
+
+// Other launches each wait their share of the op's host time; a foreach call within the op takes
+// its launches' shares before its first.
+TEST(LaunchOrder, HostTimeIsSpreadOverLaunchesAndAForeachCallsComesFirst) {
+  ComputeOp op;
+  KernelSlice vector;
+  vector.kind = KernelKind::vector;
+  vector.launches = 2;
+  vector.elements = 1024;
+  vector.read_bytes = vector.write_bytes = 2048;
+  KernelSlice foreach_call = vector;
+  foreach_call.kind = KernelKind::multi_tensor;
+  foreach_call.launches = 3;
+  foreach_call.operand_element_bytes = 2;
+  op.kernels = {vector, foreach_call};
+  op.host_us = 50;
+  const std::vector<Launch> launches = launch_order(op, 1.0);
+  ASSERT_EQ(launches.size(), 5u);
+  const double expected[] = {10, 10, 30, 0, 0};
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_DOUBLE_EQ(launches[i].host_us, expected[i]) << i;
 }
 
 }  // namespace

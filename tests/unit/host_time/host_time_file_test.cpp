@@ -29,6 +29,14 @@ TEST(HostTimeFile, AGoodFileGivesItsFiguresAndSaysWhereTheyWereMeasured) {
     EXPECT_NE(s.source.find(said), std::string::npos) << said << " in " << s.source;
 }
 
+TEST(HostTimeFile, TheCpusTheCalibrationRanOnAreSaidWhenRecorded) {
+  std::string pinned = kGood;
+  pinned.insert(pinned.find("\"torch\""), R"x("cpus": "2-5 (taskset)", )x");
+  EXPECT_NE(parse_host_time_calibration(pinned, "cal.json").source.find("CPUs 2-5 (taskset)"),
+            std::string::npos);
+  EXPECT_EQ(parse_host_time_calibration(kGood, "cal.json").source.find("CPUs"), std::string::npos);
+}
+
 TEST(HostTimeFile, AFileOnDiskIsReadByItsPath) {
   const std::filesystem::path path =
       std::filesystem::temp_directory_path() / "collreplay_host_time_test.json";

@@ -69,18 +69,22 @@ TEST(HostTimePass, EachPassPaysItsCostOnceOnItsFirstComputeOp) {
   std::filesystem::remove(without);
 }
 
-// The foreach optimizer's cost per step: read when the file has it (0 in older files), paid once
-// on the optimizer step of foreach AdamW only (the fused step's host time is its launches').
-TEST(HostTimePass, TheForeachOptimizerPaysItsStepCostOnce) {
+// The foreach optimizer's cost per step and per parameter tensor: read when the file has them
+// (0 in older files), paid on the optimizer step of foreach AdamW only (the fused step's host
+// time is its launches'): once, and once per tensor of the shard (2 layers of the 0.5B, tied
+// embedding: the embedding, 12 tensors a layer and the final norm, 26).
+TEST(HostTimePass, TheForeachOptimizerPaysItsStepAndTensorCosts) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path();
   const std::filesystem::path with = dir / "collreplay_opt_with.json";
   const std::filesystem::path without = dir / "collreplay_opt_without.json";
   std::string text = calibration(true);
-  text.insert(text.rfind('}'), R"(, "optimizer_multi_fixed_us": 900)");
+  text.insert(text.rfind('}'), R"(, "optimizer_multi_fixed_us": 900, "optimizer_multi_tensor_us": 10)");
   std::ofstream(with) << text;
   std::ofstream(without) << calibration(true);
   EXPECT_DOUBLE_EQ(
       parse_host_time_calibration(text, "cal.json").per_launch.optimizer_multi_fixed_us, 900);
+  EXPECT_DOUBLE_EQ(
+      parse_host_time_calibration(text, "cal.json").per_launch.optimizer_multi_tensor_us, 10);
   WorkloadRequest q = test::request("qwen2.5-0.5b", 1, "fsdp2");
   q.gpus_per_node = 1;
   q.layers = 2;
@@ -90,7 +94,8 @@ TEST(HostTimePass, TheForeachOptimizerPaysItsStepCostOnce) {
     const double paying = host_us_of(build_schedule(q), Phase::optimizer);
     q.host_time = without.string();
     const double launches_only = host_us_of(build_schedule(q), Phase::optimizer);
-    EXPECT_NEAR(paying - launches_only, std::string(optimizer) == "adamw-foreach" ? 900 : 0, 1e-6)
+    EXPECT_NEAR(paying - launches_only,
+                std::string(optimizer) == "adamw-foreach" ? 900 + 26 * 10 : 0, 1e-6)
         << optimizer;
   }
   std::filesystem::remove(with);

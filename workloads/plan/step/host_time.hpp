@@ -20,10 +20,13 @@ struct HostTimePerLaunch {
   // pass's first compute op.
   double forward_fixed_us = 0;
   double backward_fixed_us = 0;
-  // What a foreach optimizer step costs the host once, whatever its launches (torch.optim
-  // grouping its tensors by device and dtype, DTensor's dispatch of each of its ~10 foreach
-  // ops, zero_grad): fitted the same way, from the foreach step at two depths.
+  // What a foreach optimizer step costs the host once, whatever its launches and tensors
+  // (torch.optim's set-up, the ~10 foreach calls, zero_grad), and per parameter tensor of the
+  // shard (_init_group's loop, the step counters and bias corrections, DTensor unwrapping and
+  // rewrapping each tensor of each foreach call): fitted with the per-launch figure from three
+  // foreach steps whose tensors and launches differ apart (host_time_calibrate.py).
   double optimizer_multi_fixed_us = 0;
+  double optimizer_multi_tensor_us = 0;
 };
 
 // --host-time eager (the default) and none (a host that never holds the GPU back: CUDA graphs,

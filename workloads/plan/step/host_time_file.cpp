@@ -58,16 +58,21 @@ HostTimeSetting parse_host_time_calibration(const std::string& text, const std::
   }
   if (doc.contains("optimizer_multi_fixed_us"))
     s.per_launch.optimizer_multi_fixed_us = figure(doc, "optimizer_multi_fixed_us", in_file);
-  char figures[320];
+  if (doc.contains("optimizer_multi_tensor_us"))
+    s.per_launch.optimizer_multi_tensor_us = figure(doc, "optimizer_multi_tensor_us", in_file);
+  char figures[384];
   std::snprintf(figures, sizeof figures, "forward %.1f, backward %.1f, optimizer loop %.1f, "
                 "multi-tensor %.1f us per launch; forward %.0f, backward %.0f us per pass, "
-                "multi-tensor optimizer %.0f us per step",
+                "foreach optimizer %.0f us per step and %.1f per parameter tensor",
                 s.per_launch.forward_us, s.per_launch.backward_us,
                 s.per_launch.optimizer_loop_us, s.per_launch.optimizer_multi_us,
                 s.per_launch.forward_fixed_us, s.per_launch.backward_fixed_us,
-                s.per_launch.optimizer_multi_fixed_us);
+                s.per_launch.optimizer_multi_fixed_us, s.per_launch.optimizer_multi_tensor_us);
+  // A host's time per launch depends on the CPUs its process may run on (on a VM, an unpinned
+  // torch process measured 1.5x slower than one held to its cores): say which, when recorded.
+  const std::string cpus = doc.contains("cpus") ? ", CPUs " + text_of(doc, "cpus") : "";
   s.source = std::string(figures) + ", calibrated on host " + text_of(doc, "host") + " (CPU " +
-             text_of(doc, "cpu") + ", torch " + text_of(doc, "torch") + ", GPU " +
+             text_of(doc, "cpu") + cpus + ", torch " + text_of(doc, "torch") + ", GPU " +
              text_of(doc, "gpu") + "; " + path + ")";
   return s;
 }

@@ -4,7 +4,7 @@
 // of such a calibration file. The file is a JSON object:
 //   {"record": "host_time_calibration", "host": "...", "cpu": "...", "torch": "2.11.0+cu130",
 //    "gpu": "...", "forward_us": 41.2, "backward_us": 30.5, "optimizer_loop_us": 60.1,
-//    "optimizer_multi_us": 8.0, ...}
+//    "optimizer_multi_us": 8.0, "cpus": "2-5 (taskset)", ...}
 // (more fields are kept for the reader's eyes: the launches and host times they come from).
 #pragma once
 #include <string>

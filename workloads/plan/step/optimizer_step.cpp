@@ -119,13 +119,17 @@ Work optimizer_kernels(OptimizerKind kind, std::uint64_t tensors, std::uint64_t 
   return w;
 }
 
-double optimizer_host_us(OptimizerKind kind, const Work& kernels, const HostTimePerLaunch& host) {
+double optimizer_host_us(OptimizerKind kind, const Work& kernels, std::uint64_t tensors,
+                         const HostTimePerLaunch& host) {
   const double per_launch =
       kind == OptimizerKind::adamw_loop ? host.optimizer_loop_us : host.optimizer_multi_us;
-  // The per-step cost was fitted on the foreach step (its ~10 foreach ops each dispatched over
-  // DTensors); the fused step makes two calls, and its host time is its launches' alone.
-  return static_cast<double>(kernels.launches()) * per_launch +
-         (kind == OptimizerKind::adamw_foreach ? host.optimizer_multi_fixed_us : 0.0);
+  const double launches_us = static_cast<double>(kernels.launches()) * per_launch;
+  // The per-step and per-tensor costs were fitted on the foreach step (its foreach calls each
+  // dispatched over DTensors); the fused step makes two calls, and its host time is its
+  // launches' alone.
+  if (kind != OptimizerKind::adamw_foreach) return launches_us;
+  return launches_us + host.optimizer_multi_fixed_us +
+         static_cast<double>(tensors) * host.optimizer_multi_tensor_us;
 }
 
 }  // namespace collreplay

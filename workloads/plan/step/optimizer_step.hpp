@@ -34,7 +34,8 @@ std::string_view optimizer_name(OptimizerKind kind);
 // `bytes` each (weight decay, first and second moments, bias-corrected update).
 Work optimizer_kernels(OptimizerKind kind, std::uint64_t tensors, std::uint64_t numel,
                        std::uint64_t bytes);
-// Host time to issue them.
-double optimizer_host_us(OptimizerKind kind, const Work& kernels, const HostTimePerLaunch& host);
+// Host time to issue them, over `tensors` parameter tensors.
+double optimizer_host_us(OptimizerKind kind, const Work& kernels, std::uint64_t tensors,
+                         const HostTimePerLaunch& host);
 
 }  // namespace collreplay

@@ -78,7 +78,7 @@ void append_optimizer_step(const ResolvedRequest& r, const StepStructure& s, std
   const Work kernels =
       optimizer_kernels(r.optimizer, tensors, numel, dtype_size_bytes(r.param_dtype));
   op.body = ComputeOp{r.param_dtype, {}, kernels.kernels,
-                      optimizer_host_us(r.optimizer, kernels, r.host_time)};
+                      optimizer_host_us(r.optimizer, kernels, tensors, r.host_time)};
   out.ops.push_back(std::move(op));
 }
 

@@ -1,0 +1,115 @@
+// sweeps/gpu/travels/host_time_calibrate.py (issue 38): the foreach optimizer step's host time
+// fitted as a cost per step, per parameter tensor and per launch from three reference steps, and
+// written into the calibration replay reads; a CPU list it cannot run on is one line and exit 2.
+// The references' records are given (--records), so no torch is needed. Needs python3.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/support/subprocess.hpp"
+
+namespace collreplay::cli_test {
+namespace {
+
+using nlohmann::json;
+
+class HostTimeCalibrate : public ScratchDirTest {
+ protected:
+  void SetUp() override {
+    ScratchDirTest::SetUp();
+    if (std::system("python3 -c pass >/dev/null 2>&1") != 0)
+      GTEST_SKIP() << "python3 is not installed (make deps installs it)";
+    script_ = (bin_dir().parent_path().parent_path() / "sweeps/gpu/travels/host_time_calibrate.py")
+                  .string();
+  }
+
+  // One reference run's records as reference_step.py writes them: its step record (host ms
+  // per phase, the optimizer's tensors) and its kernel_breakdown's launch counts.
+  void record(const std::string& name, double forward_ms, double backward_ms, double optimizer_ms,
+              int forward, int backward, int optimizer, int tensors) {
+    const json step = {{"record", "step"},
+                       {"host_forward_ms", forward_ms},
+                       {"host_backward_ms", backward_ms},
+                       {"host_optimizer_ms", optimizer_ms},
+                       {"optimizer_tensors", tensors},
+                       {"overlapped_ms", forward_ms + backward_ms + optimizer_ms},
+                       {"run", {{"hosts", {"gpu-node-3"}},
+                                {"devices", {"NVIDIA H200"}},
+                                {"library_versions", {{"torch", "2.11.0+cu130"}}}}}};
+    const json breakdown = {
+        {"record", "kernel_breakdown"},
+        {"launches", {{"forward", forward}, {"backward", backward}, {"optimizer", optimizer}}}};
+    std::ofstream(dir_ / "records" / ("reference_" + name + ".jsonl"))
+        << step.dump() << "\n" << breakdown.dump() << "\n";
+  }
+
+  // The five runs of a host where the foreach step costs 300 us, 20 a tensor and 8 a launch,
+  // forward 1000 us a pass and 40 a launch, backward 50 a launch.
+  void five_runs() {
+    std::filesystem::create_directories(dir_ / "records");
+    auto foreach_ms = [](int launches, int tensors) {
+      return (300 + 20.0 * tensors + 8.0 * launches) / 1e3;
+    };
+    record("loop_1", 1 + 0.04 * 77, 0.05 * 166, 0.07 * 112, 77, 166, 112, 14);
+    record("loop_3", 1 + 0.04 * 179, 0.05 * 436, 0.07 * 304, 179, 436, 304, 38);
+    record("foreach_1", 1 + 0.04 * 77, 0.05 * 166, foreach_ms(64, 14), 77, 166, 64, 14);
+    record("foreach_3", 1 + 0.04 * 179, 0.05 * 436, foreach_ms(72, 38), 179, 436, 72, 38);
+    record("foreach_wide", 1 + 0.04 * 80, 0.05 * 170, foreach_ms(300, 15), 80, 170, 300, 15);
+  }
+
+  std::string script_;
+};
+
+TEST_F(HostTimeCalibrate, TheForeachStepIsFittedPerStepPerTensorAndPerLaunch) {
+  five_runs();
+  const std::filesystem::path out = dir_ / "host_time.json";
+  const Outcome o = run("python3 " + script_ + " --records " + (dir_ / "records").string() +
+                        " --out " + out.string());
+  ASSERT_EQ(o.exit_code, 0) << o.err << o.out;
+  const json cal = json::parse(slurp(out));
+  EXPECT_NEAR(cal["optimizer_multi_fixed_us"].get<double>(), 300, 1e-6);
+  EXPECT_NEAR(cal["optimizer_multi_tensor_us"].get<double>(), 20, 1e-6);
+  EXPECT_NEAR(cal["optimizer_multi_us"].get<double>(), 8, 1e-6);
+  EXPECT_NEAR(cal["forward_us"].get<double>(), 40, 1e-6);
+  EXPECT_NEAR(cal["forward_fixed_us"].get<double>(), 1000, 1e-6);
+  EXPECT_NEAR(cal["backward_us"].get<double>(), 50, 1e-6);
+  EXPECT_NEAR(cal["optimizer_loop_us"].get<double>(), 70, 1e-6);
+  EXPECT_EQ(cal["host"], "gpu-node-3");
+  EXPECT_EQ(cal["foreach_steps"].size(), 3u);
+  EXPECT_NE(o.out.find("20.0 a parameter tensor"), std::string::npos) << o.out;
+}
+
+// Steps whose host time falls as their tensors and launches grow fit no positive costs: the
+// host time over the launches, said as such.
+TEST_F(HostTimeCalibrate, StepsNoPositiveCostsFitAreChargedPerLaunch) {
+  five_runs();
+  record("foreach_wide", 4.0, 8.5, 0.5, 80, 170, 300, 15);
+  const std::filesystem::path out = dir_ / "host_time.json";
+  const Outcome o = run("python3 " + script_ + " --records " + (dir_ / "records").string() +
+                        " --out " + out.string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const json cal = json::parse(slurp(out));
+  EXPECT_EQ(cal["optimizer_multi_fit"], "per launch alone");
+  EXPECT_DOUBLE_EQ(cal["optimizer_multi_tensor_us"].get<double>(), 0);
+  EXPECT_GT(cal["optimizer_multi_us"].get<double>(), 0);
+}
+
+// The calibration runs its references on the CPUs it is given (the runs it stands for are held
+// to them); a CPU list it cannot use is one line and exit 2, before anything is run.
+TEST_F(HostTimeCalibrate, ACpuListItCannotUseIsOneLineAndExit2) {
+  for (const char* bad : {"abc", "5-2", "0-100000", "1,,2"}) {
+    const Outcome o = run("python3 " + script_ + " --cpus " + bad + " --out " +
+                          (dir_ / "cal.json").string());
+    EXPECT_EQ(o.exit_code, 2) << bad << ": " << o.err;
+    EXPECT_NE(o.err.find("--cpus"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << o.err;
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "cal.json"));
+  }
+}
+
+}  // namespace
+}  // namespace collreplay::cli_test
