@@ -19,7 +19,9 @@ three steps: the two depths and one layer of Qwen2.5-7B (about the tensors of th
 layer over 5.6x its elements, so its launches grow apart from its tensors: without that the
 per-tensor cost reads as per launch, and a model of few large tensors, whose launches come from
 its elements, would pay it on every launch); the optimizer loop per launch, at 3 layers.
---records DIR keeps the references' records and fits from those already there. --cpus LIST runs each reference held to those CPUs (taskset -c LIST), as the
+--records DIR keeps the references' records and fits from those already there. The loop and
+foreach runs of one depth share their forward and backward: where those host times differ by
+more than 15%, the host's speed moved between the runs and no calibration is written (exit 1). --cpus LIST runs each reference held to those CPUs (taskset -c LIST), as the
 runs it stands for are held: on a VM an unpinned torch process's host was measured 1.5x slower
 in some processes than in others (the 0.5B step's host forward 15-17 ms against 10-12 held to a
 core), and a calibration is only good for runs on the CPUs it ran on. Writes one JSON object
@@ -46,6 +48,10 @@ DEPTHS = (1, 3)  # layers: the two points of each pass's line
 # 7B's lm_head is its own) over 5.6x the elements, so its launches grow apart from its tensors
 # (the two depths grow both).
 WIDE = ["--model", "qwen2.5-7b", "--micro-batch", "1", "--seq", "512", "--layers", "1"]
+# The loop and foreach runs of one depth run the same forward and backward: their host times
+# differing by more than this means the host's own speed moved between the runs (on a VM it was
+# seen to move 1.8x within minutes, held to one CPU), and a fit across them would mix two speeds.
+DRIFT_TOLERANCE = 0.15
 
 
 def cpu_model():
@@ -111,6 +117,21 @@ def reference(name, args, records, steps, warmup, cpus):
     if "step" not in found or "launches" not in found.get("kernel_breakdown", {}):
         raise RuntimeError(f"the reference ({name}) wrote no step or launch counts ({out})")
     return found["step"], found["kernel_breakdown"]["launches"]
+
+
+def check_steady(runs):
+    """RuntimeError when the host's speed moved between the runs (DRIFT_TOLERANCE)."""
+    for d in DEPTHS:
+        loop, each = runs[f"loop_{d}"][0], runs[f"foreach_{d}"][0]
+        for phase in ("forward", "backward"):
+            a, b = loop[f"host_{phase}_ms"], each[f"host_{phase}_ms"]
+            if max(a, b) > (1 + DRIFT_TOLERANCE) * min(a, b):
+                raise RuntimeError(
+                    f"the host's speed moved between runs: the same {phase} at {d} layers took "
+                    f"{a:.2f} ms of host time in one run and {b:.2f} in another, "
+                    f"{100 * (max(a, b) / min(a, b) - 1):.0f}% apart (more than "
+                    f"{100 * DRIFT_TOLERANCE:.0f}%); a fit across them would mix two speeds: "
+                    "calibrate again (with --records, on fresh records)")
 
 
 def solve(rows, rhs):
@@ -187,6 +208,7 @@ def calibrate(steps, warmup, cpus, records):
         version = run.get("library_versions", {}).get("torch", "unknown")
         gpu = (run.get("devices") or ["unknown"])[0]
         host = (run.get("hosts") or [host])[0]
+    check_steady(runs)
     shallow, deep = runs[f"loop_{DEPTHS[0]}"], runs[f"loop_{DEPTHS[1]}"]
     loop_step, loop_launches = deep
     multi_step, multi_launches = runs[f"foreach_{DEPTHS[1]}"]

@@ -33,6 +33,11 @@ def main(argv):
                         f"{r[2].get('overlapped_ms') or 0:.1f}" for r in runs)
     print(f"{name}: {len(runs)} of {rounds} runs, fwd+bwd / optimizer / step ms: {figures}; "
           f"judged: the median run ({chosen[0]:.1f})")
+    # The reference's own host time per phase: where it moves between runs, the host's speed did.
+    if all(r[2].get("host_forward_ms") is not None for r in runs):
+        host = "; ".join(f"{r[2]['host_forward_ms']:.1f} / {r[2]['host_backward_ms']:.1f} / "
+                         f"{r[2]['host_optimizer_ms']:.1f}" for r in runs)
+        print(f"{name}: host time forward / backward / optimizer ms, same runs: {host}")
     return 0
 
 

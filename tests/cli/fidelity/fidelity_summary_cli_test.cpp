@@ -149,12 +149,21 @@ TEST_F(FidelitySummary, ExpertsRunDifferentlyFailAndSpreadIsPrinted) {
 TEST_F(FidelitySummary, TheMedianRoundIsTheOneJudged) {
   const std::string script =
       (bin_dir().parent_path().parent_path() / "sweeps/gpu/travels/median_round.py").string();
-  write("reference", "q05.r1", {42.0, 3.5, 45.5});
-  write("reference", "q05.r2", {33.0, 3.4, 36.5});
-  write("reference", "q05.r3", {39.0, 3.6, 42.6});
+  auto host = [](double forward_ms) {
+    return json{{"host_forward_ms", forward_ms}, {"host_backward_ms", 20.0},
+                {"host_optimizer_ms", 3.0}};
+  };
+  write("reference", "q05.r1", {42.0, 3.5, 45.5}, 10, host(16.0));
+  write("reference", "q05.r2", {33.0, 3.4, 36.5}, 10, host(10.0));
+  write("reference", "q05.r3", {39.0, 3.6, 42.6}, 10, host(14.0));
   const Outcome picked = run("python3 " + script + " " + dir_.string() + " reference_q05 3");
   EXPECT_EQ(picked.exit_code, 0) << picked.err;
   EXPECT_NE(picked.out.find("judged: the median run (39.0)"), std::string::npos) << picked.out;
+  // Each run's host time, in the runs' order of fwd+bwd: where the host's speed moved.
+  EXPECT_NE(picked.out.find("host time forward / backward / optimizer ms, same runs: 10.0 / 20.0 "
+                            "/ 3.0; 14.0 / 20.0 / 3.0; 16.0"),
+            std::string::npos)
+      << picked.out;
   const json chosen = json::parse(slurp(dir_ / "reference_q05.jsonl"));
   EXPECT_DOUBLE_EQ(chosen["fwd_bwd_ms"].get<double>(), 39.0);
   const Outcome none = run("python3 " + script + " " + dir_.string() + " replay_q05 3");

@@ -98,6 +98,20 @@ TEST_F(HostTimeCalibrate, StepsNoPositiveCostsFitAreChargedPerLaunch) {
   EXPECT_GT(cal["optimizer_multi_us"].get<double>(), 0);
 }
 
+// The loop and foreach runs of one depth share their forward: one read 1.8x the other's host
+// time (the host's speed moved between them, as it did on a VM) writes no calibration.
+TEST_F(HostTimeCalibrate, AHostWhoseSpeedMovedBetweenRunsWritesNoCalibration) {
+  five_runs();
+  record("loop_1", 1.8 * (1 + 0.04 * 77), 0.05 * 166, 0.07 * 112, 77, 166, 112, 14);
+  const std::filesystem::path out = dir_ / "host_time.json";
+  const Outcome o = run("python3 " + script_ + " --records " + (dir_ / "records").string() +
+                        " --out " + out.string());
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  EXPECT_NE(o.err.find("the host's speed moved between runs"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("80% apart"), std::string::npos) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 // The calibration runs its references on the CPUs it is given (the runs it stands for are held
 // to them); a CPU list it cannot use is one line and exit 2, before anything is run.
 TEST_F(HostTimeCalibrate, ACpuListItCannotUseIsOneLineAndExit2) {
