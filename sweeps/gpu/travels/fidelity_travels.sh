@@ -33,7 +33,7 @@ pin_cpus=${PIN_CPUS-2}
 stage "host time per launch (item 1 of the issue), CPUs ${pin_cpus:-not pinned}"
 calibrated=0
 for attempt in 1 2 3; do
-  timeout 200 python3 sweeps/gpu/travels/host_time_calibrate.py --out build/gen/host_time.json \
+  timeout 240 python3 sweeps/gpu/travels/host_time_calibrate.py --out build/gen/host_time.json \
     ${pin_cpus:+--cpus "$pin_cpus"} 2>&1 | tee -a "$out/summary.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] && { calibrated=1; break; }
 done

@@ -19,9 +19,12 @@ three steps: the two depths and one layer of Qwen2.5-7B (about the tensors of th
 layer over 5.6x its elements, so its launches grow apart from its tensors: without that the
 per-tensor cost reads as per launch, and a model of few large tensors, whose launches come from
 its elements, would pay it on every launch); the optimizer loop per launch, at 3 layers.
---records DIR keeps the references' records and fits from those already there. The loop and
-foreach runs of one depth share their forward and backward: where those host times differ by
-more than 15%, the host's speed moved between the runs and no calibration is written (exit 1). --cpus LIST runs each reference held to those CPUs (taskset -c LIST), as the
+Each workload runs --repeats times (3), round by round, and each phase's host time is the
+median of its runs: on a VM the host's speed was seen to move 1.35x for one 11-second run
+between two that agreed. --records DIR keeps the references' records (reference_NAME.rI.jsonl)
+and fits from those already there. The loop and foreach runs of one depth share their forward
+and backward: where those medians differ by more than 15%, the host's speed moved between the
+runs and no calibration is written (exit 1). --cpus LIST runs each reference held to those CPUs (taskset -c LIST), as the
 runs it stands for are held: on a VM an unpinned torch process's host was measured 1.5x slower
 in some processes than in others (the 0.5B step's host forward 15-17 ms against 10-12 held to a
 core), and a calibration is only good for runs on the CPUs it ran on. Writes one JSON object
@@ -35,6 +38,7 @@ import os
 import platform
 import re
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -52,6 +56,7 @@ WIDE = ["--model", "qwen2.5-7b", "--micro-batch", "1", "--seq", "512", "--layers
 # differing by more than this means the host's own speed moved between the runs (on a VM it was
 # seen to move 1.8x within minutes, held to one CPU), and a fit across them would mix two speeds.
 DRIFT_TOLERANCE = 0.15
+HOST_KEYS = ("host_forward_ms", "host_backward_ms", "host_optimizer_ms")
 
 
 def cpu_model():
@@ -195,13 +200,26 @@ def pass_line(shallow, deep, phase):
     return per_pass, per_launch
 
 
-def calibrate(steps, warmup, cpus, records):
+def median_run(runs):
+    """One run's records with each phase's host time the median over `runs` (the same workload
+    run again: the same launches)."""
+    step = dict(runs[0][0])
+    for key in HOST_KEYS:
+        step[key] = statistics.median(r[0][key] for r in runs)
+    return step, runs[0][1]
+
+
+def calibrate(steps, warmup, cpus, records, repeats):
     names = {f"{o}_{d}": [*WORKLOAD, "--layers", str(d), "--optimizer", o]
              for o in ("loop", "foreach") for d in DEPTHS}
     names["foreach_wide"] = [*WIDE, "--optimizer", "foreach"]
-    have_all = all(os.path.exists(os.path.join(records, f"reference_{n}.jsonl")) for n in names)
+    files = [f"{n}.r{i}" for i in range(1, repeats + 1) for n in names]
+    have_all = all(os.path.exists(os.path.join(records, f"reference_{f}.jsonl")) for f in files)
     version, gpu = (None, None) if have_all else torch_facts()
-    runs = {n: reference(n, args, records, steps, warmup, cpus) for n, args in names.items()}
+    # Round by round over the workloads, so that a stretch of a slower host lands on one run of
+    # each rather than on every run of one.
+    done = {f: reference(f, names[f.split(".")[0]], records, steps, warmup, cpus) for f in files}
+    runs = {n: median_run([done[f"{n}.r{i}"] for i in range(1, repeats + 1)]) for n in names}
     host = socket.gethostname()
     if have_all:
         run = runs["foreach_wide"][0].get("run", {})
@@ -260,20 +278,25 @@ def main(argv):
     p.add_argument("--cpus", default="",
                    help="run the references held to these CPUs (taskset -c LIST), as the runs "
                         "the calibration stands for are (default: not pinned)")
+    p.add_argument("--repeats", type=int, default=3,
+                   help="runs of each workload, round by round; each phase's host time is the "
+                        "median over them (default 3)")
     p.add_argument("--records", default="",
                    help="keep the references' records in this folder, and fit from those "
                         "already there instead of running them again (default: a temporary "
                         "folder)")
     a = p.parse_args(argv)
     try:
+        if a.repeats < 1:
+            raise ValueError(f"--repeats must be at least 1, not {a.repeats}")
         if a.cpus:
             cpu_set(a.cpus)
         if a.records:
             os.makedirs(a.records, exist_ok=True)
-            cal = calibrate(a.steps, a.warmup, a.cpus, a.records)
+            cal = calibrate(a.steps, a.warmup, a.cpus, a.records, a.repeats)
         else:
             with tempfile.TemporaryDirectory() as records:
-                cal = calibrate(a.steps, a.warmup, a.cpus, records)
+                cal = calibrate(a.steps, a.warmup, a.cpus, records, a.repeats)
     except ValueError as e:
         print(f"host_time_calibrate.py: {e}", file=sys.stderr)
         return 2

@@ -30,7 +30,7 @@ class HostTimeCalibrate : public ScratchDirTest {
   // One reference run's records as reference_step.py writes them: its step record (host ms
   // per phase, the optimizer's tensors) and its kernel_breakdown's launch counts.
   void record(const std::string& name, double forward_ms, double backward_ms, double optimizer_ms,
-              int forward, int backward, int optimizer, int tensors) {
+              int forward, int backward, int optimizer, int tensors, int run = 1) {
     const json step = {{"record", "step"},
                        {"host_forward_ms", forward_ms},
                        {"host_backward_ms", backward_ms},
@@ -43,22 +43,22 @@ class HostTimeCalibrate : public ScratchDirTest {
     const json breakdown = {
         {"record", "kernel_breakdown"},
         {"launches", {{"forward", forward}, {"backward", backward}, {"optimizer", optimizer}}}};
-    std::ofstream(dir_ / "records" / ("reference_" + name + ".jsonl"))
+    std::ofstream(dir_ / "records" / ("reference_" + name + ".r" + std::to_string(run) + ".jsonl"))
         << step.dump() << "\n" << breakdown.dump() << "\n";
   }
 
   // The five runs of a host where the foreach step costs 300 us, 20 a tensor and 8 a launch,
   // forward 1000 us a pass and 40 a launch, backward 50 a launch.
-  void five_runs() {
+  void five_runs(int run = 1) {
     std::filesystem::create_directories(dir_ / "records");
     auto foreach_ms = [](int launches, int tensors) {
       return (300 + 20.0 * tensors + 8.0 * launches) / 1e3;
     };
-    record("loop_1", 1 + 0.04 * 77, 0.05 * 166, 0.07 * 112, 77, 166, 112, 14);
-    record("loop_3", 1 + 0.04 * 179, 0.05 * 436, 0.07 * 304, 179, 436, 304, 38);
-    record("foreach_1", 1 + 0.04 * 77, 0.05 * 166, foreach_ms(64, 14), 77, 166, 64, 14);
-    record("foreach_3", 1 + 0.04 * 179, 0.05 * 436, foreach_ms(72, 38), 179, 436, 72, 38);
-    record("foreach_wide", 1 + 0.04 * 80, 0.05 * 170, foreach_ms(300, 15), 80, 170, 300, 15);
+    record("loop_1", 1 + 0.04 * 77, 0.05 * 166, 0.07 * 112, 77, 166, 112, 14, run);
+    record("loop_3", 1 + 0.04 * 179, 0.05 * 436, 0.07 * 304, 179, 436, 304, 38, run);
+    record("foreach_1", 1 + 0.04 * 77, 0.05 * 166, foreach_ms(64, 14), 77, 166, 64, 14, run);
+    record("foreach_3", 1 + 0.04 * 179, 0.05 * 436, foreach_ms(72, 38), 179, 436, 72, 38, run);
+    record("foreach_wide", 1 + 0.04 * 80, 0.05 * 170, foreach_ms(300, 15), 80, 170, 300, 15, run);
   }
 
   std::string script_;
@@ -67,7 +67,7 @@ class HostTimeCalibrate : public ScratchDirTest {
 TEST_F(HostTimeCalibrate, TheForeachStepIsFittedPerStepPerTensorAndPerLaunch) {
   five_runs();
   const std::filesystem::path out = dir_ / "host_time.json";
-  const Outcome o = run("python3 " + script_ + " --records " + (dir_ / "records").string() +
+  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " + (dir_ / "records").string() +
                         " --out " + out.string());
   ASSERT_EQ(o.exit_code, 0) << o.err << o.out;
   const json cal = json::parse(slurp(out));
@@ -89,7 +89,7 @@ TEST_F(HostTimeCalibrate, StepsNoPositiveCostsFitAreChargedPerLaunch) {
   five_runs();
   record("foreach_wide", 4.0, 8.5, 0.5, 80, 170, 300, 15);
   const std::filesystem::path out = dir_ / "host_time.json";
-  const Outcome o = run("python3 " + script_ + " --records " + (dir_ / "records").string() +
+  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " + (dir_ / "records").string() +
                         " --out " + out.string());
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const json cal = json::parse(slurp(out));
@@ -104,12 +104,27 @@ TEST_F(HostTimeCalibrate, AHostWhoseSpeedMovedBetweenRunsWritesNoCalibration) {
   five_runs();
   record("loop_1", 1.8 * (1 + 0.04 * 77), 0.05 * 166, 0.07 * 112, 77, 166, 112, 14);
   const std::filesystem::path out = dir_ / "host_time.json";
-  const Outcome o = run("python3 " + script_ + " --records " + (dir_ / "records").string() +
+  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " + (dir_ / "records").string() +
                         " --out " + out.string());
   EXPECT_EQ(o.exit_code, 1) << o.err;
   EXPECT_NE(o.err.find("the host's speed moved between runs"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("80% apart"), std::string::npos) << o.err;
   EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// Each workload's host time is the median of its runs: one run of three at a slower host
+// (1.8x, the first) moves nothing.
+TEST_F(HostTimeCalibrate, EachPhaseIsTheMedianOfItsRuns) {
+  for (int run = 1; run <= 3; ++run) five_runs(run);
+  record("loop_1", 1.8 * (1 + 0.04 * 77), 1.8 * 0.05 * 166, 0.07 * 112, 77, 166, 112, 14, 1);
+  const std::filesystem::path out = dir_ / "host_time.json";
+  const Outcome o = run("python3 " + script_ + " --records " + (dir_ / "records").string() +
+                        " --out " + out.string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const json cal = json::parse(slurp(out));
+  EXPECT_NEAR(cal["forward_us"].get<double>(), 40, 1e-6);
+  EXPECT_NEAR(cal["forward_fixed_us"].get<double>(), 1000, 1e-6);
+  EXPECT_NEAR(cal["optimizer_multi_tensor_us"].get<double>(), 20, 1e-6);
 }
 
 // The calibration runs its references on the CPUs it is given (the runs it stands for are held
