@@ -25,6 +25,7 @@
 # --bind-to none inherits it), as the calibration's references were (host_time_calibrate.py
 # --cpus): on a VM an unpinned torch process's host was measured 1.5x slower in some processes
 # than in others (the 0.5B's host forward 15-17 ms against 10-12 held to a core; bench/RESULTS.md).
+# In multi mode every rank shares those CPUs: give one per rank.
 # MULTI_GPU=1 runs the multi cases with a GPU per rank (torchrun without --same-gpu; replay with
 # its ranks on their own GPUs, NVLink) on a machine with as many GPUs as ranks.
 # Needs a GPU, python3 with torch (torchrun) and `make` having built build/bin/replay. Each step

@@ -24,10 +24,11 @@ median of its runs: on a VM the host's speed was seen to move 1.35x for one 11-s
 between two that agreed. --records DIR keeps the references' records (reference_NAME.rI.jsonl)
 and fits from those already there. The loop and foreach runs of one depth share their forward
 and backward: where those medians differ by more than 15%, the host's speed moved between the
-runs and no calibration is written (exit 1). --cpus LIST runs each reference held to those CPUs (taskset -c LIST), as the
-runs it stands for are held: on a VM an unpinned torch process's host was measured 1.5x slower
-in some processes than in others (the 0.5B step's host forward 15-17 ms against 10-12 held to a
-core), and a calibration is only good for runs on the CPUs it ran on. Writes one JSON object
+runs and no calibration is written (exit 1). --cpus LIST runs each reference held to those
+CPUs (taskset -c LIST), as the runs it stands for are held: on a VM an unpinned torch process's
+host was measured 1.5x slower in some processes than in others (the 0.5B step's host forward
+15-17 ms against 10-12 held to a core), and a calibration is only good for runs on the CPUs it
+ran on. Writes one JSON object
 (host, CPU model, the CPUs, torch version, GPU, the figures in us, and the launches and host
 times they come from), which workloads/plan/step/host_time_file.hpp reads. Needs torch and a
 GPU; without them it says so on one line and exits 2."""
