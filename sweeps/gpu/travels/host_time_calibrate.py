@@ -317,7 +317,8 @@ def main(argv):
           f"{cal['optimizer_multi_us']:.1f} us a launch, forward {cal['forward_fixed_us']:.0f} "
           f"and backward {cal['backward_fixed_us']:.0f} us a pass, foreach optimizer "
           f"{cal['optimizer_multi_fixed_us']:.0f} us a step and "
-          f"{cal['optimizer_multi_tensor_us']:.1f} a parameter tensor ({cal['optimizer_multi_fit']}; "
+          f"{cal['optimizer_multi_tensor_us']:.1f} a parameter tensor "
+          f"({cal['optimizer_multi_fit']}; "
           f"defaults 65, 50, 82, 10 a launch) -> {a.out}")
     return 0
 

@@ -67,8 +67,8 @@ class HostTimeCalibrate : public ScratchDirTest {
 TEST_F(HostTimeCalibrate, TheForeachStepIsFittedPerStepPerTensorAndPerLaunch) {
   five_runs();
   const std::filesystem::path out = dir_ / "host_time.json";
-  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " + (dir_ / "records").string() +
-                        " --out " + out.string());
+  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " +
+                        (dir_ / "records").string() + " --out " + out.string());
   ASSERT_EQ(o.exit_code, 0) << o.err << o.out;
   const json cal = json::parse(slurp(out));
   EXPECT_NEAR(cal["optimizer_multi_fixed_us"].get<double>(), 300, 1e-6);
@@ -89,8 +89,8 @@ TEST_F(HostTimeCalibrate, StepsNoPositiveCostsFitAreChargedPerLaunch) {
   five_runs();
   record("foreach_wide", 4.0, 8.5, 0.5, 80, 170, 300, 15);
   const std::filesystem::path out = dir_ / "host_time.json";
-  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " + (dir_ / "records").string() +
-                        " --out " + out.string());
+  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " +
+                        (dir_ / "records").string() + " --out " + out.string());
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const json cal = json::parse(slurp(out));
   EXPECT_EQ(cal["optimizer_multi_fit"], "per launch alone");
@@ -104,8 +104,8 @@ TEST_F(HostTimeCalibrate, AHostWhoseSpeedMovedBetweenRunsWritesNoCalibration) {
   five_runs();
   record("loop_1", 1.8 * (1 + 0.04 * 77), 0.05 * 166, 0.07 * 112, 77, 166, 112, 14);
   const std::filesystem::path out = dir_ / "host_time.json";
-  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " + (dir_ / "records").string() +
-                        " --out " + out.string());
+  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " +
+                        (dir_ / "records").string() + " --out " + out.string());
   EXPECT_EQ(o.exit_code, 1) << o.err;
   EXPECT_NE(o.err.find("the host's speed moved between runs"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("80% apart"), std::string::npos) << o.err;
