@@ -14,8 +14,9 @@
 # processes than in others (bench/RESULTS.md).
 # Writes OUT_DIR/{host_time.json, fidelity/, multi_tensor/, gpu_check.txt, summary.txt}, each
 # stage's lines appended to the summary as it ends. Exit 1 when any stage failed. The timeouts
-# add up to 870 s after the build (the calibration's three attempts 600 of them; one takes about
-# 110 s): more than one 600 s device call when the host moves, so split it after stage 3 there.
+# add up to 1190 s after the build (the calibration's three attempts 720 of them; one, 15 runs,
+# took about 200 s on an H200 VM): more than one 600 s device call, so split it after stage 2
+# (the calibration in build/gen/host_time.json carried to the next call) or after stage 3.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 out=${1:?usage: fidelity_travels.sh OUT_DIR}

@@ -214,13 +214,16 @@ def calibrate(steps, warmup, cpus, records, repeats):
     names = {f"{o}_{d}": [*WORKLOAD, "--layers", str(d), "--optimizer", o]
              for o in ("loop", "foreach") for d in DEPTHS}
     names["foreach_wide"] = [*WIDE, "--optimizer", "foreach"]
-    files = [f"{n}.r{i}" for i in range(1, repeats + 1) for n in names]
-    have_all = all(os.path.exists(os.path.join(records, f"reference_{f}.jsonl")) for f in files)
+    rounds = range(1, repeats + 1)
+    have_all = all(os.path.exists(os.path.join(records, f"reference_{n}.r{i}.jsonl"))
+                   for i in rounds for n in names)
     version, gpu = (None, None) if have_all else torch_facts()
     # Round by round over the workloads, so that a stretch of a slower host lands on one run of
     # each rather than on every run of one.
-    done = {f: reference(f, names[f.split(".")[0]], records, steps, warmup, cpus) for f in files}
-    runs = {n: median_run([done[f"{n}.r{i}"] for i in range(1, repeats + 1)]) for n in names}
+    done = {(n, i): reference(f"{n}.r{i}", args, records, steps, warmup, cpus)
+            for i in rounds for n, args in names.items()}
+    runs = {n: median_run([done[n, i] for i in rounds]) for n in names}
+    foreach_steps = (f"foreach_{DEPTHS[0]}", f"foreach_{DEPTHS[1]}", "foreach_wide")
     host = socket.gethostname()
     if have_all:
         run = runs["foreach_wide"][0].get("run", {})
@@ -234,7 +237,7 @@ def calibrate(steps, warmup, cpus, records, repeats):
     forward_pass_us, forward_us = pass_line(shallow, deep, "forward")
     backward_pass_us, backward_us = pass_line(shallow, deep, "backward")
     points = []
-    for n in (f"foreach_{DEPTHS[0]}", f"foreach_{DEPTHS[1]}", "foreach_wide"):
+    for n in foreach_steps:
         step, launches = runs[n]
         if not step.get("optimizer_tensors") or not launches.get("optimizer"):
             raise RuntimeError(f"the reference ({n}) recorded no optimizer tensors or launches")
@@ -255,9 +258,7 @@ def calibrate(steps, warmup, cpus, records, repeats):
         "optimizer_multi_tensor_us": multi_tensor_us, "optimizer_multi_fit": fit,
         "foreach_steps": [{"workload": " ".join(names[n]), "host_ms": h, "launches": l,
                            "tensors": t}
-                          for n, (h, l, t) in zip((f"foreach_{DEPTHS[0]}",
-                                                   f"foreach_{DEPTHS[1]}", "foreach_wide"),
-                                                  points)],
+                          for n, (h, l, t) in zip(foreach_steps, points)],
         "launches": {"loop": loop_launches, "foreach": multi_launches,
                      f"loop_{DEPTHS[0]}_layers": shallow[1]},
         "host_ms": {k: {"forward": s["host_forward_ms"], "backward": s["host_backward_ms"],
