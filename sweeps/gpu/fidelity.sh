@@ -16,6 +16,8 @@
 #       (reference default|foreach|fused|loop in one process; replay auto|adamw-foreach|
 #       adamw-fused|adamw-loop) on q05 q7 q72 mix (default: all)
 # GROUPED_GEMM=loop|cublas-grouped gives replay that --grouped-gemm (default auto: as torch runs).
+# TRACE_OUT=1 has replay write its measured step as a Chrome trace, OUT_DIR/replay_NAME.trace.json.gz
+# (the reference's kernel_breakdown record is its side: sweeps/gpu/traces/kinds_side_by_side.py).
 # ROUNDS=N (world1) runs each case's reference and replay N times, alternating, and judges each
 # side's median run (sweeps/gpu/travels/median_round.py); q05, host-bound, defaults to 3: its
 # reference moves by more than the band between back-to-back runs on a VM's host (33.0, 42.0 ms).
@@ -97,11 +99,12 @@ reference() {
 replay() {
   local name=$1 ranks=$2
   shift 2
-  local host_time=()
-  [ -n "${HOST_TIME:-}" ] && host_time=(--host-time "$HOST_TIME")
-  [ -n "${GROUPED_GEMM:-}" ] && host_time+=(--grouped-gemm "$GROUPED_GEMM")
+  local flags=()
+  [ -n "${HOST_TIME:-}" ] && flags=(--host-time "$HOST_TIME")
+  [ -n "${GROUPED_GEMM:-}" ] && flags+=(--grouped-gemm "$GROUPED_GEMM")
+  [ "${TRACE_OUT:-0}" = 1 ] && flags+=(--trace-out "$out/replay_$name.trace.json.gz")
   timeout "${REPLAY_TIMEOUT_S:-180}" "${pin[@]}" mpirun --allow-run-as-root -np "$ranks" --bind-to none \
-    -x NCCL_NVLS_ENABLE build/bin/replay "$@" "${host_time[@]}" --out "$out/replay_$name.jsonl" \
+    -x NCCL_NVLS_ENABLE build/bin/replay "$@" "${flags[@]}" --out "$out/replay_$name.jsonl" \
     >"$out/replay_$name.log" 2>&1 ||
     { echo "replay $name failed:"; tail -8 "$out/replay_$name.log"; status=1; }
 }

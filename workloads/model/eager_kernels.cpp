@@ -7,6 +7,8 @@ namespace {
 
 constexpr std::uint64_t kF32 = 4;
 constexpr std::uint64_t kIndex = 8;  // int64 indices
+// torchtitan's TOKEN_GROUP_ALIGN_SIZE_M for bf16: each expert's rows padded to a multiple of it.
+constexpr std::uint64_t kGroupAlignRows = 8;
 
 struct Spec {
   KernelKind kind;
@@ -251,24 +253,52 @@ WorkSet expert_combine_kernels(const std::string& label, const ExpertLoop& l,
 }
 
 WorkSet grouped_permute_kernels(const std::string& label, const ExpertLoop& l,
-                                std::uint64_t rows) {
-  const std::uint64_t k = l.tokens * l.top_k, e = rows * l.hidden, a = l.bytes;
+                                std::uint64_t rows, std::uint64_t local_experts) {
+  const std::uint64_t k = l.tokens * l.top_k, h = l.hidden, a = l.bytes, e = rows * h;
+  const std::uint64_t bound = rows + local_experts * kGroupAlignRows, padded = bound * h,
+                      stacked = (rows + 1) * h;
+  const KernelKind V = KernelKind::vector, G = KernelKind::generic;
   WorkSet s;
-  add(s.fwd, label, "tokens per expert (histc), offsets (cumsum)", {KernelKind::generic, k, kIndex * k, kIndex * l.experts, 2});
-  add(s.fwd, label, "argsort by expert", {KernelKind::generic, k, kIndex * k, kIndex * k, 2});
-  add(s.fwd, label, "x[sorted token] (gather rows)", {KernelKind::vector, e, a * e + kIndex * rows, a * e});
-  add(s.bwd, label, "rows' grads scattered back (index_add_)", {KernelKind::generic, e, a * e, a * (e + l.tokens * l.hidden), 2});
+  add(s.fwd, label, "tokens per expert (histc)", {G, k, kIndex * k, kIndex * l.experts, 2});
+  add(s.fwd, label, "argsort by expert", {G, k, kIndex * k, kIndex * k, 2});
+  add(s.fwd, label, "scores and token ids in expert order", {G, rows, (kIndex + kF32) * rows, (kIndex + kF32) * rows, 2});
+  add(s.fwd, label, "torch.gather(x, rows by token)", {V, e, a * e + kIndex * rows, a * e});
+  add(s.fwd, label, "permuted_indices (cumsum, searchsorted)", {G, bound, kIndex * bound, kIndex * bound, 6});
+  add(s.fwd, label, "vstack with a zero row", {V, stacked, a * e, a * stacked, 2});
+  add(s.fwd, label, "x[permuted_indices] (padded rows)", {V, padded, a * padded + kIndex * bound, a * padded});
+  // Backward, in reverse: the padded gather's grad put back (index_put_ accumulate: zeros, the
+  // indices sorted, the rows added), vstack's a view, torch.gather's a scatter_add_ into zeros.
+  add(s.bwd, label, "x[permuted_indices] backward: zeros", {V, stacked, 0, a * stacked});
+  add(s.bwd, label, "x[permuted_indices] backward: sort the indices", {G, bound, 2 * kIndex * bound, 2 * kIndex * bound, 4});
+  add(s.bwd, label, "x[permuted_indices] backward: index_put_ (accumulate)", {G, padded, a * (padded + e), a * e});
+  add(s.bwd, label, "torch.gather backward: zeros, scatter_add_", {G, e, a * e, a * (e + l.tokens * h), 2});
+  add(s.bwd, label, "scores' grad put back (index_put_ accumulate)", {G, rows, (kIndex + kF32) * rows, kF32 * rows, 5});
   return s;
 }
 
 WorkSet grouped_unpermute_kernels(const std::string& label, const ExpertLoop& l,
-                                  std::uint64_t rows) {
-  const std::uint64_t e = rows * l.hidden, a = l.bytes;
+                                  std::uint64_t rows, std::uint64_t local_experts) {
+  const std::uint64_t h = l.hidden, a = l.bytes, e = rows * h, out = l.tokens * h;
+  const std::uint64_t bound = rows + local_experts * kGroupAlignRows, padded = bound * h,
+                      stacked = (rows + 1) * h;
+  const KernelKind V = KernelKind::vector, G = KernelKind::generic;
   WorkSet s;
-  add(s.fwd, label, "h * routing weight", {KernelKind::generic, e, a * (e + rows), a * e});
-  add(s.fwd, label, "scatter_add_ into the output", {KernelKind::generic, e, 2 * a * e, a * e, 2});
-  add(s.bwd, label, "scatter_add_ backward (gather rows)", {KernelKind::vector, e, a * e, a * e});
-  add(s.bwd, label, "grad * weight, weight grad", {KernelKind::generic, e, 2 * a * e, a * e, 3});
+  add(s.fwd, label, "new_empty, [permuted_indices] = out (index_put_)", {G, padded, a * padded + kIndex * bound, a * padded});
+  add(s.fwd, label, "rows.to(float32)", {V, e, a * e, kF32 * e});
+  add(s.fwd, label, "rows * score (float32)", {G, e, kF32 * (e + rows), kF32 * e});
+  add(s.fwd, label, "weighted rows .to(dtype)", {V, e, kF32 * e, a * e});
+  add(s.fwd, label, "zeros_like(x)", {V, out, 0, a * out});
+  add(s.fwd, label, "scatter_add (out of place): clone", {KernelKind::copy, out, a * out, a * out});
+  add(s.fwd, label, "scatter_add_ into the output", {G, e, a * e + kIndex * rows, a * e});
+  // Backward, in reverse.
+  add(s.bwd, label, "scatter_add backward: grad.gather(rows)", {V, e, a * e + kIndex * rows, a * e});
+  add(s.bwd, label, "weighting backward: grad.to(float32)", {V, e, a * e, kF32 * e});
+  add(s.bwd, label, "weighting backward: grad * score", {G, e, kF32 * (e + rows), kF32 * e});
+  add(s.bwd, label, "weighting backward: grad * rows (score grad)", {V, e, 2 * kF32 * e, kF32 * e});
+  add(s.bwd, label, "weighting backward: sum over hidden", {KernelKind::reduce, e, kF32 * e, kF32 * rows, 1, h});
+  add(s.bwd, label, "weighting backward: grad.to(dtype)", {V, e, kF32 * e, a * e});
+  add(s.bwd, label, "[:-1] backward: zeros, copy", {V, stacked, a * e, a * (stacked + e), 2});
+  add(s.bwd, label, "index_put_ backward: grad[permuted_indices]", {V, padded, a * padded + kIndex * bound, a * padded});
   return s;
 }
 
@@ -301,6 +331,13 @@ Work fsdp2_copy_in_kernels(const std::string& label, std::uint64_t grad_bytes,
   Work w;
   add(w, label, "FSDP2 reduce-scatter copy-in (_chunk_cat)",
       {KernelKind::vector, input_bytes / 2, grad_bytes, input_bytes});
+  return w;
+}
+
+Work fsdp2_single_rank_reduce_kernels(const std::string& label, std::uint64_t reduce_bytes) {
+  Work w;
+  add(w, label, "FSDP2 reduce over one rank: reduce_output.copy_(input)",
+      {KernelKind::copy, reduce_bytes, reduce_bytes, reduce_bytes});
   return w;
 }
 

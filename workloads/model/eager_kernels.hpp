@@ -72,13 +72,16 @@ WorkSet expert_dispatch_kernels(const std::string& label, const ExpertLoop& loop
                                 std::uint64_t rows);
 WorkSet expert_combine_kernels(const std::string& label, const ExpertLoop& loop,
                                std::uint64_t rows);
-// torch._grouped_mm experts (torchtitan's GroupedExperts, transformers 5.x's grouped_mm
-// implementation): the routed rows sorted by expert on the device (no host sync), one grouped
-// GEMM per projection over all of them, then the weighted rows scattered back.
+// torch._grouped_mm experts as torchtitan's MoE runs them without expert parallelism
+// (TokenReorderer, indices_padding_wrapper, MoE.forward): the routed rows sorted by expert on
+// the device (no host sync) and gathered by token, padded per expert to 8 rows within a bound of
+// rows + local_experts x 8 (a zero row stacked under them, rows picked by permuted_indices),
+// one grouped GEMM per projection over all of them, the rows put back, weighted in float32 and
+// scatter_add'ed into zeros; backward in reverse.
 WorkSet grouped_permute_kernels(const std::string& label, const ExpertLoop& loop,
-                                std::uint64_t rows);
+                                std::uint64_t rows, std::uint64_t local_experts);
 WorkSet grouped_unpermute_kernels(const std::string& label, const ExpertLoop& loop,
-                                  std::uint64_t rows);
+                                  std::uint64_t rows, std::uint64_t local_experts);
 // Backward only, stacked experts: the weight gradient of one expert's slice of the stacked
 // parameter [stack, out, in] is a full-size zero tensor with the slice copied in (torch's
 // select_backward), added to the running gradient unless it is the first. `stack`: the experts
@@ -94,5 +97,10 @@ Work fsdp2_copy_out_kernels(const std::string& label, std::uint64_t gathered_byt
                             std::uint64_t tensors, bool world_of_one);
 Work fsdp2_copy_in_kernels(const std::string& label, std::uint64_t grad_bytes,
                            std::uint64_t input_bytes);
+// FSDP2 over a reduce-scatter group of one rank (foreach_reduce, torch 2.4-2.11): no
+// collective; the copy-in's buffer is copied whole into the sharded gradient
+// (reduce_output.copy_(reduce_scatter_input)), one device-to-device memcpy of `reduce_bytes`.
+// torch issues it on FSDP2's reduce-scatter stream, after the copy-in.
+Work fsdp2_single_rank_reduce_kernels(const std::string& label, std::uint64_t reduce_bytes);
 
 }  // namespace collreplay

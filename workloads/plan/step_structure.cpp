@@ -158,9 +158,9 @@ class Walker {
       w.bwd.add_gemm(grouped_gemm(group_rows, 0, in, out, false, label + " dgrad"));
       w.bwd.add_gemm(grouped_gemm(group_rows, out, in, 0, true, label + " wgrad"));
     };
-    const WorkSet permute = grouped_permute_kernels(n.path, loop, rows);
+    const WorkSet permute = grouped_permute_kernels(n.path, loop, rows, n.experts_here.size());
     const WorkSet act = swiglu_kernels(n.path, rows, loop.intermediate, true, loop.bytes);
-    const WorkSet unpermute = grouped_unpermute_kernels(n.path, loop, rows);
+    const WorkSet unpermute = grouped_unpermute_kernels(n.path, loop, rows, n.experts_here.size());
     WorkSet gate_up, down, all;
     grouped(h, 2 * inter, "gate_up_proj", gate_up);
     grouped(inter, h, "down_proj", down);

@@ -1,13 +1,17 @@
 """Experts as torchtitan runs them (reference_step.py --experts grouped): the experts' weights
 stacked per projection (transformers 5.x's names and shapes, replay's stacked layout:
-gate_up_proj [E, 2I, h], down_proj [E, h, I]), the routed rows sorted by expert (a stable argsort
-of the top-k expert ids), each expert's group padded to a multiple of 8 rows as torchtitan pads
-token groups for bf16 (TOKEN_GROUP_ALIGN_SIZE_M, 16 bytes), offsets the int32 cumulative sum of
-the padded per-expert counts, one torch._grouped_mm per projection over all the experts (gate_up,
-down; weights read transposed, as torchtitan's _run_experts_grouped_mm reads its w1/w2/w3), and
-the rows scattered back with index_add weighted by the router's probabilities. Nothing reads a
-count back to the host: the padded buffer has a fixed bound (rows + E x 7), so the step issues
-its kernels without the looped version's per-expert syncs.
+gate_up_proj [E, 2I, h], down_proj [E, h, I]), and torchtitan's MoE.forward around them
+(torchtitan/models/moe: TokenReorderer, indices_padding_wrapper, _run_experts_grouped_mm): the
+routed rows sorted by expert (a stable argsort of the top-k expert ids) and gathered by token
+(torch.gather), then padded per expert to a multiple of 8 rows for bf16
+(TOKEN_GROUP_ALIGN_SIZE_M): a zero row stacked under them (vstack) and rows picked by
+permuted_indices into a fixed bound of rows + E x 8 (-1, the zero row, for padding), one
+torch._grouped_mm per projection over all the experts (gate_up, down; weights read transposed),
+the rows put back (new_empty, index_put_) and the zero row dropped, weighted by the router's
+probabilities in float32, and scatter_add'ed into zeros_like(x). permuted_indices come from
+torch ops here (arange, searchsorted: generate_permute_indices' CPU-free fallback), not
+torchtitan's Triton kernel. Nothing reads a count back to the host, so the step issues its
+kernels without the looped version's per-expert syncs.
 
 torch 2.11: torch._grouped_mm(mat_a, mat_b, offs=None, bias=None, out_dtype=None); with mat_a 2-D
 [rows, K] and mat_b 3-D [E, K, N], offs (int32, [E]) ends each group's rows; rows past offs[-1]
@@ -44,24 +48,34 @@ class GroupedExperts(nn.Module):
         tokens, hidden = x.shape
         k = top_i.shape[1]
         rows = tokens * k
+        # TokenReorderer: rows sorted by expert, their scores and tokens in that order.
         expert_of_row = top_i.reshape(-1)
-        order = torch.argsort(expert_of_row, stable=True)  # rows sorted by expert
-        sorted_expert = expert_of_row[order]
-        token_of_row = order // k
         counts = torch.zeros(self.experts, dtype=torch.int64, device=x.device)
         counts.scatter_add_(0, expert_of_row, torch.ones_like(expert_of_row))
+        order = torch.argsort(expert_of_row, stable=True)
+        scores_sorted = top_w.reshape(-1)[order]
+        token_index = (order // k).reshape(-1, 1).expand(-1, hidden)
+        routed = torch.gather(x, 0, token_index)
+        # indices_padding_wrapper: each expert's rows padded to ALIGN_ROWS within a fixed bound.
+        bound = rows + self.experts * ALIGN_ROWS
         padded = (counts + ALIGN_ROWS - 1) // ALIGN_ROWS * ALIGN_ROWS
-        ends = torch.cumsum(padded, 0)
-        first_sorted = torch.cumsum(counts, 0) - counts  # each expert's first row, unpadded
-        dest = (ends - padded)[sorted_expert] + torch.arange(rows, device=x.device) - \
-            first_sorted[sorted_expert]
-        bound = rows + self.experts * (ALIGN_ROWS - 1)  # fixed: no count read back
-        xs = x.new_zeros(bound, hidden).index_copy(0, dest, x[token_of_row])
-        offs = ends.to(torch.int32)
+        padded_ends = torch.cumsum(padded, 0)
+        starts = torch.cumsum(counts, 0) - counts
+        slot = torch.arange(bound, device=x.device)
+        expert = torch.searchsorted(padded_ends, slot, right=True).clamp_(max=self.experts - 1)
+        within = slot - (padded_ends - padded)[expert]
+        permuted = torch.where((within < counts[expert]) & (slot < padded_ends[-1]),
+                               starts[expert] + within, torch.full_like(slot, -1))
+        stacked = torch.vstack((routed, routed.new_zeros(hidden)))
+        xs = stacked[permuted, :]
+        offs = padded_ends.to(torch.int32)
         gate, up = torch._grouped_mm(xs, self.gate_up_proj.transpose(-2, -1), offs=offs).chunk(2, -1)
         y = torch._grouped_mm(F.silu(gate) * up, self.down_proj.transpose(-2, -1), offs=offs)
-        weighted = y[dest] * top_w.reshape(-1)[order, None].to(y.dtype)
-        return x.new_zeros(tokens, hidden).index_add(0, token_of_row, weighted.to(x.dtype))
+        unpermuted = y.new_empty(stacked.shape)
+        unpermuted[permuted, :] = y
+        out = unpermuted[:-1]
+        weighted = (out.to(torch.float32) * scores_sorted.to(torch.float32).reshape(-1, 1)).to(x.dtype)
+        return torch.zeros_like(x).scatter_add(0, token_index, weighted)
 
 
 def self_check(device="cuda"):

@@ -94,6 +94,41 @@ TEST(GroupedExperts, ExpertParallelRanksGroupTheirOwnExperts) {
   EXPECT_EQ(all_rows, 4 * 2 * 1024 * 8);  // every rank's tokens x top-8, each row run once
 }
 
+// torchtitan's indices_padding_wrapper: a zero row under the routed rows, then rows + 8 per
+// local expert picked into the grouped GEMMs' input, and the same bound put back after them.
+TEST(GroupedExperts, RowsArePaddedPerLocalExpertAsTorchtitanPadsThem) {
+  const std::uint64_t hidden = 2048, bytes = 2;
+  for (const int ep : {1, 4}) {
+    WorkloadRequest q = qwen3_moe(ep, ep, "uniform");
+    const Schedule s = build_schedule(q);
+    const std::uint64_t rows = static_cast<std::uint64_t>(grouped_rows_total(grouped_gemms(s).front()));
+    const std::uint64_t local = 128 / static_cast<std::uint64_t>(ep);
+    const std::uint64_t padded_bytes = (rows + 8 * local) * hidden * bytes;
+    int picks = 0, puts = 0, stacks = 0;
+    for (const ScheduleOp& op : s.ops) {
+      if (op.is_collective()) continue;
+      for (const KernelSlice& k : op.compute().kernels) {
+        if (k.label.find("x[permuted_indices] (padded rows)") != std::string::npos) {
+          ++picks;
+          EXPECT_EQ(k.write_bytes, padded_bytes) << "ep " << ep;
+        }
+        if (k.label.find("[permuted_indices] = out") != std::string::npos) {
+          ++puts;
+          EXPECT_EQ(k.write_bytes, padded_bytes) << "ep " << ep;
+        }
+        if (k.label.find("vstack with a zero row") != std::string::npos) {
+          ++stacks;
+          EXPECT_EQ(k.write_bytes, (rows + 1) * hidden * bytes) << "ep " << ep;
+        }
+      }
+    }
+    // Forward and its recompute under activation checkpointing.
+    EXPECT_EQ(picks, 2) << "ep " << ep;
+    EXPECT_EQ(puts, 2) << "ep " << ep;
+    EXPECT_EQ(stacks, 2) << "ep " << ep;
+  }
+}
+
 TEST(GroupedExperts, GroupsSurviveTheScheduleFile) {
   const Schedule s = build_schedule(qwen3_moe(1, 1, "hot:2"));
   const std::string text = schedule_to_json(s);
