@@ -16,8 +16,9 @@
 #       (reference default|foreach|fused|loop in one process; replay auto|adamw-foreach|
 #       adamw-fused|adamw-loop) on q05 q7 q72 mix (default: all)
 # GROUPED_GEMM=loop|cublas-grouped gives replay that --grouped-gemm (default auto: as torch runs).
-# TRACE_OUT=1 has replay write its measured step as a Chrome trace, OUT_DIR/replay_NAME.trace.json.gz
-# (the reference's kernel_breakdown record is its side: sweeps/gpu/traces/kinds_side_by_side.py).
+# TRACE_OUT=1 keeps each side's step as a Chrome trace: the reference's profiled one
+# (OUT_DIR/reference_NAME.trace/rank0.trace.json) and replay's measured one
+# (OUT_DIR/replay_NAME.trace.json.gz), for sweeps/gpu/traces/kinds_side_by_side.py.
 # ROUNDS=N (world1) runs each case's reference and replay N times, alternating, and judges each
 # side's median run (sweeps/gpu/travels/median_round.py); q05, host-bound, defaults to 3: its
 # reference moves by more than the band between back-to-back runs on a VM's host (33.0, 42.0 ms).
@@ -89,8 +90,10 @@ multi_case() {
 reference() {
   local name=$1 ranks=$2
   shift 2
+  local trace=()
+  [ "${TRACE_OUT:-0}" = 1 ] && trace=(--trace-dir "$out/reference_$name.trace")
   timeout "${REFERENCE_TIMEOUT_S:-240}" "${pin[@]}" torchrun --nproc-per-node "$ranks" \
-    sweeps/gpu/reference/reference_step.py "$@" --out "$out/reference_$name.jsonl" \
+    sweeps/gpu/reference/reference_step.py "$@" "${trace[@]}" --out "$out/reference_$name.jsonl" \
     >"$out/reference_$name.log" 2>&1 ||
     { echo "reference $name failed:"; tail -8 "$out/reference_$name.log"; status=1; }
 }
