@@ -327,17 +327,13 @@ Work fsdp2_copy_out_kernels(const std::string& label, std::uint64_t gathered_byt
 }
 
 Work fsdp2_copy_in_kernels(const std::string& label, std::uint64_t grad_bytes,
-                           std::uint64_t input_bytes) {
+                           std::uint64_t input_bytes, bool single_rank) {
   Work w;
   add(w, label, "FSDP2 reduce-scatter copy-in (_chunk_cat)",
       {KernelKind::vector, input_bytes / 2, grad_bytes, input_bytes});
-  return w;
-}
-
-Work fsdp2_single_rank_reduce_kernels(const std::string& label, std::uint64_t reduce_bytes) {
-  Work w;
-  add(w, label, "FSDP2 reduce over one rank: reduce_output.copy_(input)",
-      {KernelKind::copy, reduce_bytes, reduce_bytes, reduce_bytes});
+  if (single_rank)
+    add(w, label, "FSDP2 reduce over one rank: reduce_output.copy_(input)",
+        {KernelKind::copy, input_bytes, input_bytes, input_bytes});
   return w;
 }
 

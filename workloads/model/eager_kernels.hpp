@@ -95,12 +95,13 @@ WorkSet stacked_slice_grad_kernels(const std::string& label, const ExpertLoop& l
 // a reduce-scatter it copies the unit's gradients into the reduce-scatter input (_chunk_cat).
 Work fsdp2_copy_out_kernels(const std::string& label, std::uint64_t gathered_bytes,
                             std::uint64_t tensors, bool world_of_one);
+// Over a reduce-scatter group of one rank (`single_rank`) foreach_reduce (torch 2.11) issues
+// no collective but copies the copy-in's buffer whole into the sharded gradient
+// (reduce_output.copy_(reduce_scatter_input)): one memcpy of `input_bytes` after the copy-in.
+// torch runs it on FSDP2's reduce-scatter stream, replay on the compute stream: in the
+// reference's profiled world-1 step nothing ran beside it (the host sat in _chunk_cat's
+// metadata until the GPU caught up: bench/RESULTS.md, "Fidelity on an H100").
 Work fsdp2_copy_in_kernels(const std::string& label, std::uint64_t grad_bytes,
-                           std::uint64_t input_bytes);
-// FSDP2 over a reduce-scatter group of one rank (foreach_reduce, torch 2.4-2.11): no
-// collective; the copy-in's buffer is copied whole into the sharded gradient
-// (reduce_output.copy_(reduce_scatter_input)), one device-to-device memcpy of `reduce_bytes`.
-// torch issues it on FSDP2's reduce-scatter stream, after the copy-in.
-Work fsdp2_single_rank_reduce_kernels(const std::string& label, std::uint64_t reduce_bytes);
+                           std::uint64_t input_bytes, bool single_rank);
 
 }  // namespace collreplay

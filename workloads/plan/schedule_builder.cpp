@@ -244,15 +244,9 @@ class Builder {
       c.priority = 2;
       if (r_.plan == PlanKind::fsdp2)
         ops.compute[c.after].work.append(fsdp2_copy_in_kernels(
-            c.name, times(u.gathered_numel, dtype_size_bytes(r_.param_dtype)), c.op.bytes));
-      // FSDP2 replaces a reduce-scatter over one rank by a memcpy of the whole buffer; torch
-      // runs it on the reduce-scatter stream, replay after the copy-in on the compute stream
-      // (at world 1 the reference's host waits in _chunk_cat's metadata until the GPU catches up,
-      // so the next unit's kernels are not queued beside it: bench/RESULTS.md).
-      if (skips_collective(u))
-        ops.compute[c.after].work.append(fsdp2_single_rank_reduce_kernels(c.name, c.op.bytes));
-      else
-        ops.comm.push_back(c);
+            c.name, times(u.gathered_numel, dtype_size_bytes(r_.param_dtype)), c.op.bytes,
+            skips_collective(u)));
+      if (!skips_collective(u)) ops.comm.push_back(c);
       add_hsdp_allreduce(r_, u, c, ops);
     }
     return ops;
