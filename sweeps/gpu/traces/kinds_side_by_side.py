@@ -91,7 +91,10 @@ def replay_kind(label, kind):
         return "loss"
     if label.startswith("embed"):
         return "embedding"
-    if ".router" in label or (".experts" in label and "silu" not in label):
+    # A stacked expert's weight grad built whole (select_backward) is, on torch's side, zeros and
+    # adds with no MoE op above them: the rest, on both sides.
+    stacked_grad = "select backward" in label or "stacked grad" in label
+    if ".router" in label or (".experts" in label and "silu" not in label and not stacked_grad):
         return "MoE routing, permutation"
     return "norms, activations, the rest"
 
