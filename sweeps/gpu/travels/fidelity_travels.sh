@@ -21,8 +21,8 @@
 # first left it (build/gen/host_time.json); `table` without one in build/gen fails its rows.
 # Stages calibrate, table and grouped hold every torch and replay process to CPU 2 (PIN_CPUS=LIST
 # to choose others, PIN_CPUS= for none): on a VM an unpinned torch process's host ran 1.5x slower
-# in some processes than in others (bench/RESULTS.md). TRACE_OUT=1 has replay write each row's
-# measured step as a Chrome trace beside its records (fidelity.sh), for
+# in some processes than in others (bench/RESULTS.md). TRACE_OUT=1 keeps both sides' steps of each
+# row as Chrome traces beside their records (fidelity.sh), for
 # sweeps/gpu/traces/kinds_side_by_side.py.
 # Writes OUT_DIR/{host_time.json, fidelity/, multi_tensor/, gpu_check.txt, summary.txt}, each
 # stage's lines appended to the summary as it ends. Exit 1 when any stage failed, 2 on a stage it
@@ -60,8 +60,12 @@ calibrate() {
     rc=${PIPESTATUS[0]}
     [ "$rc" -eq 0 ] && { calibrated=1; break; }
     # A refusal (the host moved) needs fresh runs; a timeout goes on from the runs it finished.
-    [ "$rc" -eq 124 ] && echo "calibration: ran past ${CALIBRATE_TIMEOUT_S:-240} s; the next attempt keeps its runs" | tee -a "$out/summary.txt" ||
+    if [ "$rc" -eq 124 ]; then
+      echo "calibration: ran past ${CALIBRATE_TIMEOUT_S:-240} s; the next attempt keeps its runs" |
+        tee -a "$out/summary.txt"
+    else
       records=$((records + 1))
+    fi
   done
   [ $calibrated -eq 1 ] || status=1
   cp build/gen/host_time.json "$out/host_time.json" 2>/dev/null
