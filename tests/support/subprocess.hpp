@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace collreplay::cli_test {
@@ -81,6 +82,24 @@ class ScratchDirTest : public ::testing::Test {
   }
 
   fs::path dir_;
+};
+
+// A scratch-dir fixture for one of the checkout's Python scripts: skipped without python3;
+// script_ is the script's path in the checkout the tests were built from.
+class PythonScriptTest : public ScratchDirTest {
+ protected:
+  explicit PythonScriptTest(std::string relative_path) : relative_path_(std::move(relative_path)) {}
+  void SetUp() override {
+    ScratchDirTest::SetUp();
+    if (std::system("python3 -c pass >/dev/null 2>&1") != 0)
+      GTEST_SKIP() << "python3 is not installed (make deps installs it)";
+    script_ = (bin_dir().parent_path().parent_path() / relative_path_).string();
+  }
+
+  std::string script_;
+
+ private:
+  std::string relative_path_;
 };
 
 }  // namespace collreplay::cli_test

@@ -252,11 +252,22 @@ WorkSet expert_combine_kernels(const std::string& label, const ExpertLoop& l,
   return s;
 }
 
+// indices_padding_wrapper's sizes: the bound of padded rows (rows + 8 per local expert), its
+// elements, and the elements of the routed rows with the zero row stacked under them.
+namespace {
+struct PaddedRows {
+  std::uint64_t bound, padded_elements, stacked_elements;
+};
+PaddedRows padded_rows(const ExpertLoop& l, std::uint64_t rows, std::uint64_t local_experts) {
+  const std::uint64_t bound = rows + local_experts * kGroupAlignRows;
+  return {bound, bound * l.hidden, (rows + 1) * l.hidden};
+}
+}  // namespace
+
 WorkSet grouped_permute_kernels(const std::string& label, const ExpertLoop& l,
                                 std::uint64_t rows, std::uint64_t local_experts) {
   const std::uint64_t k = l.tokens * l.top_k, h = l.hidden, a = l.bytes, e = rows * h;
-  const std::uint64_t bound = rows + local_experts * kGroupAlignRows, padded = bound * h,
-                      stacked = (rows + 1) * h;
+  const auto [bound, padded, stacked] = padded_rows(l, rows, local_experts);
   const KernelKind V = KernelKind::vector, G = KernelKind::generic;
   WorkSet s;
   add(s.fwd, label, "tokens per expert (histc)", {G, k, kIndex * k, kIndex * l.experts, 2});
@@ -279,8 +290,7 @@ WorkSet grouped_permute_kernels(const std::string& label, const ExpertLoop& l,
 WorkSet grouped_unpermute_kernels(const std::string& label, const ExpertLoop& l,
                                   std::uint64_t rows, std::uint64_t local_experts) {
   const std::uint64_t h = l.hidden, a = l.bytes, e = rows * h, out = l.tokens * h;
-  const std::uint64_t bound = rows + local_experts * kGroupAlignRows, padded = bound * h,
-                      stacked = (rows + 1) * h;
+  const auto [bound, padded, stacked] = padded_rows(l, rows, local_experts);
   const KernelKind V = KernelKind::vector, G = KernelKind::generic;
   WorkSet s;
   add(s.fwd, label, "new_empty, [permuted_indices] = out (index_put_)", {G, padded, a * padded + kIndex * bound, a * padded});

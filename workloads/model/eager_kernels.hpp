@@ -72,8 +72,9 @@ WorkSet expert_dispatch_kernels(const std::string& label, const ExpertLoop& loop
                                 std::uint64_t rows);
 WorkSet expert_combine_kernels(const std::string& label, const ExpertLoop& loop,
                                std::uint64_t rows);
-// torch._grouped_mm experts as torchtitan's MoE runs them without expert parallelism
-// (TokenReorderer, indices_padding_wrapper, MoE.forward): the routed rows sorted by expert on
+// torch._grouped_mm experts as torchtitan's MoE runs them (TokenReorderer,
+// indices_padding_wrapper, MoE.forward; with expert parallelism the dispatch's own permute pads
+// the rank's received rows the same way): the routed rows sorted by expert on
 // the device (no host sync) and gathered by token, padded per expert to 8 rows within a bound of
 // rows + local_experts x 8 (a zero row stacked under them, rows picked by permuted_indices),
 // one grouped GEMM per projection over all of them, the rows put back, weighted in float32 and

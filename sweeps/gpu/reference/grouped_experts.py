@@ -9,9 +9,9 @@ permuted_indices into a fixed bound of rows + E x 8 (-1, the zero row, for paddi
 torch._grouped_mm per projection over all the experts (gate_up, down; weights read transposed),
 the rows put back (new_empty, index_put_) and the zero row dropped, weighted by the router's
 probabilities in float32, and scatter_add'ed into zeros_like(x). permuted_indices come from
-torch ops here (arange, searchsorted: generate_permute_indices' CPU-free fallback), not
-torchtitan's Triton kernel. Nothing reads a count back to the host, so the step issues its
-kernels without the looped version's per-expert syncs.
+torch ops here (cumsum, arange, searchsorted, where) where torchtitan runs its Triton kernel,
+generate_permute_indices: the same indices. Nothing reads a count back to the host, so the step
+issues its kernels without the looped version's per-expert syncs.
 
 torch 2.11: torch._grouped_mm(mat_a, mat_b, offs=None, bias=None, out_dtype=None); with mat_a 2-D
 [rows, K] and mat_b 3-D [E, K, N], offs (int32, [E]) ends each group's rows; rows past offs[-1]

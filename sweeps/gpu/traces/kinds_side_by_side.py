@@ -1,6 +1,7 @@
 """One training step's GPU time by kind of work, the reference's profiled step beside replay's
-measured one: where a fidelity row's gap sits (FSDP2's copies, GEMMs, attention, MoE routing
-and permutation, loss, embedding, the rest), forward and backward (the recompute in it) apart.
+measured one: where a fidelity row's gap sits (collectives, FSDP2's copies, GEMMs, attention,
+MoE routing and permutation, loss, embedding, the rest), forward and backward (the recompute in
+it) apart.
 
     python3 sweeps/gpu/traces/kinds_side_by_side.py REFERENCE_TRACE REPLAY_TRACE
 
@@ -17,7 +18,7 @@ import json
 import sys
 from collections import defaultdict
 
-KINDS = ("FSDP2 copies", "GEMM", "attention", "MoE routing, permutation", "loss", "embedding",
+KINDS = ("collectives", "FSDP2 copies", "GEMM", "attention", "MoE routing, permutation", "loss", "embedding",
          "norms, activations, the rest")
 MOE_OPS = ("index", "gather", "scatter", "sort", "topk", "searchsorted", "cumsum", "histc",
            "vstack", "where", "nonzero", "one_hot")
@@ -34,6 +35,8 @@ def load(path):
 
 
 def reference_kind(kernel_name, stack):
+    if kernel_name.lower().startswith("nccl"):
+        return "collectives"
     names = " > ".join(stack)
     aten = [s for s in stack if s.startswith("aten::")]
     op = aten[0] if aten else ""
@@ -82,7 +85,9 @@ def reference_kernels(events):
     return out
 
 
-def replay_kind(label, kind):
+def replay_kind(name, label, kind):
+    if name.lower().startswith("nccl"):
+        return "collectives"
     if "FSDP2" in label:
         return "FSDP2 copies"
     if kind is None:  # a GEMM: the attention core's run as batched GEMMs, fwd and bwd
@@ -109,7 +114,8 @@ def replay_kernels(events):
         if phase in (None, "optimizer"):
             continue
         phase = "forward" if phase == "forward" else "backward"
-        out.append((phase, replay_kind(args.get("label", e.get("name", "")), args.get("kind")),
+        name = e.get("name", "")
+        out.append((phase, replay_kind(name, args.get("label", name), args.get("kind")),
                     e["dur"] / 1e3))
     return out
 

@@ -19,14 +19,9 @@ struct Phases {
   double fwd_bwd_ms, optimizer_ms, step_ms;
 };
 
-class FidelitySummary : public ScratchDirTest {
+class FidelitySummary : public PythonScriptTest {
  protected:
-  void SetUp() override {
-    ScratchDirTest::SetUp();
-    if (std::system("python3 -c pass >/dev/null 2>&1") != 0)
-      GTEST_SKIP() << "python3 is not installed (make deps installs it)";
-    script_ = (bin_dir().parent_path().parent_path() / "sweeps/gpu/fidelity_summary.py").string();
-  }
+  FidelitySummary() : PythonScriptTest("sweeps/gpu/fidelity_summary.py") {}
 
   // One side's step record of world-1 case `c`, as reference_step.py and replay write them: the
   // reference's with `steps` per-step fwd+bwd samples around its median.
@@ -48,8 +43,6 @@ class FidelitySummary : public ScratchDirTest {
   Outcome summary(const std::string& cases) {
     return run("python3 " + script_ + " world1 " + dir_.string() + " " + cases);
   }
-
-  std::string script_;
 };
 
 TEST_F(FidelitySummary, EveryPhaseWithinItsBandPasses) {

@@ -16,13 +16,11 @@ namespace {
 
 using nlohmann::json;
 
-class FixturesTable : public ScratchDirTest {
+class FixturesTable : public PythonScriptTest {
  protected:
+  FixturesTable() : PythonScriptTest("sweeps/gpu/traces/fixtures_table.py") {}
   void SetUp() override {
-    ScratchDirTest::SetUp();
-    if (std::system("python3 -c pass >/dev/null 2>&1") != 0)
-      GTEST_SKIP() << "python3 is not installed (make deps installs it)";
-    script_ = (bin_dir().parent_path().parent_path() / "sweeps/gpu/traces/fixtures_table.py").string();
+    PythonScriptTest::SetUp();
     fs::create_directories(dir_ / "raw");
     fs::create_directories(dir_ / "logs");
   }
@@ -43,8 +41,6 @@ class FixturesTable : public ScratchDirTest {
   Outcome table(const std::string& jobs) {
     return run("python3 " + script_ + " " + dir_.string() + " " + jobs);
   }
-
-  std::string script_;
 };
 
 TEST_F(FixturesTable, WithinBothBandsPasses) {

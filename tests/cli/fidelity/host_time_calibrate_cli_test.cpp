@@ -17,15 +17,9 @@ namespace {
 
 using nlohmann::json;
 
-class HostTimeCalibrate : public ScratchDirTest {
+class HostTimeCalibrate : public PythonScriptTest {
  protected:
-  void SetUp() override {
-    ScratchDirTest::SetUp();
-    if (std::system("python3 -c pass >/dev/null 2>&1") != 0)
-      GTEST_SKIP() << "python3 is not installed (make deps installs it)";
-    script_ = (bin_dir().parent_path().parent_path() / "sweeps/gpu/travels/host_time_calibrate.py")
-                  .string();
-  }
+  HostTimeCalibrate() : PythonScriptTest("sweeps/gpu/travels/host_time_calibrate.py") {}
 
   // One reference run's records as reference_step.py writes them: its step record (host ms
   // per phase, the optimizer's tensors) and its kernel_breakdown's launch counts.
@@ -60,8 +54,6 @@ class HostTimeCalibrate : public ScratchDirTest {
     record("foreach_3", 1 + 0.04 * 179, 0.05 * 436, foreach_ms(72, 38), 179, 436, 72, 38, run);
     record("foreach_wide", 1 + 0.04 * 80, 0.05 * 170, foreach_ms(300, 15), 80, 170, 300, 15, run);
   }
-
-  std::string script_;
 };
 
 TEST_F(HostTimeCalibrate, TheForeachStepIsFittedPerStepPerTensorAndPerLaunch) {

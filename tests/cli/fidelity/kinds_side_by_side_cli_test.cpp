@@ -16,15 +16,9 @@ namespace {
 
 using nlohmann::json;
 
-class KindsSideBySide : public ScratchDirTest {
+class KindsSideBySide : public PythonScriptTest {
  protected:
-  void SetUp() override {
-    ScratchDirTest::SetUp();
-    if (std::system("python3 -c pass >/dev/null 2>&1") != 0)
-      GTEST_SKIP() << "python3 is not installed (make deps installs it)";
-    script_ = (bin_dir().parent_path().parent_path() / "sweeps/gpu/traces/kinds_side_by_side.py")
-                  .string();
-  }
+  KindsSideBySide() : PythonScriptTest("sweeps/gpu/traces/kinds_side_by_side.py") {}
 
   void save(const std::string& name, const json& events) {
     std::ofstream(dir_ / name) << json{{"traceEvents", events}}.dump();
@@ -46,7 +40,6 @@ class KindsSideBySide : public ScratchDirTest {
                       {"args", {{"correlation", id}}}});
   }
 
-  std::string script_;
   int correlation_ = 0;
 };
 
@@ -69,6 +62,10 @@ TEST_F(KindsSideBySide, EachKindOfEachPhaseSideBySide) {
   add_reference_kernel(ref, 3000, 1500, "indexing_backward_kernel",
                        {"IndexBackward0", "aten::_index_put_impl_"});
   add_reference_kernel(ref, 3500, 4000, "elementwise_kernel", {"aten::mul"});
+  // An NCCL kernel under FSDP's range is a collective, not one of FSDP2's copies.
+  add_reference_kernel(ref, 3200, 700, "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL",
+                       {"FSDP::post_backward_reduce (layers.0)",
+                        "c10d::reduce_scatter_tensor_coalesced_"});
   add_reference_kernel(ref, 5500, 9000, "multi_tensor_apply_kernel", {"aten::_foreach_mul_"});
   save("ref.json", ref);
   json rep = json::array({
@@ -78,6 +75,9 @@ TEST_F(KindsSideBySide, EachKindOfEachPhaseSideBySide) {
       replay_kernel("recompute", "layers.0.input_layernorm: pow(2)", "vector", 3000),
       replay_kernel("optimizer", "optimizer: foreach mul_", "multi_tensor", 9000),
   });
+  json comm = replay_kernel("backward", "rs.layers.0", nullptr, 900);
+  comm["name"] = "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL";
+  rep.push_back(comm);
   save("replay.json", rep);
   const Outcome o = run("python3 " + script_ + " " + (dir_ / "ref.json").string() + " " +
                         (dir_ / "replay.json").string());
@@ -89,7 +89,10 @@ TEST_F(KindsSideBySide, EachKindOfEachPhaseSideBySide) {
   // The recompute counts with backward; the optimizer on neither side.
   EXPECT_NE(o.out.find("| backward | norms, activations, the rest | 4.00 | 3.00 | -1.00 |"),
             std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("| backward | **all** | 5.50 | 3.50 | -2.00 |"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("| backward | collectives | 0.70 | 0.90 | +0.20 |"), std::string::npos)
+      << o.out;
+  EXPECT_EQ(o.out.find("| backward | FSDP2 copies"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("| backward | **all** | 6.20 | 4.40 | -1.80 |"), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("9.00"), std::string::npos) << o.out;
 }
 

@@ -48,14 +48,9 @@ json trace_of(const std::vector<StepSpec>& steps) {
   return {{"schemaVersion", 1}, {"traceEvents", events}};
 }
 
-class TrimTrace : public ScratchDirTest {
+class TrimTrace : public PythonScriptTest {
  protected:
-  void SetUp() override {
-    ScratchDirTest::SetUp();
-    if (std::system("python3 -c pass >/dev/null 2>&1") != 0)
-      GTEST_SKIP() << "python3 is not installed (make deps installs it)";
-    script_ = (bin_dir().parent_path().parent_path() / "sweeps/gpu/reference/trim_trace.py").string();
-  }
+  TrimTrace() : PythonScriptTest("sweeps/gpu/reference/trim_trace.py") {}
 
   std::string write(const std::string& name, const json& trace) {
     const fs::path path = dir_ / name;
@@ -72,8 +67,6 @@ class TrimTrace : public ScratchDirTest {
         names.push_back(e["name"].get<std::string>() + " " + e["cat"].get<std::string>());
     return names;
   }
-
-  std::string script_;
 };
 
 // Rank 1's profiler started a step later, rank 0's last span is empty, and torch wrote one step
