@@ -20,8 +20,10 @@
 # (OUT_DIR/reference_NAME.trace/rank0.trace.json) and replay's measured one
 # (OUT_DIR/replay_NAME.trace.json.gz), for sweeps/gpu/traces/kinds_side_by_side.py.
 # ROUNDS=N (world1) runs each case's reference and replay N times, alternating, and judges each
-# side's median run (sweeps/gpu/travels/median_round.py); q05, host-bound, defaults to 3: its
-# reference moves by more than the band between back-to-back runs on a VM's host (33.0, 42.0 ms).
+# side's fastest run (sweeps/gpu/travels/fastest_round.py; the median run's figure printed beside
+# it); q05, host-bound, defaults to 3: its reference moves by more than the band between
+# back-to-back runs on a VM's host (33.0, 42.0 ms), and its fastest run is the host undisturbed,
+# what the calibration calibrates replay's host on.
 # HOST_TIME=calibrate (or a calibration file) gives replay --host-time that, instead of its eager
 # defaults (write the calibration first: python3 sweeps/gpu/travels/host_time_calibrate.py).
 # PIN_CPUS=LIST holds both sides to those CPUs (taskset -c LIST around torchrun and mpirun; replay
@@ -131,7 +133,7 @@ case $mode in
           --steps 10
       done
       for side in reference replay; do
-        python3 sweeps/gpu/travels/median_round.py "$out" "${side}_$c" "$rounds" || status=1
+        python3 sweeps/gpu/travels/fastest_round.py "$out" "${side}_$c" "$rounds" || status=1
       done
     done ;;
   optimizers)
