@@ -172,6 +172,14 @@ case $mode in
 esac
 
 # The summary judges every phase of every row; a failing or missing one fails the run (exit 1).
-python3 sweeps/gpu/fidelity_summary.py "$mode" "$out" "${cases[@]}" | tee "$out/summary_$mode.md" ||
-  status=1
+# Beside the calibration replay ran on, a host-bound row's reference host time says whether the
+# host held its speed since calibrating.
+calibration=()
+case ${HOST_TIME:-} in
+  "" | eager | none) ;;
+  calibrate) [ $mode = world1 ] && calibration=(--calibration build/gen/host_time.json) ;;
+  *) [ $mode = world1 ] && calibration=(--calibration "$HOST_TIME") ;;
+esac
+python3 sweeps/gpu/fidelity_summary.py "$mode" "$out" "${calibration[@]}" "${cases[@]}" |
+  tee "$out/summary_$mode.md" || status=1
 exit $status

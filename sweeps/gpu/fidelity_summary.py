@@ -1,6 +1,6 @@
 """The closing tables of sweeps/gpu/fidelity.sh: the reference's records beside replay's, a ratio
 (replay / reference) and pass or FAIL per phase of every row.
-  python3 sweeps/gpu/fidelity_summary.py world1|optimizers|multi OUT_DIR case...
+  python3 sweeps/gpu/fidelity_summary.py world1|optimizers|multi OUT_DIR [--calibration FILE] case...
 Every phase is judged on its own (issue 38): fwd+bwd, optimizer and step (and, for multi-rank
 cases, exposed communication) each within 0.9-1.1 of the reference; each collective's kernel time
 within 15% of the reference's profiled one. A row whose reference or replay record is missing, or
@@ -13,13 +13,18 @@ models with looped experts sync the host once per expert and vary most run to ru
 389-802 ms fwd+bwd over runs of 5 steps), so reference_step.py times 20 steps for them by
 default. Each world1 row's reference spread (fastest, median and slowest fwd+bwd of its steps) is
 printed under the table, so a row judged on an unsteady reference says so. A MoE row whose
-reference and replay ran their experts differently (--experts looped / grouped) fails."""
+reference and replay ran their experts differently (--experts looped / grouped) fails. With
+--calibration (the host-time calibration replay ran on), each world1 row's reference host time per
+phase is printed beside the calibration's for its launches (travels/host_against_calibration.py):
+where the host slowed after calibrating, a host-bound row says so (a figure, not judged)."""
+import json
 import os
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from step_record import records, step  # noqa: E402
+from travels.host_against_calibration import host_line  # noqa: E402
 
 BAND, COLLECTIVE_BAND = (0.9, 1.1), (0.85, 1.15)
 MIN_REFERENCE_STEPS = 10
@@ -127,7 +132,7 @@ def units_line(c, out):
     return f"{c}: layer compute ms, reference / replay: " + ("; ".join(cells) or "none recorded")
 
 
-def world1(out, cases, v):
+def world1(out, cases, v, calibration=None):
     print(f"| case | optimizer ref / replay | {PHASE_HEAD} | replay MFU / HFU |")
     print("|---" * 15 + "|")
     steps, spreads = [], []
@@ -150,6 +155,10 @@ def world1(out, cases, v):
             continue
         spreads.append(spread_line(c, ref))
         spreads.append(units_line(c, out))
+        breakdown = records(f"{out}/reference_{c}.jsonl", "kernel_breakdown")
+        host = host_line(c, ref, breakdown[0].get("launches") if breakdown else None, calibration)
+        if host:
+            spreads.append(host)
         steps.append(ratio(rep.get("overlapped_ms"), ref.get("overlapped_ms")))
         print(f"| {c} {ref['model']}{' experts ' + ref['experts'] if ref.get('experts') else ''} | "
               f"{ref.get('optimizer_impl', '?')} / {rep.get('optimizer')} | "
@@ -256,11 +265,27 @@ def main(argv):
         print("usage: fidelity_summary.py world1|optimizers|multi OUT_DIR case...", file=sys.stderr)
         return 2
     mode, out, cases = argv[0], argv[1], argv[2:]
+    calibration = None
+    if "--calibration" in cases:
+        at = cases.index("--calibration")
+        if at + 1 >= len(cases):
+            print("fidelity_summary.py: --calibration needs a file", file=sys.stderr)
+            return 2
+        path = cases[at + 1]
+        cases = cases[:at] + cases[at + 2:]
+        try:
+            with open(path) as f:
+                calibration = json.load(f)
+        except (OSError, ValueError) as e:
+            print(f"fidelity_summary.py: --calibration {path}: {e}", file=sys.stderr)
+            return 2
     defaults = {"world1": ["q05", "q7", "q72", "mix"], "optimizers": ["q05", "q7", "q72", "mix"],
                 "multi": ["fsdp2-w2", "fsdp2-w4", "hsdp-2x2", "ddp-w2", "mix-ep2"]}
     v = Verdicts()
-    run = {"world1": world1, "optimizers": optimizers, "multi": multi}[mode]
-    run(out, cases or defaults[mode], v)
+    if mode == "world1":
+        world1(out, cases or defaults[mode], v, calibration)
+    else:
+        {"optimizers": optimizers, "multi": multi}[mode](out, cases or defaults[mode], v)
     line, code = v.verdict()
     print(line)
     return code

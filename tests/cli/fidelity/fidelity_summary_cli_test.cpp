@@ -137,6 +137,67 @@ TEST_F(FidelitySummary, ExpertsRunDifferentlyFailAndSpreadIsPrinted) {
   EXPECT_NE(r.out.find("| 100.0 | 101.0 | 1.01 | pass |"), std::string::npos) << r.out;
 }
 
+// --calibration: a host-bound row's reference host time per phase beside the calibration's for
+// its launches, saying where the host slowed since calibrating (the H100 call whose 0.5B
+// reference ran 1.34-1.62x it); a GPU-bound row's host reads its waits and gets no line; the
+// verdict stays the phases'. A calibration it cannot read is one line and exit 2.
+TEST_F(FidelitySummary, AHostBoundRowSaysWhereTheHostSlowedSinceCalibrating) {
+  const json calibration = {{"forward_us", 46.5},           {"forward_fixed_us", 247.0},
+                            {"backward_us", 32.4},          {"backward_fixed_us", 1026.0},
+                            {"optimizer_loop_us", 66.5},    {"optimizer_multi_us", 4.7},
+                            {"optimizer_multi_fixed_us", 829.0}, {"optimizer_multi_tensor_us", 37.6}};
+  std::ofstream(dir_ / "host_time.json") << calibration.dump();
+  auto host = [](double forward_ms, double backward_ms, double optimizer_ms) {
+    return json{{"host_forward_ms", forward_ms}, {"host_backward_ms", backward_ms},
+                {"host_optimizer_ms", optimizer_ms}, {"optimizer_tensors", 50}};
+  };
+  auto launches = [&](const std::string& c, int forward, int backward, int optimizer) {
+    std::ofstream(dir_ / ("reference_" + c + ".jsonl"), std::ios::app)
+        << json{{"record", "kernel_breakdown"},
+                {"launches", {{"forward", forward}, {"backward", backward},
+                              {"optimizer", optimizer}}}}.dump()
+        << "\n";
+  };
+  // forward 0.247 + 240 x 0.0465 = 11.4 ms; backward 1.026 + 635 x 0.0324 = 21.6; optimizer
+  // 0.829 + 50 x 0.0376 + 80 x 0.0047 = 3.1.
+  write("reference", "q05", {44.7, 5.2, 50.2}, 10, host(15.3, 29.4, 5.0));
+  launches("q05", 240, 635, 80);
+  write("replay", "q05", {34.1, 3.3, 37.4});
+  write("reference", "q05b", {34.0, 3.3, 37.3}, 10, host(11.0, 21.0, 3.2));
+  launches("q05b", 240, 635, 80);
+  write("replay", "q05b", {34.1, 3.3, 37.4});
+  write("reference", "q7", {101.8, 33.7, 135.6}, 10, host(19.3, 54.8, 15.8));
+  launches("q7", 250, 650, 160);
+  write("replay", "q7", {101.7, 33.3, 135.0});
+  const std::string cal = " --calibration " + (dir_ / "host_time.json").string();
+  const Outcome r = summary("q05" + cal + " q05b q7");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("q05: reference host ms against the calibration's for its launches: "
+                       "forward 15.3 / 11.4 (1.34x), backward 29.4 / 21.6 (1.36x), optimizer "
+                       "5.0 / 3.1 (1.62x); past 1.15x: the host ran slower than when calibrated"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("q05b: reference host ms against the calibration's for its launches: "
+                       "forward 11.0 / 11.4 (0.96x)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("q05b: reference host ms against the calibration's for its launches: "
+                       "forward 11.0 / 11.4 (0.96x), backward 21.0 / 21.6 (0.97x), optimizer "
+                       "3.2 / 3.1 (1.04x); past"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("q7: reference host ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verdict: FAIL: 3 FAIL (q05 fwd+bwd 0.76; q05 optimizer 0.63; q05 step "
+                       "0.75) of 9 judged figures"),
+            std::string::npos)
+      << r.out;
+  for (const std::string bad : {" --calibration", " --calibration /nonexistent/host_time.json"}) {
+    const Outcome o = summary("q05" + bad);
+    EXPECT_EQ(o.exit_code, 2) << bad;
+    EXPECT_NE(o.err.find("fidelity_summary.py: --calibration"), std::string::npos) << o.err;
+  }
+}
+
 // fidelity.sh ROUNDS: of several runs the fastest one (by fwd+bwd) is what the summary judges,
 // as the calibration takes the host's fastest runs; no run with a step record exits 1.
 TEST_F(FidelitySummary, TheFastestRoundIsTheOneJudged) {

@@ -1,0 +1,59 @@
+"""A world-1 row's reference host time beside what the calibration replay ran on says of it: per
+phase, the host time the reference's own perf_counter read against the calibration's cost for
+that phase's launches (and the foreach step's tensors). The calibration is fitted on other
+workloads (the 0.5B at micro-batch 1 x 512 and 1 and 3 layers, one 7B layer), so on a host that
+held its speed this is the calibration's error on a row it did not see; where the reference's
+host ran well past it, the host slowed after calibrating (on an H100 VM the 0.5B's three
+reference runs read 1.34-1.62x the calibration's host time minutes after it, while the same
+figures on another VM read 0.96-1.08), and a host-bound row then measures the host, not replay.
+A figure for the reader, never a pass: the summary's verdict is the phases' own.
+
+Used by fidelity_summary.py (--calibration FILE): host_line(case, step record, launches,
+calibration) -> one line, or None where the record or the calibration lacks the figures or the
+row is not host-bound (HOST_BOUND_SHARE)."""
+
+# Past this the host's speed moved since calibrating (host_time_calibrate.py refuses a
+# calibration whose own runs of one forward differ by more).
+MOVED = 1.15
+# Only a row whose host, by the calibration, spends at least this share of the reference's
+# fwd+bwd: elsewhere the host runs ahead of the GPU until it waits on it (a full launch queue,
+# FSDP2's syncs), and its perf_counter reads those waits (the 7B's backward: 2.2x the
+# calibration's launches on a host that held its speed).
+HOST_BOUND_SHARE = 0.5
+
+
+def predicted_ms(cal, phase, launches, tensors, optimizer_impl):
+    """The calibration's host ms for one phase of a reference run; None where it has no figure
+    for how that phase ran (the fused optimizer: not calibrated)."""
+    if phase in ("forward", "backward"):
+        return (cal[f"{phase}_fixed_us"] + cal[f"{phase}_us"] * launches) / 1e3
+    if optimizer_impl == "foreach":
+        return (cal["optimizer_multi_fixed_us"] + cal["optimizer_multi_tensor_us"] * tensors +
+                cal["optimizer_multi_us"] * launches) / 1e3
+    if optimizer_impl == "loop":
+        return cal["optimizer_loop_us"] * launches / 1e3
+    return None
+
+
+def host_line(case, ref, launches, cal):
+    if not cal or not launches:
+        return None
+    cells, worst, forward_backward = [], 0.0, 0.0
+    for phase in ("forward", "backward", "optimizer"):
+        measured = ref.get(f"host_{phase}_ms")
+        try:
+            predicted = predicted_ms(cal, phase, launches.get(phase) or 0,
+                                     ref.get("optimizer_tensors") or 0, ref.get("optimizer_impl"))
+        except KeyError:
+            return None
+        if measured is None or not predicted:
+            continue
+        worst = max(worst, measured / predicted)
+        forward_backward += predicted if phase != "optimizer" else 0.0
+        cells.append(f"{phase} {measured:.1f} / {predicted:.1f} ({measured / predicted:.2f}x)")
+    if not cells or forward_backward < HOST_BOUND_SHARE * (ref.get("fwd_bwd_ms") or 0):
+        return None
+    moved = (f"; past {MOVED:.2f}x: the host ran slower than when calibrated, and a host-bound "
+             "row then measures the host" if worst > MOVED else "")
+    return (f"{case}: reference host ms against the calibration's for its launches: "
+            f"{', '.join(cells)}{moved}")
