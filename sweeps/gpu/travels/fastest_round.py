@@ -32,8 +32,9 @@ def main(argv):
     shutil.copyfile(runs[0][1], f"{out}/{name}.jsonl")
     figures = "; ".join(f"{r[0]:.1f} / {r[2].get('optimizer_ms') or 0:.1f} / "
                         f"{r[2].get('overlapped_ms') or 0:.1f}" for r in runs)
+    median = runs[(len(runs) - 1) // 2][0]
     print(f"{name}: {len(runs)} of {rounds} runs, fwd+bwd / optimizer / step ms: {figures}; "
-          f"judged: the fastest run ({runs[0][0]:.1f}; the median run {runs[(len(runs) - 1) // 2][0]:.1f})")
+          f"judged: the fastest run ({runs[0][0]:.1f}; the median run {median:.1f})")
     # The reference's own host time per phase: where it moves between runs, the host's speed did.
     if all(r[2].get("host_forward_ms") is not None for r in runs):
         host = "; ".join(f"{r[2]['host_forward_ms']:.1f} / {r[2]['host_backward_ms']:.1f} / "
