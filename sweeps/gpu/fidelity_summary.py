@@ -1,6 +1,7 @@
 """The closing tables of sweeps/gpu/fidelity.sh: the reference's records beside replay's, a ratio
 (replay / reference) and pass or FAIL per phase of every row.
-  python3 sweeps/gpu/fidelity_summary.py world1|optimizers|multi OUT_DIR [--calibration FILE] case...
+  python3 sweeps/gpu/fidelity_summary.py world1|optimizers|multi OUT_DIR \
+      [--calibration FILE] case...
 Every phase is judged on its own (issue 38): fwd+bwd, optimizer and step (and, for multi-rank
 cases, exposed communication) each within 0.9-1.1 of the reference; each collective's kernel time
 within 15% of the reference's profiled one. A row whose reference or replay record is missing, or

@@ -19,24 +19,23 @@ three steps: the two depths and one layer of Qwen2.5-7B (about the tensors of th
 layer over 5.6x its elements, so its launches grow apart from its tensors: without that the
 per-tensor cost reads as per launch, and a model of few large tensors, whose launches come from
 its elements, would pay it on every launch); the optimizer loop per launch, at 3 layers.
-Each workload runs --repeats times (3), round by round, and each phase's host time is the
-fastest of its runs (each run's own figure the median of its steps): on a VM the host's speed
-moves for seconds at a time, others' work landing on it, and only ever slows it. On an H100 VM
-held to one CPU, the 1-layer forward's three runs read 4.24, 5.66, 4.12 ms with foreach and 6.31,
-4.19, 5.82 with the loop: medians 37% apart, fastest runs 2% (bench/RESULTS.md, sixth session). So
+Each workload runs --repeats times (3), round by round, and each phase's host time is the fastest
+of its runs (each run's own figure the median of its steps): on a VM the host's speed moves for
+seconds at a time, others' work landing on it, and only ever slows it. On an H100 VM held to one
+CPU, the 1-layer forward's three runs read 4.24, 5.66, 4.12 ms with foreach and 6.31, 4.19, 5.82
+with the loop: medians 37% apart, fastest runs 2% (bench/RESULTS.md, "The host undisturbed"). So
 the fastest run is the host undisturbed, the one figure two workloads of one forward agree on
-(timeit's min, for the same reason); fidelity.sh judges a host-bound row's fastest run on each
-side to match (fastest_round.py). --records DIR keeps the references' records (reference_NAME.rI.jsonl)
-and fits from those already there. The loop and foreach runs of one depth share their forward
-and backward: where their fastest runs differ by more than 15%, no run of one caught the host
+(timeit's min, for the same reason); fidelity.sh judges a host-bound row's fastest run on each side
+to match (fastest_round.py). --records DIR keeps the references' records (reference_NAME.rI.jsonl)
+and fits from those already there. The loop and foreach runs of one depth share their forward and
+backward: where their fastest runs differ by more than 15%, no run of one caught the host
 undisturbed and no calibration is written (exit 1). --cpus LIST runs each reference held to those
 CPUs (taskset -c LIST), as the runs it stands for are held: on a VM an unpinned torch process's
-host was measured 1.5x slower in some processes than in others (the 0.5B step's host forward
-15-17 ms against 10-12 held to a core), and a calibration is only good for runs on the CPUs it
-ran on. Writes one JSON object
-(host, CPU model, the CPUs, torch version, GPU, the figures in us, and the launches and host
-times they come from), which workloads/plan/step/host_time_file.hpp reads. Needs torch and a
-GPU; without them it says so on one line and exits 2."""
+host was measured 1.5x slower in some processes than in others (the 0.5B step's host forward 15-17
+ms against 10-12 held to a core), and a calibration is only good for runs on the CPUs it ran on.
+Writes one JSON object (host, CPU model, the CPUs, torch version, GPU, the figures in us, and the
+launches and host times they come from), which workloads/plan/step/host_time_file.hpp reads. Needs
+torch and a GPU; without them it says so on one line and exits 2."""
 
 import argparse
 import json
