@@ -1,6 +1,6 @@
 """The closing tables of sweeps/gpu/fidelity.sh: the reference's records beside replay's, a ratio
 (replay / reference) and pass or FAIL per phase of every row.
-  python3 sweeps/gpu/fidelity_summary.py world1|optimizers|multi OUT_DIR \
+  python3 sweeps/gpu/fidelity_summary.py world1|optimizers|multi OUT_DIR
       [--calibration FILE] case...
 Every phase is judged on its own (issue 38): fwd+bwd, optimizer and step (and, for multi-rank
 cases, exposed communication) each within 0.9-1.1 of the reference; each collective's kernel time
@@ -263,7 +263,8 @@ def multi(out, cases, v):
 
 def main(argv):
     if len(argv) < 2 or argv[0] not in ("world1", "optimizers", "multi"):
-        print("usage: fidelity_summary.py world1|optimizers|multi OUT_DIR case...", file=sys.stderr)
+        print("usage: fidelity_summary.py world1|optimizers|multi OUT_DIR [--calibration FILE] "
+              "case...", file=sys.stderr)
         return 2
     mode, out, cases = argv[0], argv[1], argv[2:]
     calibration = None
