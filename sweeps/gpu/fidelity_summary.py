@@ -273,6 +273,10 @@ def main(argv):
         if at + 1 >= len(cases):
             print("fidelity_summary.py: --calibration needs a file", file=sys.stderr)
             return 2
+        if mode != "world1":
+            print(f"fidelity_summary.py: --calibration is for world1 rows, not {mode}",
+                  file=sys.stderr)
+            return 2
         path = cases[at + 1]
         cases = cases[:at] + cases[at + 2:]
         try:

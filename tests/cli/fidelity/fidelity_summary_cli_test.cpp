@@ -196,6 +196,10 @@ TEST_F(FidelitySummary, AHostBoundRowSaysWhereTheHostSlowedSinceCalibrating) {
     EXPECT_EQ(o.exit_code, 2) << bad;
     EXPECT_NE(o.err.find("fidelity_summary.py: --calibration"), std::string::npos) << o.err;
   }
+  const Outcome multi = run("python3 " + script_ + " multi " + dir_.string() + cal);
+  EXPECT_EQ(multi.exit_code, 2) << multi.out;
+  EXPECT_NE(multi.err.find("--calibration is for world1 rows, not multi"), std::string::npos)
+      << multi.err;
 }
 
 // fidelity.sh ROUNDS: of several runs the fastest one (by fwd+bwd) is what the summary judges,
