@@ -18,8 +18,8 @@ import json
 import sys
 from collections import defaultdict
 
-KINDS = ("collectives", "FSDP2 copies", "GEMM", "attention", "MoE routing, permutation", "loss", "embedding",
-         "norms, activations, the rest")
+KINDS = ("collectives", "FSDP2 copies", "GEMM", "attention", "MoE routing, permutation", "loss",
+         "embedding", "norms, activations, the rest")
 MOE_OPS = ("index", "gather", "scatter", "sort", "topk", "searchsorted", "cumsum", "histc",
            "vstack", "where", "nonzero", "one_hot")
 

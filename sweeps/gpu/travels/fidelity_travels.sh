@@ -18,8 +18,9 @@
 # The stages' timeouts add up to 1190 s after the build (the calibration's three attempts 720 of
 # them; one, 15 runs, took about 200 s on an H200 VM): more than one 600 s device call, so name
 # the stages each call runs. With CALIBRATE_ATTEMPTS=1, `build calibrate table grouped
-# multi_tensor` ran in one call in 484 s on an H100 VM, and `build check` in 70 s. A later call on the same machine finds the calibration where the
-# first left it (build/gen/host_time.json); `table` without one in build/gen fails its rows.
+# multi_tensor` ran in one call in 484 s on an H100 VM, and `build check` in 70 s. A later call on
+# the same machine finds the calibration where the first left it (build/gen/host_time.json);
+# `table` without one in build/gen fails its rows.
 # Stages calibrate, table and grouped hold every torch and replay process to CPU 2 (PIN_CPUS=LIST
 # to choose others, PIN_CPUS= for none): on a VM an unpinned torch process's host ran 1.5x slower
 # in some processes than in others (bench/RESULTS.md). TRACE_OUT=1 keeps both sides' steps of each
