@@ -20,7 +20,9 @@
 # the stages each call runs. With CALIBRATE_ATTEMPTS=1, `build calibrate table grouped
 # multi_tensor` ran in one call in 484 s on an H100 VM, and `build check` in 70 s. A later call on
 # the same machine finds the calibration where the first left it (build/gen/host_time.json);
-# `table` without one in build/gen fails its rows.
+# `table` without one in build/gen fails its rows. A later `calibrate` into the same OUT_DIR fits
+# from the runs already in OUT_DIR/calibration.r1 rather than measuring again (a fresh OUT_DIR
+# measures afresh).
 # Stages calibrate, table and grouped hold every torch and replay process to CPU 2 (PIN_CPUS=LIST
 # to choose others, PIN_CPUS= for none): on a VM an unpinned torch process's host ran 1.5x slower
 # in some processes than in others (bench/RESULTS.md). TRACE_OUT=1 keeps both sides' steps of each
