@@ -324,6 +324,7 @@ def emit(args, config, shared, results, kernels, torch):
                       host_forward_ms=statistics.median(h[0] for h in r["host"]),
                       host_backward_ms=statistics.median(h[1] for h in r["host"]),
                       host_optimizer_ms=statistics.median(h[2] for h in r["host"]),
+                      host_step_ms=[[round(x, 4) for x in h] for h in r["host"]],
                       optimizer_tensors=r["tensors"], run=run)
         if "compute_only_fwd_bwd_ms" in r:
             compute_ms = r["compute_only_fwd_bwd_ms"] + optimizer_ms

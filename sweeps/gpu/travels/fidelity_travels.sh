@@ -9,7 +9,8 @@
 #              kept: its 15 runs took more than 240 s on an H100 VM's host);
 #   table      the fidelity table, world 1: q05 q7 q72 mix, real torch against replay
 #              --host-time calibrate, every phase judged (fidelity_summary.py; its exit code
-#              says pass or FAIL);
+#              says pass or FAIL); skipped, failing, when this call's calibrate stage wrote no
+#              calibration;
 #   grouped    the same for mixg (Mixtral, experts grouped on both sides);
 #   multi_tensor  the multi_tensor kernels beside torch's at 64M and 545M elements;
 #   check      the GPU check (gpu_check.sh: gpu_tests at 1 rank, 2 ranks over sockets sharing
@@ -48,6 +49,7 @@ status=0
 start=$(date +%s)
 stage() { echo "== [$(( $(date +%s) - start )) s] $*" | tee -a "$out/summary.txt"; }
 pin_cpus=${PIN_CPUS-2}
+calibration_failed=
 
 stage "build: make -j16 build/bin/replay build/bin/gpu_tests"
 make -j16 build/bin/replay build/bin/gpu_tests >"$out/build.log" 2>&1 || { tail -20 "$out/build.log"; echo "BUILD FAILED"; exit 1; }
@@ -71,7 +73,7 @@ calibrate() {
       records=$((records + 1))
     fi
   done
-  [ $calibrated -eq 1 ] || status=1
+  [ $calibrated -eq 1 ] || { status=1; calibration_failed=1; }
   cp build/gen/host_time.json "$out/host_time.json" 2>/dev/null
 }
 
@@ -79,6 +81,13 @@ calibrate() {
 fidelity_rows() {
   local name=$1 limit=$2
   shift 2
+  # A calibration file left by an earlier call would be another host's speed (or this host's at
+  # another time), and the replays' time is better kept for another try.
+  if [ -n "$calibration_failed" ]; then
+    stage "fidelity, world 1: $* skipped: this call's calibration wrote none (see above)"
+    status=1
+    return
+  fi
   stage "fidelity, world 1, replay --host-time calibrate: $*"
   PIN_CPUS=$pin_cpus HOST_TIME=calibrate REFERENCE_TIMEOUT_S=120 REPLAY_TIMEOUT_S=90 \
     timeout "$limit" sweeps/gpu/fidelity.sh "$out/$name" "$@" >"$out/$name.log" 2>&1 || status=1

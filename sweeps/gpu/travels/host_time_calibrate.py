@@ -129,20 +129,26 @@ def reference(name, args, records, steps, warmup, cpus):
     return found["step"], found["kernel_breakdown"]["launches"]
 
 
-def check_steady(runs):
-    """RuntimeError when the host's speed moved between the runs (DRIFT_TOLERANCE)."""
+def check_steady(runs, every_run):
+    """RuntimeError when the host's speed moved between the runs (DRIFT_TOLERANCE); the message
+    lists each workload's runs, so a reader tells a host that moved (one workload's runs spread)
+    from two workloads whose passes truly differ (each steady, apart)."""
     for d in DEPTHS:
         loop, each = runs[f"loop_{d}"][0], runs[f"foreach_{d}"][0]
         for phase in ("forward", "backward"):
-            a, b = loop[f"host_{phase}_ms"], each[f"host_{phase}_ms"]
+            key = f"host_{phase}_ms"
+            a, b = loop[key], each[key]
             if max(a, b) > (1 + DRIFT_TOLERANCE) * min(a, b):
+                listed = "; ".join(
+                    f"{o}: " + ", ".join(f"{r[0][key]:.2f}" for r in every_run[f"{o}_{d}"])
+                    for o in ("loop", "foreach"))
                 raise RuntimeError(
                     f"the host's speed moved between runs: the same {phase} at {d} layers took "
                     f"{a:.2f} ms of host time in the fastest run of one workload and {b:.2f} in "
                     f"the other's, "
                     f"{100 * (max(a, b) / min(a, b) - 1):.0f}% apart (more than "
-                    f"{100 * DRIFT_TOLERANCE:.0f}%); a fit across them would mix two speeds: "
-                    "calibrate again (with --records, on fresh records)")
+                    f"{100 * DRIFT_TOLERANCE:.0f}%; runs, ms: {listed}); a fit across them would "
+                    "mix two speeds: calibrate again (with --records, on fresh records)")
 
 
 def solve(rows, rhs):
@@ -227,7 +233,8 @@ def calibrate(steps, warmup, cpus, records, repeats):
     # each rather than on every run of one.
     done = {(n, i): reference(f"{n}.r{i}", args, records, steps, warmup, cpus)
             for i in rounds for n, args in names.items()}
-    runs = {n: fastest_run([done[n, i] for i in rounds]) for n in names}
+    every_run = {n: [done[n, i] for i in rounds] for n in names}
+    runs = {n: fastest_run(every_run[n]) for n in names}
     foreach_steps = (f"foreach_{DEPTHS[0]}", f"foreach_{DEPTHS[1]}", "foreach_wide")
     host = socket.gethostname()
     if have_all:
@@ -235,7 +242,7 @@ def calibrate(steps, warmup, cpus, records, repeats):
         version = run.get("library_versions", {}).get("torch", "unknown")
         gpu = (run.get("devices") or ["unknown"])[0]
         host = (run.get("hosts") or [host])[0]
-    check_steady(runs)
+    check_steady(runs, every_run)
     shallow, deep = runs[f"loop_{DEPTHS[0]}"], runs[f"loop_{DEPTHS[1]}"]
     loop_step, loop_launches = deep
     multi_step, multi_launches = runs[f"foreach_{DEPTHS[1]}"]
