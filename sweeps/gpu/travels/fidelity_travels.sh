@@ -3,10 +3,11 @@
 # own timeout so a slow one cannot starve the rest, most needed first:
 #   build      replay and gpu_tests, the GPU's name, torch's version (always run first);
 #   calibrate  host time per launch on this host (host_time_calibrate.py ->
-#              build/gen/host_time.json, its runs' records in OUT_DIR/calibration.rN), again (at
+#              build/gen/host_time.json, its runs' records in OUT_DIR/calibration), again (at
 #              most twice more, CALIBRATE_ATTEMPTS) when it finds the host's speed moved between
-#              its runs (fresh runs) or ran past CALIBRATE_TIMEOUT_S (240; the runs it finished
-#              kept: its 15 runs took more than 240 s on an H100 VM's host);
+#              its runs (one more round of each workload added to the runs it has: about 65 s
+#              where its first 15 runs took 200) or ran past CALIBRATE_TIMEOUT_S (240; the runs it
+#              finished kept: its 15 runs took more than 240 s on an H100 VM's host);
 #   table      the fidelity table, world 1: q05 q7 q72 mix, real torch against replay
 #              --host-time calibrate, every phase judged (fidelity_summary.py; its exit code
 #              says pass or FAIL); skipped, failing, when this call's calibrate stage wrote no
@@ -22,7 +23,7 @@
 # multi_tensor` ran in one call in 484 s on an H100 VM, and `build check` in 70 s. A later call on
 # the same machine finds the calibration where the first left it (build/gen/host_time.json);
 # `table` without one in build/gen fails its rows. A later `calibrate` into the same OUT_DIR fits
-# from the runs already in OUT_DIR/calibration.r1 rather than measuring again (a fresh OUT_DIR
+# from the runs already in OUT_DIR/calibration rather than measuring again (a fresh OUT_DIR
 # measures afresh).
 # Stages calibrate, table and grouped hold every torch and replay process to CPU 2 (PIN_CPUS=LIST
 # to choose others, PIN_CPUS= for none): on a VM an unpinned torch process's host ran 1.5x slower
@@ -58,20 +59,24 @@ python3 -c "import torch; print('torch', torch.__version__)" | tee -a "$out/summ
 
 calibrate() {
   stage "host time per launch (item 1 of the issue), CPUs ${pin_cpus:-not pinned}"
-  local calibrated=0 attempt records=1 rc
+  local calibrated=0 attempt repeats=3 rc
   for ((attempt = 1; attempt <= ${CALIBRATE_ATTEMPTS:-3}; attempt++)); do
     timeout "${CALIBRATE_TIMEOUT_S:-240}" python3 sweeps/gpu/travels/host_time_calibrate.py \
-      --out build/gen/host_time.json --records "$out/calibration.r$records" \
+      --out build/gen/host_time.json --records "$out/calibration" --repeats "$repeats" \
       ${pin_cpus:+--cpus "$pin_cpus"} 2>&1 | tee -a "$out/summary.txt"
     rc=${PIPESTATUS[0]}
     [ "$rc" -eq 0 ] && { calibrated=1; break; }
-    # A refusal (the host moved) needs fresh runs; a timeout goes on from the runs it finished.
-    if [ "$rc" -eq 124 ]; then
-      echo "calibration: ran past ${CALIBRATE_TIMEOUT_S:-240} s; the next attempt keeps its runs" |
-        tee -a "$out/summary.txt"
-    else
-      records=$((records + 1))
-    fi
+    # A disturbed host only adds time, so each phase's fastest run only gets nearer the host
+    # undisturbed as runs are added: a refusal goes on with one more round of each workload,
+    # a timeout with the runs it finished; anything else (no torch, no GPU) ends it.
+    case $rc in
+      124) echo "calibration: ran past ${CALIBRATE_TIMEOUT_S:-240} s; the next attempt keeps its runs" |
+             tee -a "$out/summary.txt" ;;
+      1) repeats=$((repeats + 1))
+         echo "calibration: the next attempt adds a round of each workload to its runs ($repeats)" |
+           tee -a "$out/summary.txt" ;;
+      *) break ;;
+    esac
   done
   [ $calibrated -eq 1 ] || { status=1; calibration_failed=1; }
   cp build/gen/host_time.json "$out/host_time.json" 2>/dev/null

@@ -148,7 +148,8 @@ def check_steady(runs, every_run):
                     f"the other's, "
                     f"{100 * (max(a, b) / min(a, b) - 1):.0f}% apart (more than "
                     f"{100 * DRIFT_TOLERANCE:.0f}%; runs, ms: {listed}); a fit across them would "
-                    "mix two speeds: calibrate again (with --records, on fresh records)")
+                    "mix two speeds: calibrate again with more runs (--repeats one more, on the same "
+                    "--records, adds a round of each workload to those there)")
 
 
 def solve(rows, rhs):
