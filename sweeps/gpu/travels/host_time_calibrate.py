@@ -27,9 +27,10 @@ with the loop: medians 37% apart, fastest runs 2% (bench/RESULTS.md, "The host u
 the fastest run is the host undisturbed, the one figure two workloads of one forward agree on
 (timeit's min, for the same reason); fidelity.sh judges a host-bound row's fastest run on each side
 to match (fastest_round.py). --records DIR keeps the references' records (reference_NAME.rI.jsonl)
-and fits from those already there. The loop and foreach runs of one depth share their forward and
+and fits from those already there, running only the rounds missing (so --repeats one more adds a
+round of each workload). The loop and foreach runs of one depth share their forward and
 backward: where their fastest runs differ by more than 15%, no run of one caught the host
-undisturbed and no calibration is written (exit 1). --cpus LIST runs each reference held to those
+undisturbed and no calibration is written (exit 1; the refusal lists each workload's runs). --cpus LIST runs each reference held to those
 CPUs (taskset -c LIST), as the runs it stands for are held: on a VM an unpinned torch process's
 host was measured 1.5x slower in some processes than in others (the 0.5B step's host forward 15-17
 ms against 10-12 held to a core), and a calibration is only good for runs on the CPUs it ran on.
