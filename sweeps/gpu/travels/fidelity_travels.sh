@@ -71,8 +71,8 @@ calibrate() {
     # undisturbed as runs are added: a refusal goes on with one more round of each workload,
     # a timeout with the runs it finished; anything else (no torch, no GPU) ends it.
     case $rc in
-      124) echo "calibration: ran past ${CALIBRATE_TIMEOUT_S:-240} s; the next attempt keeps its runs" |
-             tee -a "$out/summary.txt" ;;
+      124) echo "calibration: ran past ${CALIBRATE_TIMEOUT_S:-240} s; the next attempt keeps" \
+             "its runs" | tee -a "$out/summary.txt" ;;
       1) repeats=$((repeats + 1))
          echo "calibration: the next attempt adds a round of each workload to its runs ($repeats)" |
            tee -a "$out/summary.txt" ;;

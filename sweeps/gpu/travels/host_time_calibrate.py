@@ -30,10 +30,13 @@ to match (fastest_round.py). --records DIR keeps the references' records (refere
 and fits from those already there, running only the rounds missing (so --repeats one more adds a
 round of each workload). The loop and foreach runs of one depth share their forward and
 backward: where their fastest runs differ by more than 15%, no run of one caught the host
-undisturbed and no calibration is written (exit 1; the refusal lists each workload's runs). --cpus LIST runs each reference held to those
-CPUs (taskset -c LIST), as the runs it stands for are held: on a VM an unpinned torch process's
-host was measured 1.5x slower in some processes than in others (the 0.5B step's host forward 15-17
-ms against 10-12 held to a core), and a calibration is only good for runs on the CPUs it ran on.
+undisturbed and no calibration is written (exit 1; the refusal lists each workload's runs).
+--cpus LIST runs each reference held to those CPUs (taskset -c LIST), as the runs it stands for
+are held: on a VM an unpinned torch process's host was measured 1.5x slower in some processes
+than in others (the 0.5B step's host forward 15-17 ms against 10-12 held to a core), and a
+calibration is only good for runs on the CPUs it ran on. Held to one CPU, a VM's host was also
+seen to run one process 2x slower than another, each steady (the 1-layer forward's steps
+5.77-6.67 ms in one run, 3.07-3.30 in another; bench/RESULTS.md, "One call on a fresh machine").
 Writes one JSON object (host, CPU model, the CPUs, torch version, GPU, the figures in us, and the
 launches and host times they come from), which workloads/plan/step/host_time_file.hpp reads. Needs
 torch and a GPU; without them it says so on one line and exits 2."""
@@ -149,8 +152,8 @@ def check_steady(runs, every_run):
                     f"the other's, "
                     f"{100 * (max(a, b) / min(a, b) - 1):.0f}% apart (more than "
                     f"{100 * DRIFT_TOLERANCE:.0f}%; runs, ms: {listed}); a fit across them would "
-                    "mix two speeds: calibrate again with more runs (--repeats one more, on the same "
-                    "--records, adds a round of each workload to those there)")
+                    "mix two speeds: calibrate again with more runs (--repeats one more, on the "
+                    "same --records, adds a round of each workload to those there)")
 
 
 def solve(rows, rhs):
