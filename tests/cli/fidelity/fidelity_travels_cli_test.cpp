@@ -5,7 +5,6 @@
 // workload. Needs python3.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
