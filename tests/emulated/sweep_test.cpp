@@ -59,11 +59,10 @@ TEST_F(SweepTest, TwoCellsRunThenResumeSkipsThem) {
 TEST_F(SweepTest, FailingCellIsRetriedOnceAndNeverStopsTheOthers) {
   // A stand-in executable that fails on one node and writes a record on two.
   const fs::path exe = dir_ / "fails-on-one-node";
-  std::ofstream(exe)
-      << "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
-         "[ \"$OMPI_COMM_WORLD_SIZE\" = 2 ] || exit 3\n"
-         "[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] && echo '{\"ok\": 1}' > \"$out\"\nexit 0\n";
-  fs::permissions(exe, fs::perms::owner_all);
+  cli_test::write_executable(
+      exe, "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
+           "[ \"$OMPI_COMM_WORLD_SIZE\" = 2 ] || exit 3\n"
+           "[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] && echo '{\"ok\": 1}' > \"$out\"\nexit 0\n");
   const std::string args =
       "--emulate --nodes 1,2 --exe " + quoted(exe) + " --timeout 60 --out " + quoted(dir_ / "out");
   const Outcome first = run(sweep(args));

@@ -47,6 +47,13 @@ inline std::vector<nlohmann::json> read_jsonl(const fs::path& path) {
   return records;
 }
 
+// A stand-in executable (a script with its #! line) at `path`, for a test to put on PATH or pass
+// as a program.
+inline void write_executable(const fs::path& path, const std::string& script) {
+  std::ofstream(path) << script;
+  fs::permissions(path, fs::perms::owner_all);
+}
+
 // The executables are this test binary's siblings in build/bin.
 inline fs::path bin_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
 

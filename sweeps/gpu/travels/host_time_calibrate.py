@@ -133,15 +133,15 @@ def reference(name, args, records, steps, warmup, cpus):
     return found["step"], found["kernel_breakdown"]["launches"]
 
 
-def check_steady(runs, every_run):
-    """RuntimeError when the host's speed moved between the runs (DRIFT_TOLERANCE); the message
-    lists each workload's runs, so a reader tells a host that moved (one workload's runs spread)
-    from two workloads whose passes truly differ (each steady, apart)."""
+def check_steady(every_run):
+    """RuntimeError when the host's speed moved between the runs (DRIFT_TOLERANCE): the fastest
+    runs of the loop and foreach workloads of one depth differ. The message lists each workload's
+    runs, so a reader tells a host that moved (one workload's runs spread) from two workloads
+    whose passes truly differ (each steady, apart)."""
     for d in DEPTHS:
-        loop, each = runs[f"loop_{d}"][0], runs[f"foreach_{d}"][0]
         for phase in ("forward", "backward"):
             key = f"host_{phase}_ms"
-            a, b = loop[key], each[key]
+            a, b = (min(r[0][key] for r in every_run[f"{o}_{d}"]) for o in ("loop", "foreach"))
             if max(a, b) > (1 + DRIFT_TOLERANCE) * min(a, b):
                 listed = "; ".join(
                     f"{o}: " + ", ".join(f"{r[0][key]:.2f}" for r in every_run[f"{o}_{d}"])
@@ -247,7 +247,7 @@ def calibrate(steps, warmup, cpus, records, repeats):
         version = run.get("library_versions", {}).get("torch", "unknown")
         gpu = (run.get("devices") or ["unknown"])[0]
         host = (run.get("hosts") or [host])[0]
-    check_steady(runs, every_run)
+    check_steady(every_run)
     shallow, deep = runs[f"loop_{DEPTHS[0]}"], runs[f"loop_{DEPTHS[1]}"]
     loop_step, loop_launches = deep
     multi_step, multi_launches = runs[f"foreach_{DEPTHS[1]}"]

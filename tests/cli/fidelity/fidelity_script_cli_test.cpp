@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "tests/support/subprocess.hpp"
@@ -21,16 +20,14 @@ class FidelityScript : public PythonScriptTest {
     PythonScriptTest::SetUp();
     if (IsSkipped()) return;
     fs::create_directories(dir_ / "bin");
-    for (const char* launcher : {"torchrun", "mpirun"}) {
-      const fs::path stub = dir_ / "bin" / launcher;
-      std::ofstream(stub) << "#!/bin/bash\n"
-                          << "while [ $# -gt 0 ]; do\n"
-                          << "  [ \"$1\" = --out ] && echo \"" << launcher
-                          << " $(basename \"$2\")\" >>" << (dir_ / "calls.log").string() << "\n"
-                          << "  shift\n"
-                          << "done\n";
-      fs::permissions(stub, fs::perms::owner_all);
-    }
+    for (const std::string launcher : {"torchrun", "mpirun"})
+      write_executable(dir_ / "bin" / launcher,
+                       "#!/bin/bash\n"
+                       "while [ $# -gt 0 ]; do\n"
+                       "  [ \"$1\" = --out ] && echo \"" + launcher + " $(basename \"$2\")\" >>" +
+                           (dir_ / "calls.log").string() + "\n"
+                       "  shift\n"
+                       "done\n");
   }
 
   Outcome fidelity(const std::string& env, const std::string& cases) {

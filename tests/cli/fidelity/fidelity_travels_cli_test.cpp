@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "tests/support/subprocess.hpp"
@@ -46,9 +45,7 @@ class FidelityTravels : public PythonScriptTest {
   }
 
   void stub(const std::string& name, const std::string& body) {
-    const fs::path path = dir_ / "bin" / name;
-    std::ofstream(path) << "#!/bin/bash\n" << body;
-    fs::permissions(path, fs::perms::owner_all);
+    write_executable(dir_ / "bin" / name, "#!/bin/bash\n" + body);
   }
 };
 
