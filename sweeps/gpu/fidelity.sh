@@ -7,8 +7,8 @@
 #   sweeps/gpu/fidelity.sh OUT_DIR [case...]              world 1: q05 q7 q72 mix (default), q3moe,
 #       and mixg q3moeg: Mixtral and Qwen3-30B-A3B with --experts grouped on both sides
 #       (torch._grouped_mm in the reference, replay's grouped GEMMs). The reference times 10 steps,
-#       20 for looped experts (mix, q3moe), whose host syncs vary the step most: the summary judges
-#       the median of at least 10.
+#       20 for looped experts (mix, q3moe), whose host syncs vary the step most; the summary judges
+#       each phase at the reference's fastest step of at least 10 (its medians printed beside).
 #   sweeps/gpu/fidelity.sh OUT_DIR multi [case...]        ranks sharing GPU 0, each its own NCCL
 #       host over loopback sockets (reference --same-gpu; replay --emulate-nodes N --transport
 #       socket --ifname lo): fsdp2-w2 fsdp2-w4 hsdp-2x2 ddp-w2 mix-ep2 (default: all)
@@ -22,9 +22,9 @@
 # ROUNDS=N (world1) runs each case's reference and replay N times, alternating, round by round
 # over the cases (round 1 of every case, then round 2 of each with more), and judges each
 # side's fastest run (sweeps/gpu/travels/fastest_round.py; the median run's figure printed beside
-# it); q05, host-bound, defaults to 3: its reference moves by more than the band between
-# back-to-back runs on a VM's host (33.0, 42.0 ms), and its fastest run is the host undisturbed,
-# what the calibration calibrates replay's host on.
+# it); q05, host-bound, defaults to 3: a VM's host ran one process 2x slower than another, each
+# steady, and the fastest run's fastest step is the host undisturbed, what the calibration
+# calibrates replay's host at.
 # HOST_TIME=calibrate (or a calibration file) gives replay --host-time that, instead of its eager
 # defaults (write the calibration first: python3 sweeps/gpu/travels/host_time_calibrate.py).
 # PIN_CPUS=LIST holds both sides to those CPUs (taskset -c LIST around torchrun and mpirun; replay

@@ -1,6 +1,7 @@
 """Records of a JSON Lines results file (replay's or the reference's), for the GPU scripts'
 closing tables: step(path) is the first record with "record": "step" (None when the file is
-absent or holds none); records(path, kind) every record of that kind."""
+absent or holds none); records(path, kind) every record of that kind; fastest_figure(record, key)
+the figure a world-1 fidelity row judges a side's phase at."""
 import json
 import os
 
@@ -19,3 +20,16 @@ def records(path, kind):
 def step(path):
     found = records(path, "step")
     return found[0] if found else None
+
+
+def fastest_figure(record, key):
+    """A world-1 row's figure for one phase (key: fwd_bwd_ms, optimizer_ms or overlapped_ms) at
+    its fastest step: the reference's fastest timed step of that phase (reference_step.py's
+    fwd_bwd_min_ms, optimizer_min_ms, overlapped_min_ms), replay's own figure. Replay paces its
+    host by a calibration fitted at the host's fastest steps (host_time_calibrate.py), so its
+    steps agree within about 1% and it records no per-phase fastest; the reference's steps are
+    the host's as others' load leaves it, and only its fastest is the host undisturbed. None
+    where the record lacks the figure (a reference record older than its *_min_ms fields)."""
+    if record.get("source") == "reference":
+        return record.get(key[:-len("_ms")] + "_min_ms")
+    return record.get(key)

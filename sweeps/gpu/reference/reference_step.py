@@ -36,10 +36,11 @@ the reference's tensors, 11.1 with those zeros gone: sweeps/gpu/multi_tensor/fus
 --fresh-state leaves them out.
 Steps: --steps defaults to 5, and to 20 for a MoE model with looped experts: their per-expert
 syncs make the step vary run to run (Qwen3-30B-A3B, 128 experts: 389-802 ms fwd+bwd over runs of
-5), so the median needs more samples. Step records carry the median (fwd_bwd_ms, optimizer_ms,
+5), so a run needs more samples. Step records carry the median (fwd_bwd_ms, optimizer_ms,
 overlapped_ms, as before), the fastest step (fwd_bwd_min_ms, optimizer_min_ms,
-overlapped_min_ms) and steps_timed; fidelity_summary.py judges the median of a run of at least
-10 timed steps (MIN_REFERENCE_STEPS) and names the row's spread.
+overlapped_min_ms), each step's host ms per phase (host_step_ms) and steps_timed;
+fidelity_summary.py judges a world-1 run of at least 10 timed steps (MIN_REFERENCE_STEPS) at its
+fastest step (a multi-rank one at its median) and names the row's spread.
 Bad input: one line on stderr and exit 2."""
 
 import argparse

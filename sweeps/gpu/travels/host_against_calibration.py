@@ -1,17 +1,18 @@
 """A world-1 row's reference host time beside what the calibration replay ran on says of it: per
-phase, the host time the reference's own perf_counter read against the calibration's cost for
-that phase's launches (and the foreach step's tensors). The calibration is fitted on other
+phase, the host time the reference's own perf_counter read at its fastest step of that phase
+(host_step_ms; the calibration is fitted at its runs' fastest steps) against the calibration's
+cost for that phase's launches (and the foreach step's tensors). The calibration is fitted on other
 workloads (the 0.5B at micro-batch 1 x 512 and 1 and 3 layers, one 7B layer), so on a host that
 held its speed this is the calibration's error on a row it did not see; where the reference's
 host ran well past it, the host slowed after calibrating (on an H100 VM the 0.5B's three
-reference runs read 1.34-1.62x the calibration's host time minutes after it, where on another VM
+reference runs' medians read 1.34-1.62x the calibration's host time minutes after its medians, where on another VM
 the same figures read 0.88-1.08 in two calls), and a host-bound row then measures the host, not
 replay.
 A figure for the reader, never a pass: the summary's verdict is the phases' own.
 
 Used by fidelity_summary.py (--calibration FILE): host_line(case, step record, launches,
-calibration) -> one line, or None where the record or the calibration lacks the figures or the
-row is not host-bound (HOST_BOUND_SHARE)."""
+calibration) -> one line, or None where the record (host_step_ms) or the calibration lacks the
+figures or the row is not host-bound (HOST_BOUND_SHARE)."""
 
 # Past this the host's speed moved since calibrating (host_time_calibrate.py refuses a
 # calibration whose own runs of one forward differ by more).
@@ -37,11 +38,12 @@ def predicted_ms(cal, phase, launches, tensors, optimizer_impl):
 
 
 def host_line(case, ref, launches, cal):
-    if not cal or not launches:
+    steps = ref.get("host_step_ms")
+    if not cal or not launches or not steps:
         return None
     cells, worst, forward_backward = [], 0.0, 0.0
-    for phase in ("forward", "backward", "optimizer"):
-        measured = ref.get(f"host_{phase}_ms")
+    for i, phase in enumerate(("forward", "backward", "optimizer")):
+        measured = min(s[i] for s in steps)
         try:
             predicted = predicted_ms(cal, phase, launches.get(phase) or 0,
                                      ref.get("optimizer_tensors") or 0, ref.get("optimizer_impl"))
@@ -52,9 +54,10 @@ def host_line(case, ref, launches, cal):
         worst = max(worst, measured / predicted)
         forward_backward += predicted if phase != "optimizer" else 0.0
         cells.append(f"{phase} {measured:.1f} / {predicted:.1f} ({measured / predicted:.2f}x)")
-    if not cells or forward_backward < HOST_BOUND_SHARE * (ref.get("fwd_bwd_ms") or 0):
+    if not cells or forward_backward < HOST_BOUND_SHARE * (ref.get("fwd_bwd_min_ms") or 0):
         return None
     moved = (f"; past {MOVED:.2f}x: the host ran slower than when calibrated, and a host-bound "
              "row then measures the host" if worst > MOVED else "")
-    return (f"{case}: reference host ms against the calibration's for its launches: "
+    return (f"{case}: reference host ms at its fastest steps against the calibration's for its "
+            f"launches: "
             f"{', '.join(cells)}{moved}")

@@ -8,7 +8,7 @@ Runs the real-training reference (sweeps/gpu/reference/reference_step.py, one ra
 activation checkpointing) on short host-bound steps, Qwen2.5-0.5B, micro-batch 1 x seq 512 (the
 GPU finishes each kernel before the host launches the next, so the host timers read the host's
 own cost): AdamW as a for-loop and as foreach, each at 1 and at 3 layers. Per phase, the
-host's time (median over the timed steps; perf_counter without syncs) against the kernels the
+host's time (its fastest timed step, below; perf_counter without syncs) against the kernels the
 phase launched (counted in one profiled step): forward and backward (with the recompute) each as
 a cost per pass plus a cost per launch, the line through the two depths (a pass's fixed cost,
 FSDP2's root hooks and the loss, would otherwise be spread over its launches and overcharge a
@@ -19,18 +19,21 @@ three steps: the two depths and one layer of Qwen2.5-7B (about the tensors of th
 layer over 5.6x its elements, so its launches grow apart from its tensors: without that the
 per-tensor cost reads as per launch, and a model of few large tensors, whose launches come from
 its elements, would pay it on every launch); the optimizer loop per launch, at 3 layers.
-Each workload runs --repeats times (3), round by round, and each phase's host time is the fastest
-of its runs (each run's own figure the median of its steps): on a VM the host's speed moves for
-seconds at a time, others' work landing on it, and only ever slows it. On an H100 VM held to one
-CPU, the 1-layer forward's three runs read 4.24, 5.66, 4.12 ms with foreach and 6.31, 4.19, 5.82
-with the loop: medians 37% apart, fastest runs 2% (bench/RESULTS.md, "The host undisturbed"). So
-the fastest run is the host undisturbed, the one figure two workloads of one forward agree on
-(timeit's min, for the same reason); fidelity.sh judges a host-bound row's fastest run on each side
-to match (fastest_round.py). --records DIR keeps the references' records (reference_NAME.rI.jsonl)
-and fits from those already there, running only the rounds missing (so --repeats one more adds a
-round of each workload). The loop and foreach runs of one depth share their forward and
-backward: where their fastest runs differ by more than 15%, no run of one caught the host
-undisturbed and no calibration is written (exit 1; the refusal lists each workload's runs).
+Each workload runs --repeats times (3), round by round, and each phase's host time is its fastest
+step over all its runs (host_step_ms: each timed step's host ms per phase): on a VM the host's
+speed moves for seconds at a time, others' work landing on it, and only ever slows it; it moves
+between processes (on an H100 VM the 1-layer forward's three runs read 4.24, 5.66, 4.12 ms with
+foreach and 6.31, 4.19, 5.82 with the loop: medians 37% apart, fastest runs 2%; bench/RESULTS.md,
+"The host undisturbed") and within one (the 0.5B's optimizer steps in its fastest of three runs
+3.11-5.35 ms, median 3.57). So the fastest step is the host undisturbed, the one figure two
+workloads of one forward agree on (timeit's min, for the same reason); fidelity_summary.py judges
+the reference at its fastest step to match (step_record.fastest_figure). --records DIR keeps the
+references' records (reference_NAME.rI.jsonl) and fits from those already there, running only the
+rounds missing (so --repeats one more adds a round of each workload; records without host_step_ms,
+from an older reference_step.py, are one line and exit 2). The loop and foreach runs of one depth
+share their forward and backward: where their fastest steps differ by more than 15%, no run of one
+caught the host undisturbed and no calibration is written (exit 1; the refusal lists each
+workload's runs' fastest steps).
 --cpus LIST runs each reference held to those CPUs (taskset -c LIST), as the runs it stands for
 are held: on a VM an unpinned torch process's host was measured 1.5x slower in some processes
 than in others (the 0.5B step's host forward 15-17 ms against 10-12 held to a core), and a
@@ -60,7 +63,7 @@ DEPTHS = (1, 3)  # layers: the two points of each pass's line
 # 7B's lm_head is its own) over 5.6x the elements, so its launches grow apart from its tensors
 # (the two depths grow both).
 WIDE = ["--model", "qwen2.5-7b", "--micro-batch", "1", "--seq", "512", "--layers", "1"]
-# The loop and foreach runs of one depth run the same forward and backward: their fastest runs'
+# The loop and foreach runs of one depth run the same forward and backward: their fastest steps'
 # host times differing by more than this means no run of one caught the host undisturbed (on a VM
 # its speed was seen to move 1.8x within minutes, held to one CPU), and a fit across them would
 # mix two speeds.
@@ -135,23 +138,25 @@ def reference(name, args, records, steps, warmup, cpus):
 
 def check_steady(every_run):
     """RuntimeError when the host's speed moved between the runs (DRIFT_TOLERANCE): the fastest
-    runs of the loop and foreach workloads of one depth differ. The message lists each workload's
-    runs, so a reader tells a host that moved (one workload's runs spread) from two workloads
+    steps of the loop and foreach workloads of one depth differ. The message lists each workload's
+    runs' fastest steps, so a reader tells a host that moved (one workload's runs spread) from two workloads
     whose passes truly differ (each steady, apart)."""
     for d in DEPTHS:
         for phase in ("forward", "backward"):
             key = f"host_{phase}_ms"
-            a, b = (min(r[0][key] for r in every_run[f"{o}_{d}"]) for o in ("loop", "foreach"))
+            a, b = (min(fastest_step(r[0], key) for r in every_run[f"{o}_{d}"])
+                    for o in ("loop", "foreach"))
             if max(a, b) > (1 + DRIFT_TOLERANCE) * min(a, b):
                 listed = "; ".join(
-                    f"{o}: " + ", ".join(f"{r[0][key]:.2f}" for r in every_run[f"{o}_{d}"])
+                    f"{o}: " + ", ".join(f"{fastest_step(r[0], key):.2f}"
+                                         for r in every_run[f"{o}_{d}"])
                     for o in ("loop", "foreach"))
                 raise RuntimeError(
                     f"the host's speed moved between runs: the same {phase} at {d} layers took "
-                    f"{a:.2f} ms of host time in the fastest run of one workload and {b:.2f} in "
+                    f"{a:.2f} ms of host time at the fastest step of one workload and {b:.2f} at "
                     f"the other's, "
                     f"{100 * (max(a, b) / min(a, b) - 1):.0f}% apart (more than "
-                    f"{100 * DRIFT_TOLERANCE:.0f}%; runs, ms: {listed}); a fit across them would "
+                    f"{100 * DRIFT_TOLERANCE:.0f}%; each run's fastest step, ms: {listed}); a fit across them would "
                     "mix two speeds: calibrate again with more runs (--repeats one more, on the "
                     "same --records, adds a round of each workload to those there)")
 
@@ -217,12 +222,24 @@ def pass_line(shallow, deep, phase):
     return per_pass, per_launch
 
 
+def fastest_step(step, key):
+    """A run's fastest step of one phase (host_step_ms: each timed step's forward, backward and
+    optimizer host ms); ValueError on a record without them (reference_step.py before it kept
+    them): records that cannot be fitted, not a host that moved."""
+    steps = step.get("host_step_ms")
+    if not steps:
+        raise ValueError("a reference record in --records carries no host time per step "
+                         "(host_step_ms): an older reference_step.py wrote it; calibrate into a "
+                         "fresh --records folder")
+    return min(s[HOST_KEYS.index(key)] for s in steps)
+
+
 def fastest_run(runs):
-    """One run's records with each phase's host time the least over `runs` (the same workload
-    run again: the same launches; a disturbed host only ever adds time)."""
+    """One run's records with each phase's host time its fastest step over `runs` (the same
+    workload run again: the same launches; a disturbed host only ever adds time)."""
     step = dict(runs[0][0])
     for key in HOST_KEYS:
-        step[key] = min(r[0][key] for r in runs)
+        step[key] = min(fastest_step(r[0], key) for r in runs)
     return step, runs[0][1]
 
 

@@ -22,13 +22,16 @@ class HostTimeCalibrate : public PythonScriptTest {
   HostTimeCalibrate() : PythonScriptTest("sweeps/gpu/travels/host_time_calibrate.py") {}
 
   // One reference run's records as reference_step.py writes them: its step record (host ms
-  // per phase, the optimizer's tensors) and its kernel_breakdown's launch counts.
+  // per phase at each step: the given ones the fastest, after a step 1.5x slower, so its medians
+  // are 1.25x them; the optimizer's tensors) and its kernel_breakdown's launch counts.
   void record(const std::string& name, double forward_ms, double backward_ms, double optimizer_ms,
               int forward, int backward, int optimizer, int tensors, int run = 1) {
     const json step = {{"record", "step"},
-                       {"host_forward_ms", forward_ms},
-                       {"host_backward_ms", backward_ms},
-                       {"host_optimizer_ms", optimizer_ms},
+                       {"host_forward_ms", 1.25 * forward_ms},
+                       {"host_backward_ms", 1.25 * backward_ms},
+                       {"host_optimizer_ms", 1.25 * optimizer_ms},
+                       {"host_step_ms", {{1.5 * forward_ms, 1.5 * backward_ms, 1.5 * optimizer_ms},
+                                         {forward_ms, backward_ms, optimizer_ms}}},
                        {"optimizer_tensors", tensors},
                        {"overlapped_ms", forward_ms + backward_ms + optimizer_ms},
                        {"run", {{"hosts", {"gpu-node-3"}},
@@ -90,9 +93,9 @@ TEST_F(HostTimeCalibrate, StepsNoPositiveCostsFitAreChargedPerLaunch) {
   EXPECT_GT(cal["optimizer_multi_us"].get<double>(), 0);
 }
 
-// The loop and foreach runs of one depth share their forward: one read 1.8x the other's host
-// time (the host's speed moved between them, as it did on a VM) writes no calibration, and the
-// refusal lists each workload's runs of that pass.
+// The loop and foreach runs of one depth share their forward: one's fastest step read 1.8x the
+// other's (the host's speed moved between them, as it did on a VM) writes no calibration, and
+// the refusal lists each workload's runs' fastest steps of that pass.
 TEST_F(HostTimeCalibrate, AHostWhoseSpeedMovedBetweenRunsWritesNoCalibration) {
   five_runs();
   record("loop_1", 1.8 * (1 + 0.04 * 77), 0.05 * 166, 0.07 * 112, 77, 166, 112, 14);
@@ -102,11 +105,14 @@ TEST_F(HostTimeCalibrate, AHostWhoseSpeedMovedBetweenRunsWritesNoCalibration) {
   EXPECT_EQ(o.exit_code, 1) << o.err;
   EXPECT_NE(o.err.find("the host's speed moved between runs"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("80% apart"), std::string::npos) << o.err;
-  EXPECT_NE(o.err.find("runs, ms: loop: 7.34; foreach: 4.08)"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("each run's fastest step, ms: loop: 7.34; foreach: 4.08)"),
+            std::string::npos)
+      << o.err;
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
-// Each workload's host time is the fastest of its runs: two runs of three at a disturbed host
+// Each workload's host time is its fastest step over its runs (each run's medians 1.25x its
+// fastest step, so a fit on medians is off by that): two runs of three at a disturbed host
 // (1.8x and 1.5x) move nothing, nor does the fastest run of one workload coming in another round
 // than another's. Two of three disturbed runs of the same forward would put medians 50% apart.
 TEST_F(HostTimeCalibrate, EachPhaseIsTheFastestOfItsRuns) {
@@ -123,6 +129,27 @@ TEST_F(HostTimeCalibrate, EachPhaseIsTheFastestOfItsRuns) {
   EXPECT_NEAR(cal["forward_us"].get<double>(), 40, 1e-6);
   EXPECT_NEAR(cal["forward_fixed_us"].get<double>(), 1000, 1e-6);
   EXPECT_NEAR(cal["optimizer_multi_tensor_us"].get<double>(), 20, 1e-6);
+}
+
+// Records without each step's host time (an older reference_step.py's) cannot be fitted at the
+// fastest step: one line and exit 2 (not 1, a host that moved, which fidelity_travels.sh meets
+// with another round), and no calibration.
+TEST_F(HostTimeCalibrate, RecordsWithoutEachStepsHostTimeAreOneLineAndExit2) {
+  five_runs();
+  json step = json::parse(slurp(dir_ / "records" / "reference_loop_1.r1.jsonl").substr(
+      0, slurp(dir_ / "records" / "reference_loop_1.r1.jsonl").find('\n')));
+  step.erase("host_step_ms");
+  const json breakdown = {{"record", "kernel_breakdown"},
+                          {"launches", {{"forward", 77}, {"backward", 166}, {"optimizer", 112}}}};
+  std::ofstream(dir_ / "records" / "reference_loop_1.r1.jsonl")
+      << step.dump() << "\n" << breakdown.dump() << "\n";
+  const std::filesystem::path out = dir_ / "host_time.json";
+  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " +
+                        (dir_ / "records").string() + " --out " + out.string());
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("carries no host time per step (host_step_ms)"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 // The calibration runs its references on the CPUs it is given (the runs it stands for are held
