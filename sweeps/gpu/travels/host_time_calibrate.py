@@ -309,7 +309,9 @@ def main(argv):
                                                  "host_time.json"),
                    help="the calibration file (default: build/gen/host_time.json, where "
                         "--host-time calibrate looks)")
-    p.add_argument("--steps", type=int, default=10)
+    p.add_argument("--steps", type=int, default=30,
+                   help="timed steps of each run (default 30: on a VM the host's speed moves "
+                        "within a run, and each step is a chance at it undisturbed)")
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--cpus", default="",
                    help="run the references held to these CPUs (taskset -c LIST), as the runs "
