@@ -22,8 +22,8 @@
 # the stages each call runs. With CALIBRATE_ATTEMPTS=1, `build calibrate table grouped
 # multi_tensor` ran in one call in 484 s on an H100 VM, `build calibrate table grouped` (with
 # CALIBRATE_ATTEMPTS=2, accepted at the first; 30 timed steps a run) in 471 s and, on the same
-# machine again, 449 s, and `build check` in 70 s. A later call on
-# the same machine finds the calibration where the first left it (build/gen/host_time.json);
+# machine again, 449 s, and `build check` in 70 s. A later call on the same machine finds the
+# calibration where the first left it (build/gen/host_time.json);
 # `table` without one in build/gen fails its rows. A later `calibrate` into the same OUT_DIR fits
 # from the runs already in OUT_DIR/calibration rather than measuring again (a fresh OUT_DIR
 # measures afresh).

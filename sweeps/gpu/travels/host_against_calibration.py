@@ -5,9 +5,9 @@ cost for that phase's launches (and the foreach step's tensors). The calibration
 workloads (the 0.5B at micro-batch 1 x 512 and 1 and 3 layers, one 7B layer), so on a host that
 held its speed this is the calibration's error on a row it did not see; where the reference's
 host ran well past it, the host slowed after calibrating (on an H100 VM the 0.5B's three
-reference runs' medians read 1.34-1.62x the calibration's host time minutes after its medians, where on another VM
-the same figures read 0.88-1.08 in two calls), and a host-bound row then measures the host, not
-replay.
+reference runs' medians read 1.34-1.62x the calibration's host time, itself of medians then,
+minutes after it, where on another VM the same figures read 0.88-1.08 in two calls), and a
+host-bound row then measures the host, not replay.
 A figure for the reader, never a pass: the summary's verdict is the phases' own.
 
 Used by fidelity_summary.py (--calibration FILE): host_line(case, step record, launches,

@@ -139,8 +139,8 @@ def reference(name, args, records, steps, warmup, cpus):
 def check_steady(every_run):
     """RuntimeError when the host's speed moved between the runs (DRIFT_TOLERANCE): the fastest
     steps of the loop and foreach workloads of one depth differ. The message lists each workload's
-    runs' fastest steps, so a reader tells a host that moved (one workload's runs spread) from two workloads
-    whose passes truly differ (each steady, apart)."""
+    runs' fastest steps, so a reader tells a host that moved (one workload's runs spread) from
+    two workloads whose passes truly differ (each steady, apart)."""
     for d in DEPTHS:
         for phase in ("forward", "backward"):
             key = f"host_{phase}_ms"
@@ -154,11 +154,11 @@ def check_steady(every_run):
                 raise RuntimeError(
                     f"the host's speed moved between runs: the same {phase} at {d} layers took "
                     f"{a:.2f} ms of host time at the fastest step of one workload and {b:.2f} at "
-                    f"the other's, "
-                    f"{100 * (max(a, b) / min(a, b) - 1):.0f}% apart (more than "
-                    f"{100 * DRIFT_TOLERANCE:.0f}%; each run's fastest step, ms: {listed}); a fit across them would "
-                    "mix two speeds: calibrate again with more runs (--repeats one more, on the "
-                    "same --records, adds a round of each workload to those there)")
+                    f"the other's, {100 * (max(a, b) / min(a, b) - 1):.0f}% apart (more than "
+                    f"{100 * DRIFT_TOLERANCE:.0f}%; each run's fastest step, ms: {listed}); a fit "
+                    "across them would mix two speeds: calibrate again with more runs (--repeats "
+                    "one more, on the same --records, adds a round of each workload to those "
+                    "there)")
 
 
 def solve(rows, rhs):
