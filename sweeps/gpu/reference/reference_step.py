@@ -289,12 +289,14 @@ def run(args):
 
 
 def emit(args, config, shared, results, kernels, torch):
+    from host_facts import host_facts
     world, shard, layers, gpu = shared["world"], shared["shard"], shared["layers"], shared["gpu"]
     tokens = args.micro_batch * args.seq
     mflops, hflops = model_flops(config, layers, tokens, args.micro_batch, args.seq, args.ac)
     peak = args.peak_tflops or next((v for k, v in PEAKS.items() if k in gpu), None)
     nodes = world if args.same_gpu else 1
-    run = {"source": "reference", "hosts": [socket.gethostname()], "ranks": world, "nodes": nodes,
+    run = {"source": "reference", "hosts": [socket.gethostname()], **host_facts(),
+           "ranks": world, "nodes": nodes,
            "devices": [gpu], "library_versions": {"torch": torch.__version__,
                                                   "cuda": torch.version.cuda,
                                                   "nccl": ".".join(map(str, torch.cuda.nccl.version()))},

@@ -40,16 +40,16 @@ than in others (the 0.5B step's host forward 15-17 ms against 10-12 held to a co
 calibration is only good for runs on the CPUs it ran on. Held to one CPU, a VM's host was also
 seen to run one process 2x slower than another, each steady (the 1-layer forward's steps
 5.77-6.67 ms in one run, 3.07-3.30 in another; bench/RESULTS.md, "One call on a fresh machine").
-Writes one JSON object (host, CPU model, the CPUs, torch version, GPU, the figures in us, and the
-launches and host times they come from), which workloads/plan/step/host_time_file.hpp reads. Needs
+Writes one JSON object (host, CPU model, the CPUs, torch and Python versions and GPU, as the runs'
+records name them, so a refit from kept records names the host that ran them; the figures in us,
+and the launches and host times they come from), which workloads/plan/step/host_time_file.hpp
+reads. Needs
 torch and a GPU; without them it says so on one line and exits 2."""
 
 import argparse
 import json
 import os
-import platform
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -57,6 +57,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(HERE, "..", "reference", "reference_step.py")
+sys.path.insert(0, os.path.dirname(REFERENCE))
+from host_facts import cpu_list  # noqa: E402
 WORKLOAD = ["--model", "qwen2.5-0.5b", "--micro-batch", "1", "--seq", "512"]
 DEPTHS = (1, 3)  # layers: the two points of each pass's line
 # The foreach step's third point: about the tensors of the 0.5B's one layer (15 against 14: the
@@ -71,18 +73,8 @@ DRIFT_TOLERANCE = 0.15
 HOST_KEYS = ("host_forward_ms", "host_backward_ms", "host_optimizer_ms")
 
 
-def cpu_model():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def torch_facts():
-    """(torch version, GPU name); ValueError when torch or a GPU is missing."""
+def require_torch_and_gpu():
+    """ValueError when torch or a GPU is missing: one line and exit 2 before any run."""
     probe = ("import torch, json; print(json.dumps([torch.__version__, torch.cuda.is_available() "
              "and torch.cuda.get_device_name()]))")
     r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
@@ -92,7 +84,6 @@ def torch_facts():
     version, gpu = json.loads(r.stdout.strip().splitlines()[-1])
     if not gpu:
         raise ValueError(f"torch {version} sees no GPU: the calibration times a GPU step")
-    return version, gpu
 
 
 def cpu_set(spec):
@@ -222,6 +213,22 @@ def pass_line(shallow, deep, phase):
     return per_pass, per_launch
 
 
+def provenance(run):
+    """Where the runs ran, from a reference record's run (host_facts.py): a calibration refitted
+    later from kept records (--records) names the host that ran them, not the one refitting."""
+    unknown = "unknown (not in the records)"
+    held, online = run.get("cpus"), run.get("cpus_online") or 0
+    if held is None:
+        cpus = unknown
+    elif held == cpu_list(range(online)):
+        cpus = f"any of {online} (not pinned)"
+    else:
+        cpus = f"{held} (taskset)"
+    return {"host": (run.get("hosts") or [unknown])[0], "cpu": run.get("cpu", unknown),
+            "cpus": cpus, "torch": run.get("library_versions", {}).get("torch", unknown),
+            "gpu": (run.get("devices") or [unknown])[0], "python": run.get("python", unknown)}
+
+
 def fastest_step(step, key):
     """A run's fastest step of one phase (host_step_ms: each timed step's forward, backward and
     optimizer host ms); ValueError on a record without them (reference_step.py before it kept
@@ -250,7 +257,8 @@ def calibrate(steps, warmup, cpus, records, repeats):
     rounds = range(1, repeats + 1)
     have_all = all(os.path.exists(os.path.join(records, f"reference_{n}.r{i}.jsonl"))
                    for i in rounds for n in names)
-    version, gpu = (None, None) if have_all else torch_facts()
+    if not have_all:
+        require_torch_and_gpu()
     # Round by round over the workloads, so that a stretch of a slower host lands on one run of
     # each rather than on every run of one.
     done = {(n, i): reference(f"{n}.r{i}", args, records, steps, warmup, cpus)
@@ -258,12 +266,6 @@ def calibrate(steps, warmup, cpus, records, repeats):
     every_run = {n: [done[n, i] for i in rounds] for n in names}
     runs = {n: fastest_run(every_run[n]) for n in names}
     foreach_steps = (f"foreach_{DEPTHS[0]}", f"foreach_{DEPTHS[1]}", "foreach_wide")
-    host = socket.gethostname()
-    if have_all:
-        run = runs["foreach_wide"][0].get("run", {})
-        version = run.get("library_versions", {}).get("torch", "unknown")
-        gpu = (run.get("devices") or ["unknown"])[0]
-        host = (run.get("hosts") or [host])[0]
     check_steady(every_run)
     shallow, deep = runs[f"loop_{DEPTHS[0]}"], runs[f"loop_{DEPTHS[1]}"]
     loop_step, loop_launches = deep
@@ -278,10 +280,7 @@ def calibrate(steps, warmup, cpus, records, repeats):
         points.append((step["host_optimizer_ms"], launches["optimizer"], step["optimizer_tensors"]))
     multi_step_us, multi_tensor_us, multi_us, fit = foreach_fit(points)
     return {
-        "record": "host_time_calibration", "host": host, "cpu": cpu_model(),
-        "cpus": f"{cpus} (taskset)" if cpus else
-                f"any of {len(os.sched_getaffinity(0))} (not pinned)",
-        "torch": version, "gpu": gpu, "python": platform.python_version(),
+        "record": "host_time_calibration", **provenance(runs["foreach_wide"][0].get("run", {})),
         "workload": " ".join(WORKLOAD) + f" at {DEPTHS[0]} and {DEPTHS[1]} layers (FSDP2, "
                     "world 1, activation checkpointing)",
         "forward_us": forward_us, "backward_us": backward_us,

@@ -35,6 +35,10 @@ class HostTimeCalibrate : public PythonScriptTest {
                        {"optimizer_tensors", tensors},
                        {"overlapped_ms", forward_ms + backward_ms + optimizer_ms},
                        {"run", {{"hosts", {"gpu-node-3"}},
+                                {"cpu", "Intel(R) Xeon(R) Platinum 8480C"},
+                                {"cpus", cpus_},
+                                {"cpus_online", 16},
+                                {"python", "3.12.3"},
                                 {"devices", {"NVIDIA H200"}},
                                 {"library_versions", {{"torch", "2.11.0+cu130"}}}}}};
     const json breakdown = {
@@ -43,6 +47,8 @@ class HostTimeCalibrate : public PythonScriptTest {
     std::ofstream(dir_ / "records" / ("reference_" + name + ".r" + std::to_string(run) + ".jsonl"))
         << step.dump() << "\n" << breakdown.dump() << "\n";
   }
+
+  std::string cpus_ = "2";  // the CPUs the runs were held to, as reference_step.py records them
 
   // The five runs of a host where the foreach step costs 300 us, 20 a tensor and 8 a launch,
   // forward 1000 us a pass and 40 a launch, backward 50 a launch.
@@ -73,9 +79,26 @@ TEST_F(HostTimeCalibrate, TheForeachStepIsFittedPerStepPerTensorAndPerLaunch) {
   EXPECT_NEAR(cal["forward_fixed_us"].get<double>(), 1000, 1e-6);
   EXPECT_NEAR(cal["backward_us"].get<double>(), 50, 1e-6);
   EXPECT_NEAR(cal["optimizer_loop_us"].get<double>(), 70, 1e-6);
+  // Where the runs ran comes from their records, not from the host fitting them.
   EXPECT_EQ(cal["host"], "gpu-node-3");
+  EXPECT_EQ(cal["cpu"], "Intel(R) Xeon(R) Platinum 8480C");
+  EXPECT_EQ(cal["cpus"], "2 (taskset)");
+  EXPECT_EQ(cal["python"], "3.12.3");
+  EXPECT_EQ(cal["gpu"], "NVIDIA H200");
   EXPECT_EQ(cal["foreach_steps"].size(), 3u);
   EXPECT_NE(o.out.find("20.0 a parameter tensor"), std::string::npos) << o.out;
+}
+
+// Runs that could use every CPU of their host were not pinned, and the calibration says so.
+TEST_F(HostTimeCalibrate, RunsOnEveryCpuAreSaidNotPinned) {
+  cpus_ = "0-15";
+  five_runs();
+  const std::filesystem::path out = dir_ / "host_time.json";
+  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " +
+                        (dir_ / "records").string() + " --out " + out.string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(json::parse(slurp(out))["cpus"], "any of 16 (not pinned)");
+  EXPECT_NE(o.out.find("CPUs any of 16 (not pinned)"), std::string::npos) << o.out;
 }
 
 // Steps whose host time falls as their tensors and launches grow fit no positive costs: the
