@@ -43,8 +43,7 @@ seen to run one process 2x slower than another, each steady (the 1-layer forward
 Writes one JSON object (host, CPU model, the CPUs, torch and Python versions and GPU, as the runs'
 records name them, so a refit from kept records names the host that ran them; the figures in us,
 and the launches and host times they come from), which workloads/plan/step/host_time_file.hpp
-reads. Needs
-torch and a GPU; without them it says so on one line and exits 2."""
+reads. Needs torch and a GPU; without them it says so on one line and exits 2."""
 
 import argparse
 import json
