@@ -289,7 +289,7 @@ def run(args):
 
 
 def emit(args, config, shared, results, kernels, torch):
-    from host_facts import host_facts
+    from step_timing import host_facts
     world, shard, layers, gpu = shared["world"], shared["shard"], shared["layers"], shared["gpu"]
     tokens = args.micro_batch * args.seq
     mflops, hflops = model_flops(config, layers, tokens, args.micro_batch, args.seq, args.ac)

@@ -1,7 +1,9 @@
 """Timing the reference's steps the way replay times its own: CUDA events around forward +
 backward and the optimizer of each step (after a barrier, the slowest rank's median), per decoder
-layer from hooks, and the host's own time per phase."""
+layer from hooks, and the host's own time per phase, and where it ran (host_facts)."""
 
+import os
+import platform
 import time
 
 
@@ -104,3 +106,38 @@ def make_step(model, opt, ids, labels):
         if host is not None:
             host.append(((t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3))
     return step
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def cpu_list(cpus):
+    """A set of CPU numbers as taskset writes a list: {0, 1, 2, 3, 8} -> "0-3,8"."""
+    parts, ordered = [], sorted(cpus)
+    start = prev = None
+    for c in ordered + [None]:
+        if c is not None and prev is not None and c == prev + 1:
+            prev = c
+            continue
+        if start is not None:
+            parts.append(str(start) if start == prev else f"{start}-{prev}")
+        start = prev = c
+    return ",".join(parts)
+
+
+def host_facts():
+    """Where the host time ran, for the run record: {"cpu": model, "cpus": the CPUs this process
+    may run on, "cpus_online": how many the host has, "pinned": fewer than those, "python": its
+    version}. host_time_calibrate.py writes them into the calibration from the records it fits,
+    so a calibration refitted later from kept records names the host that ran them."""
+    held = os.sched_getaffinity(0)
+    return {"cpu": cpu_model(), "cpus": cpu_list(held), "cpus_online": os.cpu_count(),
+            "pinned": len(held) < (os.cpu_count() or 0), "python": platform.python_version()}

@@ -56,8 +56,6 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(HERE, "..", "reference", "reference_step.py")
-sys.path.insert(0, os.path.dirname(REFERENCE))
-from host_facts import cpu_list  # noqa: E402
 WORKLOAD = ["--model", "qwen2.5-0.5b", "--micro-batch", "1", "--seq", "512"]
 DEPTHS = (1, 3)  # layers: the two points of each pass's line
 # The foreach step's third point: about the tensors of the 0.5B's one layer (15 against 14: the
@@ -213,16 +211,16 @@ def pass_line(shallow, deep, phase):
 
 
 def provenance(run):
-    """Where the runs ran, from a reference record's run (host_facts.py): a calibration refitted
-    later from kept records (--records) names the host that ran them, not the one refitting."""
+    """Where the runs ran, from a reference record's run (step_timing.host_facts): a calibration
+    refitted later from kept records (--records) names the host that ran them, not the one
+    refitting."""
     unknown = "unknown (not in the records)"
-    held, online = run.get("cpus"), run.get("cpus_online") or 0
-    if held is None:
+    if "pinned" not in run:
         cpus = unknown
-    elif held == cpu_list(range(online)):
-        cpus = f"any of {online} (not pinned)"
+    elif run["pinned"]:
+        cpus = f"{run['cpus']} (taskset)"
     else:
-        cpus = f"{held} (taskset)"
+        cpus = f"any of {run['cpus_online']} (not pinned)"
     return {"host": (run.get("hosts") or [unknown])[0], "cpu": run.get("cpu", unknown),
             "cpus": cpus, "torch": run.get("library_versions", {}).get("torch", unknown),
             "gpu": (run.get("devices") or [unknown])[0], "python": run.get("python", unknown)}

@@ -38,6 +38,7 @@ class HostTimeCalibrate : public PythonScriptTest {
                                 {"cpu", "Intel(R) Xeon(R) Platinum 8480C"},
                                 {"cpus", cpus_},
                                 {"cpus_online", 16},
+                                {"pinned", cpus_ != "0-15"},
                                 {"python", "3.12.3"},
                                 {"devices", {"NVIDIA H200"}},
                                 {"library_versions", {{"torch", "2.11.0+cu130"}}}}}};
