@@ -1,7 +1,8 @@
 """Records of a JSON Lines results file (replay's or the reference's), for the GPU scripts'
 closing tables: step(path) is the first record with "record": "step" (None when the file is
 absent or holds none); records(path, kind) every record of that kind; fastest_figure(record, key)
-the figure a world-1 fidelity row judges a side's phase at."""
+the figure a world-1 fidelity row judges a side's phase at; fastest_host_ms(record, phase) a
+reference run's host time of one phase at its fastest step."""
 import json
 import os
 
@@ -33,3 +34,14 @@ def fastest_figure(record, key):
     if record.get("source") == "reference":
         return record.get(key[:-len("_ms")] + "_min_ms")
     return record.get(key)
+
+
+HOST_PHASES = ("forward", "backward", "optimizer")  # the columns of host_step_ms
+
+
+def fastest_host_ms(record, phase):
+    """A reference step record's host ms of one phase (forward, backward, optimizer) at its
+    fastest step (host_step_ms: each timed step's host ms per phase); None where the record has
+    no host time per step (reference_step.py before it kept them)."""
+    steps = record.get("host_step_ms")
+    return min(s[HOST_PHASES.index(phase)] for s in steps) if steps else None

@@ -14,6 +14,8 @@ Used by fidelity_summary.py (--calibration FILE): host_line(case, step record, l
 calibration) -> one line, or None where the record (host_step_ms) or the calibration lacks the
 figures or the row is not host-bound (HOST_BOUND_SHARE)."""
 
+from step_record import HOST_PHASES, fastest_host_ms  # sweeps/gpu, on fidelity_summary.py's path
+
 # Past this the host's speed moved since calibrating (host_time_calibrate.py refuses a
 # calibration whose own runs of one forward differ by more).
 MOVED = 1.15
@@ -38,12 +40,11 @@ def predicted_ms(cal, phase, launches, tensors, optimizer_impl):
 
 
 def host_line(case, ref, launches, cal):
-    steps = ref.get("host_step_ms")
-    if not cal or not launches or not steps:
+    if not cal or not launches or fastest_host_ms(ref, "forward") is None:
         return None
     cells, worst, forward_backward = [], 0.0, 0.0
-    for i, phase in enumerate(("forward", "backward", "optimizer")):
-        measured = min(s[i] for s in steps)
+    for phase in HOST_PHASES:
+        measured = fastest_host_ms(ref, phase)
         try:
             predicted = predicted_ms(cal, phase, launches.get(phase) or 0,
                                      ref.get("optimizer_tensors") or 0, ref.get("optimizer_impl"))

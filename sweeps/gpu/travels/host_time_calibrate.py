@@ -56,6 +56,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(HERE, "..", "reference", "reference_step.py")
+sys.path.insert(0, os.path.join(HERE, ".."))
+from step_record import HOST_PHASES, fastest_host_ms  # noqa: E402
 WORKLOAD = ["--model", "qwen2.5-0.5b", "--micro-batch", "1", "--seq", "512"]
 DEPTHS = (1, 3)  # layers: the two points of each pass's line
 # The foreach step's third point: about the tensors of the 0.5B's one layer (15 against 14: the
@@ -67,7 +69,6 @@ WIDE = ["--model", "qwen2.5-7b", "--micro-batch", "1", "--seq", "512", "--layers
 # its speed was seen to move 1.8x within minutes, held to one CPU), and a fit across them would
 # mix two speeds.
 DRIFT_TOLERANCE = 0.15
-HOST_KEYS = ("host_forward_ms", "host_backward_ms", "host_optimizer_ms")
 
 
 def require_torch_and_gpu():
@@ -131,12 +132,11 @@ def check_steady(every_run):
     two workloads whose passes truly differ (each steady, apart)."""
     for d in DEPTHS:
         for phase in ("forward", "backward"):
-            key = f"host_{phase}_ms"
-            a, b = (min(fastest_step(r[0], key) for r in every_run[f"{o}_{d}"])
+            a, b = (min(fastest_step(r[0], phase) for r in every_run[f"{o}_{d}"])
                     for o in ("loop", "foreach"))
             if max(a, b) > (1 + DRIFT_TOLERANCE) * min(a, b):
                 listed = "; ".join(
-                    f"{o}: " + ", ".join(f"{fastest_step(r[0], key):.2f}"
+                    f"{o}: " + ", ".join(f"{fastest_step(r[0], phase):.2f}"
                                          for r in every_run[f"{o}_{d}"])
                     for o in ("loop", "foreach"))
                 raise RuntimeError(
@@ -226,24 +226,24 @@ def provenance(run):
             "gpu": (run.get("devices") or [unknown])[0], "python": run.get("python", unknown)}
 
 
-def fastest_step(step, key):
-    """A run's fastest step of one phase (host_step_ms: each timed step's forward, backward and
-    optimizer host ms); ValueError on a record without them (reference_step.py before it kept
-    them): records that cannot be fitted, not a host that moved."""
-    steps = step.get("host_step_ms")
-    if not steps:
+def fastest_step(step, phase):
+    """A run's host ms of one phase at its fastest step (step_record.fastest_host_ms);
+    ValueError on a record without host time per step (reference_step.py before it kept it):
+    records that cannot be fitted, not a host that moved."""
+    ms = fastest_host_ms(step, phase)
+    if ms is None:
         raise ValueError("a reference record in --records carries no host time per step "
                          "(host_step_ms): an older reference_step.py wrote it; calibrate into a "
                          "fresh --records folder")
-    return min(s[HOST_KEYS.index(key)] for s in steps)
+    return ms
 
 
 def fastest_run(runs):
     """One run's records with each phase's host time its fastest step over `runs` (the same
     workload run again: the same launches; a disturbed host only ever adds time)."""
     step = dict(runs[0][0])
-    for key in HOST_KEYS:
-        step[key] = min(fastest_step(r[0], key) for r in runs)
+    for phase in HOST_PHASES:
+        step[f"host_{phase}_ms"] = min(fastest_step(r[0], phase) for r in runs)
     return step, runs[0][1]
 
 
