@@ -2,7 +2,7 @@
 a CUDA launch (torch.add_ on a one-element tensor) and a foreach call over 50 tensors (us each,
 host time, the GPU idle). host_speed_rounds.sh runs it before each reference run. On a VM these
 did not track the reference's host time (a slow probe beside a fast step), which is why the
-calibration judges its own runs instead (host_time_calibrate.py, DRIFT_TOLERANCE).
+calibration reads its own runs instead (host_time_calibrate.py, SCALE_LIMIT).
   python3 sweeps/gpu/travels/host_speed_probe.py [NAME]"""
 import json
 import os
