@@ -29,9 +29,12 @@ class FidelitySummary : public PythonScriptTest {
   // `steps` per-step fwd+bwd samples from its fastest up.
   void write(const std::string& side, const std::string& c, Phases p, int steps = 10,
              const json& extra = json::object()) {
-    json r = {{"record", "step"},          {"model", "qwen2.5-7b"},
-              {"fwd_bwd_ms", p.fwd_bwd_ms}, {"optimizer_ms", p.optimizer_ms},
-              {"overlapped_ms", p.step_ms}, {"optimizer_impl", "foreach"},
+    json r = {{"record", "step"},
+              {"model", "qwen2.5-7b"},
+              {"fwd_bwd_ms", p.fwd_bwd_ms},
+              {"optimizer_ms", p.optimizer_ms},
+              {"overlapped_ms", p.step_ms},
+              {"optimizer_impl", "foreach"},
               {"optimizer", "adamw-foreach"}};
     if (side == "reference") {
       json samples = json::array();
@@ -77,7 +80,8 @@ TEST_F(FidelitySummary, AFailingPhaseFailsTheSummaryWhateverTheMedian) {
   EXPECT_NE(r.out.find("verdict: FAIL: 1 FAIL (q7 optimizer 2.04) of 9 judged figures"),
             std::string::npos)
       << r.out;
-  EXPECT_EQ(r.out.find("pass:"), std::string::npos) << "no line may call the run a pass:\n" << r.out;
+  EXPECT_EQ(r.out.find("pass:"), std::string::npos) << "no line may call the run a pass:\n"
+                                                    << r.out;
 }
 
 // A case whose replay never wrote its record (a crash, a timeout) is not left out of the verdict.
@@ -87,7 +91,8 @@ TEST_F(FidelitySummary, AMissingRowFailsTheSummary) {
   write("reference", "mix", {87.7, 45.4, 133.1});
   const Outcome r = summary("q7 mix");
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_NE(r.out.find("| mix | missing: reference True, replay False |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| mix | missing: reference True, replay False |"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("verdict: FAIL: 1 missing (mix) of 4 judged figures"), std::string::npos)
       << r.out;
 }
@@ -135,8 +140,8 @@ TEST_F(FidelitySummary, AWorld1RowIsJudgedAtTheReferencesFastestStep) {
 TEST_F(FidelitySummary, TheH100CallWhoseHostMovedIsJudgedAtItsFastestSteps) {
   const fs::path root = bin_dir().parent_path().parent_path();
   fs::copy(root / "tests/fixtures/fidelity_fastest_step", dir_);
-  const std::string pick = "python3 " + (root / "sweeps/gpu/travels/fastest_round.py").string() +
-                           " " + dir_.string();
+  const std::string pick =
+      "python3 " + (root / "sweeps/gpu/travels/fastest_round.py").string() + " " + dir_.string();
   for (const std::string side : {"reference_q05", "replay_q05"}) {
     const Outcome picked = run(pick + " " + side + " 3");
     ASSERT_EQ(picked.exit_code, 0) << picked.err;
@@ -206,22 +211,28 @@ TEST_F(FidelitySummary, ExpertsRunDifferentlyFailAndSpreadIsPrinted) {
 // whose 0.5B reference ran 1.34-1.62x it); a GPU-bound row's host reads its waits and gets no
 // line; the verdict stays the phases'. A calibration it cannot read is one line and exit 2.
 TEST_F(FidelitySummary, AHostBoundRowSaysWhereTheHostSlowedSinceCalibrating) {
-  const json calibration = {{"forward_us", 46.5},           {"forward_fixed_us", 247.0},
-                            {"backward_us", 32.4},          {"backward_fixed_us", 1026.0},
-                            {"optimizer_loop_us", 66.5},    {"optimizer_multi_us", 4.7},
-                            {"optimizer_multi_fixed_us", 829.0}, {"optimizer_multi_tensor_us", 37.6}};
+  const json calibration = {{"forward_us", 46.5},
+                            {"forward_fixed_us", 247.0},
+                            {"backward_us", 32.4},
+                            {"backward_fixed_us", 1026.0},
+                            {"optimizer_loop_us", 66.5},
+                            {"optimizer_multi_us", 4.7},
+                            {"optimizer_multi_fixed_us", 829.0},
+                            {"optimizer_multi_tensor_us", 37.6}};
   std::ofstream(dir_ / "host_time.json") << calibration.dump();
   // Each step's host ms per phase: the fastest step given, a slower one after it.
   auto host = [](double forward_ms, double backward_ms, double optimizer_ms) {
-    return json{{"host_step_ms", {{1.3 * forward_ms, 1.3 * backward_ms, 1.3 * optimizer_ms},
-                                  {forward_ms, backward_ms, optimizer_ms}}},
+    return json{{"host_step_ms",
+                 {{1.3 * forward_ms, 1.3 * backward_ms, 1.3 * optimizer_ms},
+                  {forward_ms, backward_ms, optimizer_ms}}},
                 {"optimizer_tensors", 50}};
   };
   auto launches = [&](const std::string& c, int forward, int backward, int optimizer) {
     std::ofstream(dir_ / ("reference_" + c + ".jsonl"), std::ios::app)
         << json{{"record", "kernel_breakdown"},
-                {"launches", {{"forward", forward}, {"backward", backward},
-                              {"optimizer", optimizer}}}}.dump()
+                {"launches",
+                 {{"forward", forward}, {"backward", backward}, {"optimizer", optimizer}}}}
+               .dump()
         << "\n";
   };
   // forward 0.247 + 240 x 0.0465 = 11.4 ms; backward 1.026 + 635 x 0.0324 = 21.6; optimizer
@@ -235,8 +246,18 @@ TEST_F(FidelitySummary, AHostBoundRowSaysWhereTheHostSlowedSinceCalibrating) {
   write("reference", "q7", {101.8, 33.7, 135.6}, 10, host(19.3, 54.8, 15.8));
   launches("q7", 250, 650, 160);
   write("replay", "q7", {101.7, 33.3, 135.0});
+  // A host faster than the calibration's runs caught it (the H200 call's 0.5B: 0.88x / 0.83x /
+  // 0.90x), and looped experts, whose host waits at each expert's sync, get no word of the host.
+  json faster = host(9.1, 17.5, 2.7);
+  write("reference", "q05f", {29.5, 2.6, 32.1}, 10, faster);
+  launches("q05f", 240, 635, 80);
+  write("replay", "q05f", {29.2, 2.7, 32.2});
+  faster.update({{"experts", "looped"}});
+  write("reference", "mixl", {29.5, 2.6, 32.1}, 10, faster);
+  launches("mixl", 240, 635, 80);
+  write("replay", "mixl", {29.2, 2.7, 32.2});
   const std::string cal = " --calibration " + (dir_ / "host_time.json").string();
-  const Outcome r = summary("q05" + cal + " q05b q7");
+  const Outcome r = summary("q05" + cal + " q05b q7 q05f mixl");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("q05: reference host ms at its fastest steps against the calibration's "
                        "for its launches: "
@@ -252,8 +273,15 @@ TEST_F(FidelitySummary, AHostBoundRowSaysWhereTheHostSlowedSinceCalibrating) {
             "launches: forward 11.0 / 11.4 (0.96x), backward 21.0 / 21.6 (0.97x), optimizer 3.2 / "
             "3.1 (1.04x)");
   EXPECT_EQ(r.out.find("q7: reference host ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("q05f: reference host ms at its fastest steps against the calibration's "
+                       "for its launches: forward 9.1 / 11.4 (0.80x), backward 17.5 / 21.6 "
+                       "(0.81x), optimizer 2.7 / 3.1 (0.88x); under 0.87x: the host ran faster "
+                       "than any of the calibration's runs caught it"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("mixl: reference host ms"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("verdict: FAIL: 3 FAIL (q05 fwd+bwd 0.76; q05 optimizer 0.63; q05 step "
-                       "0.75) of 9 judged figures"),
+                       "0.75) of 15 judged figures"),
             std::string::npos)
       << r.out;
   for (const std::string bad : {" --calibration", " --calibration /nonexistent/host_time.json"}) {
@@ -274,8 +302,8 @@ TEST_F(FidelitySummary, TheFastestRoundIsTheOneJudged) {
   const std::string script =
       (bin_dir().parent_path().parent_path() / "sweeps/gpu/travels/fastest_round.py").string();
   auto host = [](double forward_ms) {
-    return json{{"host_forward_ms", forward_ms}, {"host_backward_ms", 20.0},
-                {"host_optimizer_ms", 3.0}};
+    return json{
+        {"host_forward_ms", forward_ms}, {"host_backward_ms", 20.0}, {"host_optimizer_ms", 3.0}};
   };
   write("reference", "q05.r1", {42.0, 3.5, 45.5}, 10, host(16.0));
   // The fastest step of the three runs, in a run whose median is not the least.
