@@ -19,14 +19,14 @@ three steps: the two depths and one layer of Qwen2.5-7B (about the tensors of th
 layer over 5.6x its elements, so its launches grow apart from its tensors: without that the
 per-tensor cost reads as per launch, and a model of few large tensors, whose launches come from
 its elements, would pay it on every launch); the optimizer loop per launch, at 3 layers.
-Each workload runs --repeats times (3), round by round, and each phase's host time is its fastest
-step over all its runs (host_step_ms: each timed step's host ms per phase): on a VM the host's
+Each workload runs --repeats times (3), round by round, and each phase's host time is read at
+its fastest steps (host_step_ms: each timed step's host ms per phase): on a VM the host's
 speed moves for seconds at a time, others' work landing on it, and only ever slows it; it moves
 between processes (on an H100 VM the 1-layer forward's three runs read 4.24, 5.66, 4.12 ms with
 foreach and 6.31, 4.19, 5.82 with the loop: medians 37% apart, fastest runs 2%; bench/RESULTS.md,
 "The host undisturbed") and within one (the 0.5B's optimizer steps in its fastest of three runs
-3.11-5.35 ms, median 3.57). So the fastest step is the host undisturbed, the one figure two
-workloads of one forward agree on (timeit's min, for the same reason); fidelity_summary.py judges
+3.11-5.35 ms, median 3.57). So the fastest step is the host undisturbed (timeit's min, for the
+same reason); fidelity_summary.py judges
 the reference at its fastest step to match (step_record.fastest_figure). --records DIR keeps the
 references' records (reference_NAME.rI.jsonl) and fits from those already there, running only the
 rounds missing (so --repeats one more adds a round of each workload; records without host_step_ms,
@@ -61,7 +61,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(HERE, "..", "reference", "reference_step.py")
 sys.path.insert(0, os.path.join(HERE, ".."))
-from step_record import HOST_PHASES, fastest_host_ms  # noqa: E402
+from step_record import fastest_host_ms  # noqa: E402
 WORKLOAD = ["--model", "qwen2.5-0.5b", "--micro-batch", "1", "--seq", "512"]
 DEPTHS = (1, 3)  # layers: the two points of each pass's line
 # The foreach step's third point: about the tensors of the 0.5B's one layer (15 against 14: the
