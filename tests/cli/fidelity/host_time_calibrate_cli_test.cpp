@@ -52,6 +52,23 @@ class HostTimeCalibrate : public PythonScriptTest {
         << breakdown.dump() << "\n";
   }
 
+  // The calibration fitted from the records in dir_/records into out().
+  std::filesystem::path out() const { return dir_ / "host_time.json"; }
+  Outcome calibrate(int repeats = 1) {
+    return run("python3 " + script_ + " --repeats " + std::to_string(repeats) + " --records " +
+               (dir_ / "records").string() + " --out " + out().string());
+  }
+
+  // The figures five_runs' host is built of.
+  static void expect_five_runs_host(const json& cal) {
+    EXPECT_NEAR(cal["optimizer_multi_fixed_us"].get<double>(), 300, 1e-6);
+    EXPECT_NEAR(cal["optimizer_multi_tensor_us"].get<double>(), 20, 1e-6);
+    EXPECT_NEAR(cal["optimizer_multi_us"].get<double>(), 8, 1e-6);
+    EXPECT_NEAR(cal["forward_us"].get<double>(), 40, 1e-6);
+    EXPECT_NEAR(cal["forward_fixed_us"].get<double>(), 1000, 1e-6);
+    EXPECT_NEAR(cal["backward_us"].get<double>(), 50, 1e-6);
+  }
+
   std::string cpus_ = "2";  // the CPUs the runs were held to, as reference_step.py records them
 
   // The five runs of a host where the foreach step costs 300 us, 20 a tensor and 8 a launch,
@@ -71,17 +88,10 @@ class HostTimeCalibrate : public PythonScriptTest {
 
 TEST_F(HostTimeCalibrate, TheForeachStepIsFittedPerStepPerTensorAndPerLaunch) {
   five_runs();
-  const std::filesystem::path out = dir_ / "host_time.json";
-  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " +
-                        (dir_ / "records").string() + " --out " + out.string());
+  const Outcome o = calibrate();
   ASSERT_EQ(o.exit_code, 0) << o.err << o.out;
-  const json cal = json::parse(slurp(out));
-  EXPECT_NEAR(cal["optimizer_multi_fixed_us"].get<double>(), 300, 1e-6);
-  EXPECT_NEAR(cal["optimizer_multi_tensor_us"].get<double>(), 20, 1e-6);
-  EXPECT_NEAR(cal["optimizer_multi_us"].get<double>(), 8, 1e-6);
-  EXPECT_NEAR(cal["forward_us"].get<double>(), 40, 1e-6);
-  EXPECT_NEAR(cal["forward_fixed_us"].get<double>(), 1000, 1e-6);
-  EXPECT_NEAR(cal["backward_us"].get<double>(), 50, 1e-6);
+  const json cal = json::parse(slurp(out()));
+  expect_five_runs_host(cal);
   EXPECT_NEAR(cal["optimizer_loop_us"].get<double>(), 70, 1e-6);
   // Where the runs ran comes from their records, not from the host fitting them.
   EXPECT_EQ(cal["host"], "gpu-node-3");
@@ -97,11 +107,9 @@ TEST_F(HostTimeCalibrate, TheForeachStepIsFittedPerStepPerTensorAndPerLaunch) {
 TEST_F(HostTimeCalibrate, RunsOnEveryCpuAreSaidNotPinned) {
   cpus_ = "0-15";
   five_runs();
-  const std::filesystem::path out = dir_ / "host_time.json";
-  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " +
-                        (dir_ / "records").string() + " --out " + out.string());
+  const Outcome o = calibrate();
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_EQ(json::parse(slurp(out))["cpus"], "any of 16 (not pinned)");
+  EXPECT_EQ(json::parse(slurp(out()))["cpus"], "any of 16 (not pinned)");
   EXPECT_NE(o.out.find("CPUs any of 16 (not pinned)"), std::string::npos) << o.out;
 }
 
@@ -110,11 +118,9 @@ TEST_F(HostTimeCalibrate, RunsOnEveryCpuAreSaidNotPinned) {
 TEST_F(HostTimeCalibrate, StepsNoPositiveCostsFitAreChargedPerLaunch) {
   five_runs();
   record("foreach_wide", 4.0, 8.5, 0.5, 80, 170, 300, 15);
-  const std::filesystem::path out = dir_ / "host_time.json";
-  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " +
-                        (dir_ / "records").string() + " --out " + out.string());
+  const Outcome o = calibrate();
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  const json cal = json::parse(slurp(out));
+  const json cal = json::parse(slurp(out()));
   EXPECT_EQ(cal["optimizer_multi_fit"], "per launch alone");
   EXPECT_DOUBLE_EQ(cal["optimizer_multi_tensor_us"].get<double>(), 0);
   EXPECT_GT(cal["optimizer_multi_us"].get<double>(), 0);
@@ -128,17 +134,10 @@ TEST_F(HostTimeCalibrate, AWorkloadWhoseRunsAllRanSlowerIsScaledToTheHostsFastes
   five_runs();
   record("foreach_1", 1.3 * (1 + 0.04 * 77), 1.3 * 0.05 * 166,
          1.3 * (300 + 20.0 * 14 + 8.0 * 64) / 1e3, 77, 166, 64, 14);
-  const std::filesystem::path out = dir_ / "host_time.json";
-  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " +
-                        (dir_ / "records").string() + " --out " + out.string());
+  const Outcome o = calibrate();
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  const json cal = json::parse(slurp(out));
-  EXPECT_NEAR(cal["optimizer_multi_fixed_us"].get<double>(), 300, 1e-6);
-  EXPECT_NEAR(cal["optimizer_multi_tensor_us"].get<double>(), 20, 1e-6);
-  EXPECT_NEAR(cal["optimizer_multi_us"].get<double>(), 8, 1e-6);
-  EXPECT_NEAR(cal["forward_us"].get<double>(), 40, 1e-6);
-  EXPECT_NEAR(cal["forward_fixed_us"].get<double>(), 1000, 1e-6);
-  EXPECT_NEAR(cal["backward_us"].get<double>(), 50, 1e-6);
+  const json cal = json::parse(slurp(out()));
+  expect_five_runs_host(cal);
   EXPECT_NEAR(cal["speed_scale"]["foreach_1"].get<double>(), 1 / 1.3, 1e-9);
   EXPECT_DOUBLE_EQ(cal["speed_scale"]["foreach_3"].get<double>(), 1);
   EXPECT_NE(o.out.find("scaled to the host's fastest forward: foreach_1 x0.77 ->"),
@@ -152,16 +151,14 @@ TEST_F(HostTimeCalibrate, AWorkloadTooFarFromTheHostsFastestSpeedWritesNoCalibra
   five_runs();
   record("foreach_3", 1.8 * (1 + 0.04 * 179), 1.8 * 0.05 * 436,
          1.8 * (300 + 20.0 * 38 + 8.0 * 72) / 1e3, 179, 436, 72, 38);
-  const std::filesystem::path out = dir_ / "host_time.json";
-  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " +
-                        (dir_ / "records").string() + " --out " + out.string());
+  const Outcome o = calibrate();
   EXPECT_EQ(o.exit_code, 1) << o.err;
   EXPECT_NE(o.err.find("the host's speed moved between runs: no run of foreach_3 came within "
                        "1.5x of the fastest forward at its depth, 8.16 ms of host time (its runs' "
                        "fastest forward steps, ms: 14.69)"),
             std::string::npos)
       << o.err;
-  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(std::filesystem::exists(out()));
 }
 
 // The H200 call whose calibration refused (tests/fixtures/calibration_many_speeds: four rounds,
@@ -170,11 +167,9 @@ TEST_F(HostTimeCalibrate, AWorkloadTooFarFromTheHostsFastestSpeedWritesNoCalibra
 TEST_F(HostTimeCalibrate, TheH200HostOfManySpeedsIsFittedAtItsFastestForward) {
   const std::filesystem::path root = bin_dir().parent_path().parent_path();
   std::filesystem::copy(root / "tests/fixtures/calibration_many_speeds", dir_ / "records");
-  const std::filesystem::path out = dir_ / "host_time.json";
-  const Outcome o = run("python3 " + script_ + " --repeats 4 --records " +
-                        (dir_ / "records").string() + " --out " + out.string());
+  const Outcome o = calibrate(4);
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  const json cal = json::parse(slurp(out));
+  const json cal = json::parse(slurp(out()));
   EXPECT_DOUBLE_EQ(cal["forward_floor_ms"]["foreach_1"].get<double>(), 3.5699);
   EXPECT_DOUBLE_EQ(cal["forward_floor_ms"]["loop_3"].get<double>(), 9.2885);
   EXPECT_NEAR(cal["speed_scale"]["foreach_3"].get<double>(), 9.2885 / 9.6912, 1e-9);
@@ -183,21 +178,20 @@ TEST_F(HostTimeCalibrate, TheH200HostOfManySpeedsIsFittedAtItsFastestForward) {
   EXPECT_EQ(cal["cpus"], "2 (taskset)");
 }
 
-// Each workload's host time is its fastest step over its runs (each run's medians 1.25x its
-// fastest step, so a fit on medians is off by that): two runs of three at a disturbed host
-// (1.8x and 1.5x) move nothing, nor does the fastest run of one workload coming in another round
-// than another's. Two of three disturbed runs of the same forward would put medians 50% apart.
+// Each pass's host time is its fastest step over its runs, each optimizer's its fastest run's
+// (each run's medians 1.25x its fastest step, so a fit on medians is off by that): two runs of
+// three at a disturbed host (1.8x and 1.5x) move nothing, nor does the fastest run of one
+// workload coming in another round than another's. Two of three disturbed runs of the same forward
+// would put medians 50% apart.
 TEST_F(HostTimeCalibrate, EachPhaseIsTheFastestOfItsRuns) {
   for (int run = 1; run <= 3; ++run) five_runs(run);
   record("loop_1", 1.8 * (1 + 0.04 * 77), 1.8 * 0.05 * 166, 0.07 * 112, 77, 166, 112, 14, 1);
   record("loop_1", 1.5 * (1 + 0.04 * 77), 1.5 * 0.05 * 166, 0.07 * 112, 77, 166, 112, 14, 2);
   record("foreach_3", 1.6 * (1 + 0.04 * 179), 0.05 * 436, 1.6 * (300 + 20.0 * 38 + 8.0 * 72) / 1e3,
          179, 436, 72, 38, 3);
-  const std::filesystem::path out = dir_ / "host_time.json";
-  const Outcome o = run("python3 " + script_ + " --records " + (dir_ / "records").string() +
-                        " --out " + out.string());
+  const Outcome o = calibrate(3);
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  const json cal = json::parse(slurp(out));
+  const json cal = json::parse(slurp(out()));
   EXPECT_NEAR(cal["forward_us"].get<double>(), 40, 1e-6);
   EXPECT_NEAR(cal["forward_fixed_us"].get<double>(), 1000, 1e-6);
   EXPECT_NEAR(cal["optimizer_multi_tensor_us"].get<double>(), 20, 1e-6);
@@ -214,13 +208,11 @@ TEST_F(HostTimeCalibrate, RecordsWithoutEachStepsHostTimeAreOneLineAndExit2) {
   json step = json::parse(text.substr(0, text.find('\n')));
   step.erase("host_step_ms");
   std::ofstream(loop_1) << step.dump() << "\n" << text.substr(text.find('\n') + 1);
-  const std::filesystem::path out = dir_ / "host_time.json";
-  const Outcome o = run("python3 " + script_ + " --repeats 1 --records " +
-                        (dir_ / "records").string() + " --out " + out.string());
+  const Outcome o = calibrate();
   EXPECT_EQ(o.exit_code, 2) << o.err;
   EXPECT_NE(o.err.find("carries no host time per step (host_step_ms)"), std::string::npos) << o.err;
   EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << o.err;
-  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(std::filesystem::exists(out()));
 }
 
 // The calibration runs its references on the CPUs it is given (the runs it stands for are held
