@@ -49,7 +49,7 @@ def host_line(case, ref, launches, cal):
     if not cal or not launches or fastest_host_ms(ref, "forward") is None or \
             ref.get("experts") == "looped":
         return None
-    cells, worst, least, forward_backward = [], 0.0, float("inf"), 0.0
+    cells, ratios, forward_backward = [], [], 0.0
     for phase in HOST_PHASES:
         measured = fastest_host_ms(ref, phase)
         try:
@@ -59,16 +59,16 @@ def host_line(case, ref, launches, cal):
             return None
         if measured is None or not predicted:
             continue
-        worst, least = max(worst, measured / predicted), min(least, measured / predicted)
+        ratios.append(measured / predicted)
         forward_backward += predicted if phase != "optimizer" else 0.0
         cells.append(f"{phase} {measured:.1f} / {predicted:.1f} ({measured / predicted:.2f}x)")
     if not cells or forward_backward < HOST_BOUND_SHARE * (ref.get("fwd_bwd_min_ms") or 0):
         return None
     moved = ""
-    if worst > MOVED:
+    if max(ratios) > MOVED:
         moved = (f"; past {MOVED:.2f}x: the host ran slower than when calibrated, and a "
                  "host-bound row then measures the host")
-    elif least < 1 / MOVED:
+    elif min(ratios) < 1 / MOVED:
         moved = (f"; under {1 / MOVED:.2f}x: the host ran faster than any of the calibration's "
                  "runs caught it, and a host-bound row then measures the host")
     return (f"{case}: reference host ms at its fastest steps against the calibration's for its "

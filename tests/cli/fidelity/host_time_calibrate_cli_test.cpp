@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "tests/support/subprocess.hpp"
 
@@ -71,18 +72,34 @@ class HostTimeCalibrate : public PythonScriptTest {
 
   std::string cpus_ = "2";  // the CPUs the runs were held to, as reference_step.py records them
 
-  // The five runs of a host where the foreach step costs 300 us, 20 a tensor and 8 a launch,
-  // forward 1000 us a pass and 40 a launch, backward 50 a launch.
-  void five_runs(int run = 1) {
+  // The five workloads of a host where the foreach step costs 300 us, 20 a tensor and 8 a launch,
+  // forward 1000 us a pass and 40 a launch, backward 50 a launch, the optimizer loop 70 a launch:
+  // their launches per phase and their optimizer's tensors.
+  struct Workload {
+    std::string name;
+    int forward, backward, optimizer, tensors;
+  };
+  const std::vector<Workload> workloads_ = {{"loop_1", 77, 166, 112, 14},
+                                            {"loop_3", 179, 436, 304, 38},
+                                            {"foreach_1", 77, 166, 64, 14},
+                                            {"foreach_3", 179, 436, 72, 38},
+                                            {"foreach_wide", 80, 170, 300, 15}};
+
+  // One run of workload `name` on that host, every phase `slower` times its figure.
+  void slowed(const std::string& name, double slower, int run = 1) {
     std::filesystem::create_directories(dir_ / "records");
-    auto foreach_ms = [](int launches, int tensors) {
-      return (300 + 20.0 * tensors + 8.0 * launches) / 1e3;
-    };
-    record("loop_1", 1 + 0.04 * 77, 0.05 * 166, 0.07 * 112, 77, 166, 112, 14, run);
-    record("loop_3", 1 + 0.04 * 179, 0.05 * 436, 0.07 * 304, 179, 436, 304, 38, run);
-    record("foreach_1", 1 + 0.04 * 77, 0.05 * 166, foreach_ms(64, 14), 77, 166, 64, 14, run);
-    record("foreach_3", 1 + 0.04 * 179, 0.05 * 436, foreach_ms(72, 38), 179, 436, 72, 38, run);
-    record("foreach_wide", 1 + 0.04 * 80, 0.05 * 170, foreach_ms(300, 15), 80, 170, 300, 15, run);
+    for (const Workload& w : workloads_) {
+      if (w.name != name) continue;
+      const double optimizer_ms = w.name.starts_with("loop")
+                                      ? 0.07 * w.optimizer
+                                      : (300 + 20.0 * w.tensors + 8.0 * w.optimizer) / 1e3;
+      record(w.name, slower * (1 + 0.04 * w.forward), slower * 0.05 * w.backward,
+             slower * optimizer_ms, w.forward, w.backward, w.optimizer, w.tensors, run);
+    }
+  }
+
+  void five_runs(int run = 1) {
+    for (const Workload& w : workloads_) slowed(w.name, 1, run);
   }
 };
 
@@ -132,8 +149,7 @@ TEST_F(HostTimeCalibrate, StepsNoPositiveCostsFitAreChargedPerLaunch) {
 // said in the line.
 TEST_F(HostTimeCalibrate, AWorkloadWhoseRunsAllRanSlowerIsScaledToTheHostsFastestSpeed) {
   five_runs();
-  record("foreach_1", 1.3 * (1 + 0.04 * 77), 1.3 * 0.05 * 166,
-         1.3 * (300 + 20.0 * 14 + 8.0 * 64) / 1e3, 77, 166, 64, 14);
+  slowed("foreach_1", 1.3);
   const Outcome o = calibrate();
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const json cal = json::parse(slurp(out()));
@@ -149,8 +165,7 @@ TEST_F(HostTimeCalibrate, AWorkloadWhoseRunsAllRanSlowerIsScaledToTheHostsFastes
 // not scaled that far: no calibration, and the refusal lists its runs' fastest forward steps.
 TEST_F(HostTimeCalibrate, AWorkloadTooFarFromTheHostsFastestSpeedWritesNoCalibration) {
   five_runs();
-  record("foreach_3", 1.8 * (1 + 0.04 * 179), 1.8 * 0.05 * 436,
-         1.8 * (300 + 20.0 * 38 + 8.0 * 72) / 1e3, 179, 436, 72, 38);
+  slowed("foreach_3", 1.8);
   const Outcome o = calibrate();
   EXPECT_EQ(o.exit_code, 1) << o.err;
   EXPECT_NE(o.err.find("the host's speed moved between runs: no run of foreach_3 came within "
