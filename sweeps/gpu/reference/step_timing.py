@@ -2,6 +2,7 @@
 backward and the optimizer of each step (after a barrier, the slowest rank's median), per decoder
 layer from hooks, and the host's own time per phase, and where it ran (host_facts)."""
 
+import itertools
 import os
 import platform
 import time
@@ -121,16 +122,10 @@ def cpu_model():
 
 def cpu_list(cpus):
     """A set of CPU numbers as taskset writes a list: {0, 1, 2, 3, 8} -> "0-3,8"."""
-    parts, ordered = [], sorted(cpus)
-    start = prev = None
-    for c in ordered + [None]:
-        if c is not None and prev is not None and c == prev + 1:
-            prev = c
-            continue
-        if start is not None:
-            parts.append(str(start) if start == prev else f"{start}-{prev}")
-        start = prev = c
-    return ",".join(parts)
+    # Consecutive CPUs share their number minus their position.
+    runs = [[c for _, c in run]
+            for _, run in itertools.groupby(enumerate(sorted(cpus)), lambda p: p[1] - p[0])]
+    return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 def host_facts():

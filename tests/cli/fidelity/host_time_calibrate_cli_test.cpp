@@ -4,6 +4,7 @@
 // The references' records are given (--records), so no torch is needed. Needs python3.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -87,15 +88,15 @@ class HostTimeCalibrate : public PythonScriptTest {
 
   // One run of workload `name` on that host, every phase `slower` times its figure.
   void slowed(const std::string& name, double slower, int run = 1) {
+    const auto w = std::find_if(workloads_.begin(), workloads_.end(),
+                                [&](const Workload& each) { return each.name == name; });
+    ASSERT_NE(w, workloads_.end()) << "no workload " << name;
     std::filesystem::create_directories(dir_ / "records");
-    for (const Workload& w : workloads_) {
-      if (w.name != name) continue;
-      const double optimizer_ms = w.name.starts_with("loop")
-                                      ? 0.07 * w.optimizer
-                                      : (300 + 20.0 * w.tensors + 8.0 * w.optimizer) / 1e3;
-      record(w.name, slower * (1 + 0.04 * w.forward), slower * 0.05 * w.backward,
-             slower * optimizer_ms, w.forward, w.backward, w.optimizer, w.tensors, run);
-    }
+    const double optimizer_ms = w->name.starts_with("loop")
+                                    ? 0.07 * w->optimizer
+                                    : (300 + 20.0 * w->tensors + 8.0 * w->optimizer) / 1e3;
+    record(w->name, slower * (1 + 0.04 * w->forward), slower * 0.05 * w->backward,
+           slower * optimizer_ms, w->forward, w->backward, w->optimizer, w->tensors, run);
   }
 
   void five_runs(int run = 1) {
