@@ -5,9 +5,10 @@
 #   calibrate  host time per launch on this host (host_time_calibrate.py ->
 #              build/gen/host_time.json, its runs' records in OUT_DIR/calibration), again (at
 #              most twice more, CALIBRATE_ATTEMPTS) when it finds the host's speed moved between
-#              its runs (one more round of each workload added to the runs it has: about 65 s
-#              where its first 15 runs took 200) or ran past CALIBRATE_TIMEOUT_S (240; the runs it
-#              finished kept: its 15 runs took more than 240 s on an H100 VM's host);
+#              its runs (one more round of each workload added to the runs it has: about 80 s
+#              where its first 18 runs take about 240) or ran past CALIBRATE_TIMEOUT_S (300; the
+#              runs it finished kept: 15 runs, before the fused workloads, took more than 240 s on
+#              an H100 VM's host);
 #   table      the fidelity table, world 1: q05 q7 q72 mix, real torch against replay
 #              --host-time calibrate, every phase judged (fidelity_summary.py; its exit code
 #              says pass or FAIL); skipped, failing, when this call's calibrate stage wrote no
@@ -17,8 +18,9 @@
 #   check      the GPU check (gpu_check.sh: gpu_tests at 1 rank, 2 ranks over sockets sharing
 #              GPU 0).
 #   sweeps/gpu/travels/fidelity_travels.sh OUT_DIR [STAGE...]   (default: every stage, in order)
-# The stages' timeouts add up to 1190 s after the build (the calibration's three attempts 720 of
-# them; one, 15 runs, took about 200 s on an H200 VM): more than one 600 s device call, so name
+# The stages' timeouts add up to 1370 s after the build (the calibration's three attempts 900 of
+# them; one, 15 runs before the fused workloads, took about 200 s on an H200 VM, each run about
+# 13 s): more than one 600 s device call, so name
 # the stages each call runs. With CALIBRATE_ATTEMPTS=1, `build calibrate table grouped
 # multi_tensor` ran in one call in 484 s on an H100 VM, `build calibrate table grouped` (with
 # CALIBRATE_ATTEMPTS=2, accepted at the first; 30 timed steps a run) in 471 s and, on the same
@@ -63,7 +65,7 @@ calibrate() {
   stage "host time per launch (item 1 of the issue), CPUs ${pin_cpus:-not pinned}"
   local calibrated=0 attempt repeats=3 rc
   for ((attempt = 1; attempt <= ${CALIBRATE_ATTEMPTS:-3}; attempt++)); do
-    timeout "${CALIBRATE_TIMEOUT_S:-240}" python3 sweeps/gpu/travels/host_time_calibrate.py \
+    timeout "${CALIBRATE_TIMEOUT_S:-300}" python3 sweeps/gpu/travels/host_time_calibrate.py \
       --out build/gen/host_time.json --records "$out/calibration" --repeats "$repeats" \
       ${pin_cpus:+--cpus "$pin_cpus"} 2>&1 | tee -a "$out/summary.txt"
     rc=${PIPESTATUS[0]}
@@ -72,7 +74,7 @@ calibrate() {
     # undisturbed as runs are added: a refusal goes on with one more round of each workload,
     # a timeout with the runs it finished; anything else (no torch, no GPU) ends it.
     case $rc in
-      124) echo "calibration: ran past ${CALIBRATE_TIMEOUT_S:-240} s; the next attempt keeps" \
+      124) echo "calibration: ran past ${CALIBRATE_TIMEOUT_S:-300} s; the next attempt keeps" \
              "its runs" | tee -a "$out/summary.txt" ;;
       1) repeats=$((repeats + 1))
          echo "calibration: the next attempt adds a round of each workload to its runs ($repeats)" |

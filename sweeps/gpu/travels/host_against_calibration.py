@@ -31,7 +31,8 @@ HOST_BOUND_SHARE = 0.5
 
 def predicted_ms(cal, phase, launches, tensors, optimizer_impl):
     """The calibration's host ms for one phase of a reference run; None where it has no figure
-    for how that phase ran (the fused optimizer: not calibrated)."""
+    for how that phase ran (the fused optimizer: world-1 rows run AdamW as users write it,
+    foreach)."""
     if phase in ("forward", "backward"):
         return (cal[f"{phase}_fixed_us"] + cal[f"{phase}_us"] * launches) / 1e3
     if optimizer_impl == "foreach":

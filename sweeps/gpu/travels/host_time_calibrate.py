@@ -7,7 +7,7 @@ machine's host (workloads/plan/step/host_time.hpp).
 Runs the real-training reference (sweeps/gpu/reference/reference_step.py, one rank, FSDP2,
 activation checkpointing) on short host-bound steps, Qwen2.5-0.5B, micro-batch 1 x seq 512 (the
 GPU finishes each kernel before the host launches the next, so the host timers read the host's
-own cost): AdamW as a for-loop and as foreach, each at 1 and at 3 layers. Per phase, the
+own cost): AdamW as foreach and as fused at 1 and at 3 layers, and as a for-loop at 3. Per phase, the
 host's time (its fastest timed step, below; perf_counter without syncs) against the kernels the
 phase launched (counted in one profiled step): forward and backward (with the recompute) each as
 a cost per pass plus a cost per launch, the line through the two depths (a pass's fixed cost,
@@ -18,7 +18,9 @@ parameters and DTensor's dispatch of each foreach op over each tensor) and per l
 three steps: the two depths and one layer of Qwen2.5-7B (about the tensors of the 0.5B's one
 layer over 5.6x its elements, so its launches grow apart from its tensors: without that the
 per-tensor cost reads as per launch, and a model of few large tensors, whose launches come from
-its elements, would pay it on every launch); the optimizer loop per launch, at 3 layers.
+its elements, would pay it on every launch); the fused step as a cost per step and per
+parameter tensor beside its launches (optimizer_fit.fused_fit), through its two depths; the
+optimizer loop per launch, at 3 layers.
 Each workload runs --repeats times (3), round by round, and each phase's host time is read at
 its fastest steps (host_step_ms: each timed step's host ms per phase): on a VM the host's
 speed moves for seconds at a time, others' work landing on it, and only ever slows it; it moves
@@ -30,9 +32,9 @@ same reason); fidelity_summary.py judges
 the reference at its fastest step to match (step_record.fastest_figure). --records DIR keeps the
 references' records (reference_NAME.rI.jsonl) and fits from those already there, running only the
 rounds missing (so --repeats one more adds a round of each workload; records without host_step_ms,
-from an older reference_step.py, are one line and exit 2). The loop and foreach runs of one depth
-share their forward and backward: each pass's host time at a depth is its fastest step over both
-workloads' runs. A process's speed is read off its forward (a VM's host was seen to run a whole
+from an older reference_step.py, are one line and exit 2). The workloads of one depth share their
+forward and backward: each pass's host time at a depth is its fastest step over all of their
+runs. A process's speed is read off its forward (a VM's host was seen to run a whole
 process at one speed, its phases slowed alike): each workload's optimizer is taken from its run
 whose forward came nearest its depth's fastest, scaled the rest of the way by that forward (the
 scales are in the calibration, speed_scale, and said in its line). Where even that run is 1.5x
@@ -62,6 +64,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(HERE, "..", "reference", "reference_step.py")
 sys.path.insert(0, os.path.join(HERE, ".."))
 from step_record import fastest_host_ms  # noqa: E402
+from optimizer_fit import foreach_fit, fused_fit  # noqa: E402
 WORKLOAD = ["--model", "qwen2.5-0.5b", "--micro-batch", "1", "--seq", "512"]
 DEPTHS = (1, 3)  # layers: the two points of each pass's line
 # The foreach step's third point: about the tensors of the 0.5B's one layer (15 against 14: the
@@ -132,17 +135,22 @@ def reference(name, args, records, steps, warmup, cpus):
     return found["step"], found["kernel_breakdown"]["launches"]
 
 
+def at_depth(names, d):
+    """The workloads of the 0.5B at depth d (their forward and backward are one pass)."""
+    return [n for n in names if n.endswith(f"_{d}")]
+
+
 def pass_floor(every_run, d, phase):
-    """A pass's host ms at depth d at its fastest step over the loop and foreach workloads'
-    runs: the same forward and backward (their launch counts checked equal), so each run is
+    """A pass's host ms at depth d at its fastest step over the runs of every workload of that
+    depth: the same forward and backward (their launch counts checked equal), so each run is
     another chance at the host undisturbed."""
-    loop, multi = (every_run[f"{o}_{d}"][0][1] for o in ("loop", "foreach"))
-    if loop[phase] != multi[phase]:
-        raise RuntimeError(f"the loop and foreach references at {d} layers launched "
-                           f"{loop[phase]} and {multi[phase]} kernels in the {phase}: not the "
-                           "same pass, so no common fastest step")
-    return min(fastest_step(r[0], phase) for o in ("loop", "foreach")
-               for r in every_run[f"{o}_{d}"])
+    names = at_depth(every_run, d)
+    counts = {n: every_run[n][0][1][phase] for n in names}
+    if len(set(counts.values())) > 1:
+        said = ", ".join(f"{n} {c}" for n, c in counts.items())
+        raise RuntimeError(f"the references at {d} layers launched different kernels in the "
+                           f"{phase} ({said}): not the same pass, so no common fastest step")
+    return min(fastest_step(r[0], phase) for n in names for r in every_run[n])
 
 
 def at_host_speed(name, runs, forward_floor_ms):
@@ -165,43 +173,6 @@ def at_host_speed(name, runs, forward_floor_ms):
     step = dict(step)
     step["host_optimizer_ms"] = fastest_step(step, "optimizer") / slower
     return step, launches, 1 / slower
-
-
-def solve(rows, rhs):
-    """x with rows . x = rhs (Gaussian elimination, partial pivoting); None when singular."""
-    n = len(rhs)
-    m = [list(map(float, row)) + [float(b)] for row, b in zip(rows, rhs)]
-    for c in range(n):
-        pivot = max(range(c, n), key=lambda r: abs(m[r][c]))
-        if abs(m[pivot][c]) < 1e-12:
-            return None
-        m[c], m[pivot] = m[pivot], m[c]
-        for r in range(n):
-            if r != c:
-                f = m[r][c] / m[c][c]
-                m[r] = [a - f * b for a, b in zip(m[r], m[c])]
-    return [m[r][n] / m[r][r] for r in range(n)]
-
-
-def foreach_fit(points):
-    """(us per step, us per parameter tensor, us per launch, how) of the foreach optimizer step
-    from (host ms, launches, tensors) of three steps: exactly through the three where every
-    figure comes out >= 0 (and the per-launch one > 0); else least squares without the step
-    cost; else per launch alone (the host time over the launches, as the eager defaults)."""
-    host_us = [h * 1e3 for h, _, _ in points]
-    x = solve([[1, t, n] for _, n, t in points], host_us)
-    if x and min(x) >= 0 and x[2] > 0:
-        return x[0], x[1], x[2], "per step, per tensor and per launch through three steps"
-    # Normal equations of host = a tensors + b launches.
-    stt = sum(t * t for _, _, t in points)
-    stn = sum(t * n for _, n, t in points)
-    snn = sum(n * n for _, n, _ in points)
-    sth = sum(t * h for (_, _, t), h in zip(points, host_us))
-    snh = sum(n * h for (_, n, _), h in zip(points, host_us))
-    x = solve([[stt, stn], [stn, snn]], [sth, snh])
-    if x and min(x) >= 0 and x[1] > 0:
-        return 0.0, x[0], x[1], "per tensor and per launch, least squares over three steps"
-    return 0.0, 0.0, sum(host_us) / sum(n for _, n, _ in points), "per launch alone"
 
 
 def per_launch_us(host_ms, launches, phase):
@@ -256,9 +227,18 @@ def fastest_step(step, phase):
     return ms
 
 
+def optimizer_point(name, run):
+    """(host ms at the host's speed, launches, tensors) of one workload's optimizer step."""
+    step, launches, _ = run
+    if not step.get("optimizer_tensors") or not launches.get("optimizer"):
+        raise RuntimeError(f"the reference ({name}) recorded no optimizer tensors or launches")
+    return step["host_optimizer_ms"], launches["optimizer"], step["optimizer_tensors"]
+
+
 def calibrate(steps, warmup, cpus, records, repeats):
+    shallow_d, deep_d = DEPTHS
     names = {f"{o}_{d}": [*WORKLOAD, "--layers", str(d), "--optimizer", o]
-             for o in ("loop", "foreach") for d in DEPTHS}
+             for d in DEPTHS for o in ("loop", "foreach", "fused") if o != "loop" or d == deep_d}
     names["foreach_wide"] = [*WIDE, "--optimizer", "foreach"]
     rounds = range(1, repeats + 1)
     have_all = all(os.path.exists(os.path.join(records, f"reference_{n}.r{i}.jsonl"))
@@ -270,32 +250,34 @@ def calibrate(steps, warmup, cpus, records, repeats):
     done = {(n, i): reference(f"{n}.r{i}", args, records, steps, warmup, cpus)
             for i in rounds for n, args in names.items()}
     every_run = {n: [done[n, i] for i in rounds] for n in names}
-    foreach_steps = (f"foreach_{DEPTHS[0]}", f"foreach_{DEPTHS[1]}", "foreach_wide")
+    foreach_steps = (f"foreach_{shallow_d}", f"foreach_{deep_d}", "foreach_wide")
+    fused_steps = (f"fused_{shallow_d}", f"fused_{deep_d}")
     floor = {d: {f"host_{ph}_ms": pass_floor(every_run, d, ph) for ph in ("forward", "backward")}
              for d in DEPTHS}
-    shallow, deep = ((floor[d], every_run[f"loop_{d}"][0][1]) for d in DEPTHS)
-    forward_floor = {f"{o}_{d}": floor[d]["host_forward_ms"]
-                     for o in ("loop", "foreach") for d in DEPTHS}
+    shallow, deep = ((floor[d], every_run[f"foreach_{d}"][0][1]) for d in DEPTHS)
+    forward_floor = {n: floor[d]["host_forward_ms"] for d in DEPTHS for n in at_depth(names, d)}
     # The wide step's forward is its own (no workload beside it runs it): its runs are scaled to
     # the fastest of them.
     forward_floor["foreach_wide"] = min(fastest_step(r[0], "forward")
                                         for r in every_run["foreach_wide"])
     runs = {n: at_host_speed(n, every_run[n], forward_floor[n])
-            for n in (f"loop_{DEPTHS[1]}", *foreach_steps)}
-    loop_step, loop_launches, _ = runs[f"loop_{DEPTHS[1]}"]
-    multi_step, multi_launches, _ = runs[f"foreach_{DEPTHS[1]}"]
+            for n in (f"loop_{deep_d}", *foreach_steps, *fused_steps)}
+    loop_step, loop_launches, _ = runs[f"loop_{deep_d}"]
+    multi_step, multi_launches, _ = runs[f"foreach_{deep_d}"]
     forward_pass_us, forward_us = pass_line(shallow, deep, "forward")
     backward_pass_us, backward_us = pass_line(shallow, deep, "backward")
-    points = []
-    for n in foreach_steps:
-        step, launches, _ = runs[n]
-        if not step.get("optimizer_tensors") or not launches.get("optimizer"):
-            raise RuntimeError(f"the reference ({n}) recorded no optimizer tensors or launches")
-        points.append((step["host_optimizer_ms"], launches["optimizer"], step["optimizer_tensors"]))
+    points = [optimizer_point(n, runs[n]) for n in foreach_steps]
     multi_step_us, multi_tensor_us, multi_us, fit = foreach_fit(points)
+    fused_points = [optimizer_point(n, runs[n]) for n in fused_steps]
+    fused_step_us, fused_tensor_us, fused_how = fused_fit(*fused_points, multi_us)
+
+    def steps_said(names_of, points_of):
+        return [{"workload": " ".join(names[n]), "host_ms": h, "launches": l, "tensors": t}
+                for n, (h, l, t) in zip(names_of, points_of)]
+
     return {
         "record": "host_time_calibration", **provenance(runs["foreach_wide"][0].get("run", {})),
-        "workload": " ".join(WORKLOAD) + f" at {DEPTHS[0]} and {DEPTHS[1]} layers (FSDP2, "
+        "workload": " ".join(WORKLOAD) + f" at {shallow_d} and {deep_d} layers (FSDP2, "
                     "world 1, activation checkpointing)",
         "forward_us": forward_us, "backward_us": backward_us,
         "forward_fixed_us": forward_pass_us, "backward_fixed_us": backward_pass_us,
@@ -303,11 +285,12 @@ def calibrate(steps, warmup, cpus, records, repeats):
                                            "optimizer"),
         "optimizer_multi_us": multi_us, "optimizer_multi_fixed_us": multi_step_us,
         "optimizer_multi_tensor_us": multi_tensor_us, "optimizer_multi_fit": fit,
-        "foreach_steps": [{"workload": " ".join(names[n]), "host_ms": h, "launches": l,
-                           "tensors": t}
-                          for n, (h, l, t) in zip(foreach_steps, points)],
+        "optimizer_fused_fixed_us": fused_step_us, "optimizer_fused_tensor_us": fused_tensor_us,
+        "optimizer_fused_fit": fused_how,
+        "foreach_steps": steps_said(foreach_steps, points),
+        "fused_steps": steps_said(fused_steps, fused_points),
         "launches": {"loop": loop_launches, "foreach": multi_launches,
-                     f"loop_{DEPTHS[0]}_layers": shallow[1]},
+                     f"foreach_{shallow_d}_layers": shallow[1]},
         "host_ms": {k: {"forward": deep[0]["host_forward_ms"],
                         "backward": deep[0]["host_backward_ms"],
                         "optimizer": s["host_optimizer_ms"]}
@@ -377,7 +360,10 @@ def main(argv):
           f"and backward {cal['backward_fixed_us']:.0f} us a pass, foreach optimizer "
           f"{cal['optimizer_multi_fixed_us']:.0f} us a step and "
           f"{cal['optimizer_multi_tensor_us']:.1f} a parameter tensor "
-          f"({cal['optimizer_multi_fit']}; "
+          f"({cal['optimizer_multi_fit']}), fused optimizer "
+          f"{cal['optimizer_fused_fixed_us']:.0f} us a step and "
+          f"{cal['optimizer_fused_tensor_us']:.1f} a parameter tensor beside its launches "
+          f"({cal['optimizer_fused_fit']}; "
           f"defaults 65, 50, 82, 10 a launch){scaled_note(cal['speed_scale'])} -> {a.out}")
     return 0
 

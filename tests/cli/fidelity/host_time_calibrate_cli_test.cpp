@@ -1,6 +1,7 @@
 // sweeps/gpu/travels/host_time_calibrate.py (issue 38): the foreach optimizer step's host time
-// fitted as a cost per step, per parameter tensor and per launch from three reference steps, and
-// written into the calibration replay reads; a CPU list it cannot run on is one line and exit 2.
+// fitted as a cost per step, per parameter tensor and per launch from three reference steps, the
+// fused step's per step and per tensor beside its launches from two, and written into the
+// calibration replay reads; a CPU list it cannot run on is one line and exit 2.
 // The references' records are given (--records), so no torch is needed. Needs python3.
 #include <gtest/gtest.h>
 
@@ -61,11 +62,13 @@ class HostTimeCalibrate : public PythonScriptTest {
                (dir_ / "records").string() + " --out " + out().string());
   }
 
-  // The figures five_runs' host is built of.
-  static void expect_five_runs_host(const json& cal) {
+  // The figures one_round's host is built of.
+  static void expect_one_round_host(const json& cal) {
     EXPECT_NEAR(cal["optimizer_multi_fixed_us"].get<double>(), 300, 1e-6);
     EXPECT_NEAR(cal["optimizer_multi_tensor_us"].get<double>(), 20, 1e-6);
     EXPECT_NEAR(cal["optimizer_multi_us"].get<double>(), 8, 1e-6);
+    EXPECT_NEAR(cal["optimizer_fused_fixed_us"].get<double>(), 150, 1e-6);
+    EXPECT_NEAR(cal["optimizer_fused_tensor_us"].get<double>(), 25, 1e-6);
     EXPECT_NEAR(cal["forward_us"].get<double>(), 40, 1e-6);
     EXPECT_NEAR(cal["forward_fixed_us"].get<double>(), 1000, 1e-6);
     EXPECT_NEAR(cal["backward_us"].get<double>(), 50, 1e-6);
@@ -73,18 +76,18 @@ class HostTimeCalibrate : public PythonScriptTest {
 
   std::string cpus_ = "2";  // the CPUs the runs were held to, as reference_step.py records them
 
-  // The five workloads of a host where the foreach step costs 300 us, 20 a tensor and 8 a launch,
-  // forward 1000 us a pass and 40 a launch, backward 50 a launch, the optimizer loop 70 a launch:
-  // their launches per phase and their optimizer's tensors.
+  // The six workloads of a host where the foreach step costs 300 us, 20 a tensor and 8 a launch,
+  // the fused step 150 us, 25 a tensor and 8 a launch, forward 1000 us a pass and 40 a launch,
+  // backward 50 a launch, the optimizer loop 70 a launch: their launches per phase and their
+  // optimizer's tensors.
   struct Workload {
     std::string name;
     int forward, backward, optimizer, tensors;
   };
-  const std::vector<Workload> workloads_ = {{"loop_1", 77, 166, 112, 14},
-                                            {"loop_3", 179, 436, 304, 38},
-                                            {"foreach_1", 77, 166, 64, 14},
-                                            {"foreach_3", 179, 436, 72, 38},
-                                            {"foreach_wide", 80, 170, 300, 15}};
+  const std::vector<Workload> workloads_ = {
+      {"foreach_1", 77, 166, 64, 14}, {"fused_1", 77, 166, 3, 14},
+      {"loop_3", 179, 436, 304, 38},  {"foreach_3", 179, 436, 72, 38},
+      {"fused_3", 179, 436, 4, 38},   {"foreach_wide", 80, 170, 300, 15}};
 
   // One run of workload `name` on that host, every phase `slower` times its figure.
   void slowed(const std::string& name, double slower, int run = 1) {
@@ -92,24 +95,25 @@ class HostTimeCalibrate : public PythonScriptTest {
                                 [&](const Workload& each) { return each.name == name; });
     ASSERT_NE(w, workloads_.end()) << "no workload " << name;
     std::filesystem::create_directories(dir_ / "records");
-    const double optimizer_ms = w->name.starts_with("loop")
-                                    ? 0.07 * w->optimizer
+    const double optimizer_ms = w->name.starts_with("loop") ? 0.07 * w->optimizer
+                                : w->name.starts_with("fused")
+                                    ? (150 + 25.0 * w->tensors + 8.0 * w->optimizer) / 1e3
                                     : (300 + 20.0 * w->tensors + 8.0 * w->optimizer) / 1e3;
     record(w->name, slower * (1 + 0.04 * w->forward), slower * 0.05 * w->backward,
            slower * optimizer_ms, w->forward, w->backward, w->optimizer, w->tensors, run);
   }
 
-  void five_runs(int run = 1) {
+  void one_round(int run = 1) {
     for (const Workload& w : workloads_) slowed(w.name, 1, run);
   }
 };
 
 TEST_F(HostTimeCalibrate, TheForeachStepIsFittedPerStepPerTensorAndPerLaunch) {
-  five_runs();
+  one_round();
   const Outcome o = calibrate();
   ASSERT_EQ(o.exit_code, 0) << o.err << o.out;
   const json cal = json::parse(slurp(out()));
-  expect_five_runs_host(cal);
+  expect_one_round_host(cal);
   EXPECT_NEAR(cal["optimizer_loop_us"].get<double>(), 70, 1e-6);
   // Where the runs ran comes from their records, not from the host fitting them.
   EXPECT_EQ(cal["host"], "gpu-node-3");
@@ -124,7 +128,7 @@ TEST_F(HostTimeCalibrate, TheForeachStepIsFittedPerStepPerTensorAndPerLaunch) {
 // Runs that could use every CPU of their host were not pinned, and the calibration says so.
 TEST_F(HostTimeCalibrate, RunsOnEveryCpuAreSaidNotPinned) {
   cpus_ = "0-15";
-  five_runs();
+  one_round();
   const Outcome o = calibrate();
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_EQ(json::parse(slurp(out()))["cpus"], "any of 16 (not pinned)");
@@ -134,7 +138,7 @@ TEST_F(HostTimeCalibrate, RunsOnEveryCpuAreSaidNotPinned) {
 // Steps whose host time falls as their tensors and launches grow fit no positive costs: the
 // host time over the launches, said as such.
 TEST_F(HostTimeCalibrate, StepsNoPositiveCostsFitAreChargedPerLaunch) {
-  five_runs();
+  one_round();
   record("foreach_wide", 4.0, 8.5, 0.5, 80, 170, 300, 15);
   const Outcome o = calibrate();
   ASSERT_EQ(o.exit_code, 0) << o.err;
@@ -144,17 +148,34 @@ TEST_F(HostTimeCalibrate, StepsNoPositiveCostsFitAreChargedPerLaunch) {
   EXPECT_GT(cal["optimizer_multi_us"].get<double>(), 0);
 }
 
+// Fused steps whose deeper step took less host time than the shallower fit no cost per tensor:
+// the two steps' mean, charged per step, said as such.
+TEST_F(HostTimeCalibrate, FusedStepsNoCostPerTensorFitsAreChargedPerStep) {
+  one_round();
+  record("fused_3", 1 + 0.04 * 179, 0.05 * 436, 0.4, 179, 436, 4, 38);
+  const Outcome o = calibrate();
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const json cal = json::parse(slurp(out()));
+  EXPECT_EQ(cal["optimizer_fused_fit"], "per step alone");
+  EXPECT_DOUBLE_EQ(cal["optimizer_fused_tensor_us"].get<double>(), 0);
+  // (150 + 25 x 14 and 400 - 8 x 4 us beside their launches), halved.
+  EXPECT_NEAR(cal["optimizer_fused_fixed_us"].get<double>(), (500 + 368) / 2.0, 1e-6);
+  EXPECT_NE(o.out.find("fused optimizer 434 us a step and 0.0 a parameter tensor"),
+            std::string::npos)
+      << o.out;
+}
+
 // A workload whose every run came slower than the host's fastest (1.3x its forward, backward and
 // optimizer, as a VM's host was seen to run a whole process) is scaled to that speed by its
 // forward, which its depth's other workload ran at full speed: the figures of an undisturbed host,
 // said in the line.
 TEST_F(HostTimeCalibrate, AWorkloadWhoseRunsAllRanSlowerIsScaledToTheHostsFastestSpeed) {
-  five_runs();
+  one_round();
   slowed("foreach_1", 1.3);
   const Outcome o = calibrate();
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const json cal = json::parse(slurp(out()));
-  expect_five_runs_host(cal);
+  expect_one_round_host(cal);
   EXPECT_NEAR(cal["speed_scale"]["foreach_1"].get<double>(), 1 / 1.3, 1e-9);
   EXPECT_DOUBLE_EQ(cal["speed_scale"]["foreach_3"].get<double>(), 1);
   EXPECT_NE(o.out.find("scaled to the host's fastest forward: foreach_1 x0.77 ->"),
@@ -165,7 +186,7 @@ TEST_F(HostTimeCalibrate, AWorkloadWhoseRunsAllRanSlowerIsScaledToTheHostsFastes
 // A workload none of whose runs came within 1.5x of its depth's fastest forward (1.8x here) is
 // not scaled that far: no calibration, and the refusal lists its runs' fastest forward steps.
 TEST_F(HostTimeCalibrate, AWorkloadTooFarFromTheHostsFastestSpeedWritesNoCalibration) {
-  five_runs();
+  one_round();
   slowed("foreach_3", 1.8);
   const Outcome o = calibrate();
   EXPECT_EQ(o.exit_code, 1) << o.err;
@@ -179,10 +200,18 @@ TEST_F(HostTimeCalibrate, AWorkloadTooFarFromTheHostsFastestSpeedWritesNoCalibra
 
 // The H200 call whose calibration refused (tests/fixtures/calibration_many_speeds: four rounds,
 // the 1-layer forward's fastest steps 4.38 ms over the loop's runs and 3.57 over foreach's) is
-// fitted at the host's fastest forward of each depth, the 3-layer foreach step scaled 0.96.
+// fitted at the host's fastest forward of each depth, the 3-layer foreach step scaled 0.96. Its
+// records predate the fused workloads: the loop's runs of each depth stand in for them (the same
+// forward and backward; their optimizer figures are not asserted).
 TEST_F(HostTimeCalibrate, TheH200HostOfManySpeedsIsFittedAtItsFastestForward) {
   const std::filesystem::path root = bin_dir().parent_path().parent_path();
   std::filesystem::copy(root / "tests/fixtures/calibration_many_speeds", dir_ / "records");
+  for (int run = 1; run <= 4; ++run)
+    for (const char* depth : {"1", "3"}) {
+      const std::string round = std::string(depth) + ".r" + std::to_string(run) + ".jsonl";
+      std::filesystem::copy(dir_ / "records" / ("reference_loop_" + round),
+                            dir_ / "records" / ("reference_fused_" + round));
+    }
   const Outcome o = calibrate(4);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const json cal = json::parse(slurp(out()));
@@ -200,9 +229,10 @@ TEST_F(HostTimeCalibrate, TheH200HostOfManySpeedsIsFittedAtItsFastestForward) {
 // workload coming in another round than another's. Two of three disturbed runs of the same forward
 // would put medians 50% apart.
 TEST_F(HostTimeCalibrate, EachPhaseIsTheFastestOfItsRuns) {
-  for (int run = 1; run <= 3; ++run) five_runs(run);
-  record("loop_1", 1.8 * (1 + 0.04 * 77), 1.8 * 0.05 * 166, 0.07 * 112, 77, 166, 112, 14, 1);
-  record("loop_1", 1.5 * (1 + 0.04 * 77), 1.5 * 0.05 * 166, 0.07 * 112, 77, 166, 112, 14, 2);
+  for (int run = 1; run <= 3; ++run) one_round(run);
+  const double fused_1_ms = (150 + 25.0 * 14 + 8.0 * 3) / 1e3;
+  record("fused_1", 1.8 * (1 + 0.04 * 77), 1.8 * 0.05 * 166, 1.8 * fused_1_ms, 77, 166, 3, 14, 1);
+  record("fused_1", 1.5 * (1 + 0.04 * 77), 1.5 * 0.05 * 166, 1.5 * fused_1_ms, 77, 166, 3, 14, 2);
   record("foreach_3", 1.6 * (1 + 0.04 * 179), 0.05 * 436, 1.6 * (300 + 20.0 * 38 + 8.0 * 72) / 1e3,
          179, 436, 72, 38, 3);
   const Outcome o = calibrate(3);
@@ -211,19 +241,21 @@ TEST_F(HostTimeCalibrate, EachPhaseIsTheFastestOfItsRuns) {
   EXPECT_NEAR(cal["forward_us"].get<double>(), 40, 1e-6);
   EXPECT_NEAR(cal["forward_fixed_us"].get<double>(), 1000, 1e-6);
   EXPECT_NEAR(cal["optimizer_multi_tensor_us"].get<double>(), 20, 1e-6);
+  EXPECT_NEAR(cal["optimizer_fused_fixed_us"].get<double>(), 150, 1e-6);
+  EXPECT_NEAR(cal["optimizer_fused_tensor_us"].get<double>(), 25, 1e-6);
 }
 
 // Records without each step's host time (an older reference_step.py's) cannot be fitted at the
 // fastest step: one line and exit 2 (not 1, a host that moved, which fidelity_travels.sh meets
 // with another round), and no calibration.
 TEST_F(HostTimeCalibrate, RecordsWithoutEachStepsHostTimeAreOneLineAndExit2) {
-  five_runs();
+  one_round();
   // The step record (the file's first line) without host_step_ms; its breakdown as it was.
-  const std::filesystem::path loop_1 = dir_ / "records" / "reference_loop_1.r1.jsonl";
-  const std::string text = slurp(loop_1);
+  const std::filesystem::path foreach_1 = dir_ / "records" / "reference_foreach_1.r1.jsonl";
+  const std::string text = slurp(foreach_1);
   json step = json::parse(text.substr(0, text.find('\n')));
   step.erase("host_step_ms");
-  std::ofstream(loop_1) << step.dump() << "\n" << text.substr(text.find('\n') + 1);
+  std::ofstream(foreach_1) << step.dump() << "\n" << text.substr(text.find('\n') + 1);
   const Outcome o = calibrate();
   EXPECT_EQ(o.exit_code, 2) << o.err;
   EXPECT_NE(o.err.find("carries no host time per step (host_step_ms)"), std::string::npos) << o.err;

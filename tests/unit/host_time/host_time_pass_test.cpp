@@ -1,13 +1,15 @@
 // A calibration's cost per pass (host_time_calibrate.py fits it beside the cost per launch from
 // two model depths): read from the file, 0 in older files, and paid once per forward and once
-// per backward pass of each micro-batch, on the pass's first compute op; the foreach
-// optimizer's cost per step, once on its step.
+// per backward pass of each micro-batch, on the pass's first compute op; the foreach and fused
+// optimizers' costs per step and per tensor, once on their own step.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
+#include "common/errors.hpp"
 #include "tests/unit/workloads/workloads_test_util.hpp"
 #include "workloads/plan/step/host_time_file.hpp"
 
@@ -69,37 +71,57 @@ TEST(HostTimePass, EachPassPaysItsCostOnceOnItsFirstComputeOp) {
   std::filesystem::remove(without);
 }
 
-// The foreach optimizer's cost per step and per parameter tensor: read when the file has them
-// (0 in older files), paid on the optimizer step of foreach AdamW only (the fused step's host
-// time is its launches'): once, and once per tensor of the shard (2 layers of the 0.5B, tied
-// embedding: the embedding, 12 tensors a layer and the final norm, 26).
-TEST(HostTimePass, TheForeachOptimizerPaysItsStepAndTensorCosts) {
+// Each multi-tensor optimizer's cost per step and per parameter tensor: read when the file has
+// them (0 in older files), paid on the optimizer step of its own kind of AdamW, foreach's on the
+// foreach step and fused's on the fused step: once, and once per tensor of the shard (2 layers of
+// the 0.5B, tied embedding: the embedding, 12 tensors a layer and the final norm, 26).
+TEST(HostTimePass, EachMultiTensorOptimizerPaysItsOwnStepAndTensorCosts) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path();
   const std::filesystem::path with = dir / "collreplay_opt_with.json";
   const std::filesystem::path without = dir / "collreplay_opt_without.json";
   std::string text = calibration(true);
-  text.insert(text.rfind('}'), R"(, "optimizer_multi_fixed_us": 900, "optimizer_multi_tensor_us": 10)");
+  text.insert(text.rfind('}'),
+              R"(, "optimizer_multi_fixed_us": 900, "optimizer_multi_tensor_us": 10,
+                                  "optimizer_fused_fixed_us": 300, "optimizer_fused_tensor_us": 30)");
   std::ofstream(with) << text;
   std::ofstream(without) << calibration(true);
-  EXPECT_DOUBLE_EQ(
-      parse_host_time_calibration(text, "cal.json").per_launch.optimizer_multi_fixed_us, 900);
-  EXPECT_DOUBLE_EQ(
-      parse_host_time_calibration(text, "cal.json").per_launch.optimizer_multi_tensor_us, 10);
+  const HostTimeSetting read = parse_host_time_calibration(text, "cal.json");
+  EXPECT_DOUBLE_EQ(read.per_launch.optimizer_multi_fixed_us, 900);
+  EXPECT_DOUBLE_EQ(read.per_launch.optimizer_multi_tensor_us, 10);
+  EXPECT_DOUBLE_EQ(read.per_launch.optimizer_fused_fixed_us, 300);
+  EXPECT_DOUBLE_EQ(read.per_launch.optimizer_fused_tensor_us, 30);
+  EXPECT_NE(read.source.find("fused optimizer 300 us per step and 30.0 per parameter tensor"),
+            std::string::npos)
+      << read.source;
   WorkloadRequest q = test::request("qwen2.5-0.5b", 1, "fsdp2");
   q.gpus_per_node = 1;
   q.layers = 2;
-  for (const char* optimizer : {"adamw-foreach", "adamw-fused"}) {
+  for (const auto& [optimizer, paid_us] :
+       {std::pair{"adamw-foreach", 900 + 26 * 10}, std::pair{"adamw-fused", 300 + 26 * 30},
+        std::pair{"adamw-loop", 0}}) {
     q.optimizer = optimizer;
     q.host_time = with.string();
     const double paying = host_us_of(build_schedule(q), Phase::optimizer);
     q.host_time = without.string();
     const double launches_only = host_us_of(build_schedule(q), Phase::optimizer);
-    EXPECT_NEAR(paying - launches_only,
-                std::string(optimizer) == "adamw-foreach" ? 900 + 26 * 10 : 0, 1e-6)
-        << optimizer;
+    EXPECT_NEAR(paying - launches_only, paid_us, 1e-6) << optimizer;
   }
   std::filesystem::remove(with);
   std::filesystem::remove(without);
+}
+
+// A calibration with one of the fused step's two figures but not the other is one a person
+// edited or a script half wrote: said, naming the missing one, not read as 0.
+TEST(HostTimePass, AFusedStepFigureWithoutItsPairIsAUsageError) {
+  std::string text = calibration(true);
+  text.insert(text.rfind('}'), R"(, "optimizer_fused_fixed_us": 300)");
+  try {
+    parse_host_time_calibration(text, "cal.json");
+    FAIL() << "read a calibration without optimizer_fused_tensor_us";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("'optimizer_fused_tensor_us'"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

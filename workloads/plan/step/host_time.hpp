@@ -27,6 +27,12 @@ struct HostTimePerLaunch {
   // foreach steps whose tensors and launches differ apart (host_time_calibrate.py).
   double optimizer_multi_fixed_us = 0;
   double optimizer_multi_tensor_us = 0;
+  // The fused step's, beside its launches: two calls where foreach makes about ten, around the
+  // same Python (_init_group's loop over the parameters, the grouping by device and dtype,
+  // zero_grad), fitted from fused steps at two depths. 0 in the eager defaults and in older
+  // calibrations, which charge the fused step its launches alone.
+  double optimizer_fused_fixed_us = 0;
+  double optimizer_fused_tensor_us = 0;
 };
 
 // --host-time eager (the default) and none (a host that never holds the GPU back: CUDA graphs,

@@ -60,14 +60,20 @@ HostTimeSetting parse_host_time_calibration(const std::string& text, const std::
     s.per_launch.optimizer_multi_fixed_us = figure(doc, "optimizer_multi_fixed_us", in_file);
   if (doc.contains("optimizer_multi_tensor_us"))
     s.per_launch.optimizer_multi_tensor_us = figure(doc, "optimizer_multi_tensor_us", in_file);
-  char figures[384];
+  if (doc.contains("optimizer_fused_fixed_us") || doc.contains("optimizer_fused_tensor_us")) {
+    s.per_launch.optimizer_fused_fixed_us = figure(doc, "optimizer_fused_fixed_us", in_file);
+    s.per_launch.optimizer_fused_tensor_us = figure(doc, "optimizer_fused_tensor_us", in_file);
+  }
+  char figures[512];
   std::snprintf(figures, sizeof figures, "forward %.1f, backward %.1f, optimizer loop %.1f, "
                 "multi-tensor %.1f us per launch; forward %.0f, backward %.0f us per pass, "
-                "foreach optimizer %.0f us per step and %.1f per parameter tensor",
+                "foreach optimizer %.0f us per step and %.1f per parameter tensor, fused "
+                "optimizer %.0f us per step and %.1f per parameter tensor",
                 s.per_launch.forward_us, s.per_launch.backward_us,
                 s.per_launch.optimizer_loop_us, s.per_launch.optimizer_multi_us,
                 s.per_launch.forward_fixed_us, s.per_launch.backward_fixed_us,
-                s.per_launch.optimizer_multi_fixed_us, s.per_launch.optimizer_multi_tensor_us);
+                s.per_launch.optimizer_multi_fixed_us, s.per_launch.optimizer_multi_tensor_us,
+                s.per_launch.optimizer_fused_fixed_us, s.per_launch.optimizer_fused_tensor_us);
   // A host's time per launch depends on the CPUs its process may run on (on a VM, an unpinned
   // torch process measured 1.5x slower than one held to its cores): say which, when recorded.
   const std::string cpus = doc.contains("cpus") ? ", CPUs " + text_of(doc, "cpus") : "";

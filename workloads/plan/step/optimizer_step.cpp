@@ -124,12 +124,14 @@ double optimizer_host_us(OptimizerKind kind, const Work& kernels, std::uint64_t 
   const double per_launch =
       kind == OptimizerKind::adamw_loop ? host.optimizer_loop_us : host.optimizer_multi_us;
   const double launches_us = static_cast<double>(kernels.launches()) * per_launch;
-  // The per-step and per-tensor costs were fitted on the foreach step (its foreach calls each
-  // dispatched over DTensors); the fused step makes two calls, and its host time is its
-  // launches' alone.
-  if (kind != OptimizerKind::adamw_foreach) return launches_us;
-  return launches_us + host.optimizer_multi_fixed_us +
-         static_cast<double>(tensors) * host.optimizer_multi_tensor_us;
+  // Each multi-tensor step's per-step and per-tensor costs were fitted on steps of its own kind
+  // (foreach's ~10 calls dispatched over DTensors, fused's two), the Python around them alike.
+  const auto n = static_cast<double>(tensors);
+  if (kind == OptimizerKind::adamw_foreach)
+    return launches_us + host.optimizer_multi_fixed_us + n * host.optimizer_multi_tensor_us;
+  if (kind == OptimizerKind::adamw_fused)
+    return launches_us + host.optimizer_fused_fixed_us + n * host.optimizer_fused_tensor_us;
+  return launches_us;
 }
 
 }  // namespace collreplay
