@@ -25,8 +25,8 @@ steps for them by default. Each world1 row's reference spread (fastest, median a
 of its steps) and replay's (its steps) are printed under the table. A MoE row whose reference and
 replay ran their experts differently (--experts looped / grouped) fails. With --calibration (the
 host-time calibration replay ran on), each world1 row's reference host time per phase at its
-fastest step is printed beside the calibration's for its launches
-(travels/host_against_calibration.py): where the host slowed after calibrating, a host-bound row
+fastest step is printed beside the host time replay charged it (the calibration's figures for
+replay's launches; travels/host_against_calibration.py): where the host slowed after calibrating, a host-bound row
 says so (a figure, not judged)."""
 import json
 import os
@@ -193,8 +193,7 @@ def world1(out, cases, v, calibration=None):
         spreads.append(spread_line(c, ref, rep))
         spreads.append(at_median_line(c, ref, rep))
         spreads.append(units_line(c, out))
-        breakdown = records(f"{out}/reference_{c}.jsonl", "kernel_breakdown")
-        host = host_line(c, ref, breakdown[0].get("launches") if breakdown else None, calibration)
+        host = host_line(c, ref, records(f"{out}/replay_{c}.jsonl", "op"), calibration)
         if host:
             spreads.append(host)
         steps.append(ratio(rep.get("overlapped_ms"), fastest_figure(ref, "overlapped_ms")))

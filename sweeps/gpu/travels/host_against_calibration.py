@@ -1,20 +1,21 @@
-"""A world-1 row's reference host time beside what the calibration replay ran on says of it: per
-phase, the host time the reference's own perf_counter read at its fastest step of that phase
-(host_step_ms; the calibration is fitted at its runs' fastest steps) against the calibration's
-cost for that phase's launches (and the foreach step's tensors). The calibration is fitted on other
-workloads (the 0.5B at micro-batch 1 x 512 and 1 and 3 layers, one 7B layer), so on a host that
-held its speed this is the calibration's error on a row it did not see; where the reference's
-host ran well past it, the host slowed after calibrating (on an H100 VM the 0.5B's three
-reference runs' medians read 1.34-1.62x the calibration's host time, itself of medians then,
-minutes after it, where on another VM the same figures read 0.88-1.08 in two calls); where it ran
-well under it, the calibration's runs never caught the host that fast (on an H200 VM the 0.5B's
-fastest steps read 0.88x / 0.83x / 0.90x); either way a host-bound row then measures the host,
-not replay.
+"""A world-1 row's reference host time beside the host time replay ran on: per phase, the host
+time the reference's own perf_counter read at its fastest step of that phase (host_step_ms; the
+calibration is fitted at its runs' fastest steps) against what replay charged that phase (its op
+records' host_us: the calibration's figures times replay's own launches, as the calibration
+divided by them). The calibration is fitted on other workloads (the 0.5B at micro-batch 1 x 512
+and 1 and 3 layers, one 7B layer), so on a host that held its speed this is the calibration's
+error on a row it did not see; where the reference's host ran well past it, the host slowed
+after calibrating (on an H100 VM the 0.5B's three reference runs' medians read 1.34-1.62x the
+calibration's host time, itself of medians then, minutes after it, where on another VM the same
+figures read 0.88-1.08 in two calls); where it ran well under it, the calibration's runs never
+caught the host that fast (on an H200 VM the 0.5B's fastest steps read 0.88x / 0.83x / 0.90x);
+either way a host-bound row then measures the host, not replay.
 A figure for the reader, never a pass: the summary's verdict is the phases' own.
 
-Used by fidelity_summary.py (--calibration FILE): host_line(case, step record, launches,
-calibration) -> one line, or None where the record (host_step_ms) or the calibration lacks the
-figures or the row is not host-bound (HOST_BOUND_SHARE) or its experts are looped."""
+Used by fidelity_summary.py (--calibration FILE): host_line(case, step record, replay's op
+records, calibration) -> one line, or None where there is no calibration, the record
+(host_step_ms) or replay's ops (host_us) lack the figures, or the row is not host-bound
+(HOST_BOUND_SHARE) or its experts are looped."""
 
 from step_record import HOST_PHASES, fastest_host_ms  # sweeps/gpu, on fidelity_summary.py's path
 
@@ -29,35 +30,30 @@ MOVED = 1.15
 HOST_BOUND_SHARE = 0.5
 
 
-def predicted_ms(cal, phase, launches, tensors, optimizer_impl):
-    """The calibration's host ms for one phase of a reference run; None where it has no figure
-    for how that phase ran (the fused optimizer: world-1 rows run AdamW as users write it,
-    foreach)."""
-    if phase in ("forward", "backward"):
-        return (cal[f"{phase}_fixed_us"] + cal[f"{phase}_us"] * launches) / 1e3
-    if optimizer_impl == "foreach":
-        return (cal["optimizer_multi_fixed_us"] + cal["optimizer_multi_tensor_us"] * tensors +
-                cal["optimizer_multi_us"] * launches) / 1e3
-    if optimizer_impl == "loop":
-        return cal["optimizer_loop_us"] * launches / 1e3
-    return None
+# Replay's phases under each of the reference's host timers (its backward timer runs autograd
+# over the recompute too).
+REPLAY_PHASES = {"forward": ("forward",), "backward": ("recompute", "backward"),
+                 "optimizer": ("optimizer",)}
 
 
-def host_line(case, ref, launches, cal):
+def replay_host_ms(ops, phase):
+    """The host ms replay charged the ops of one of the reference's phases; None where its op
+    records carry no host_us."""
+    charged = [op["host_us"] for op in ops
+               if op.get("phase") in REPLAY_PHASES[phase] and "host_us" in op]
+    return sum(charged) / 1e3 if charged else None
+
+
+def host_line(case, ref, replay_ops, cal):
     # Looped experts sync the host at each expert's torch.where: its perf_counter reads the
     # GPU's time too (Mixtral's backward 1.8x the calibration's launches on an H200 whose 0.5B
     # ran 0.83-0.90x it), not the host's speed.
-    if not cal or not launches or fastest_host_ms(ref, "forward") is None or \
+    if not cal or not replay_ops or fastest_host_ms(ref, "forward") is None or \
             ref.get("experts") == "looped":
         return None
     cells, ratios, forward_backward = [], [], 0.0
     for phase in HOST_PHASES:
-        measured = fastest_host_ms(ref, phase)
-        try:
-            predicted = predicted_ms(cal, phase, launches.get(phase) or 0,
-                                     ref.get("optimizer_tensors") or 0, ref.get("optimizer_impl"))
-        except KeyError:
-            return None
+        measured, predicted = fastest_host_ms(ref, phase), replay_host_ms(replay_ops, phase)
         if measured is None or not predicted:
             continue
         ratios.append(measured / predicted)
@@ -72,6 +68,5 @@ def host_line(case, ref, launches, cal):
     elif min(ratios) < 1 / MOVED:
         moved = (f"; under {1 / MOVED:.2f}x: the host ran faster than any of the calibration's "
                  "runs caught it, and a host-bound row then measures the host")
-    return (f"{case}: reference host ms at its fastest steps against the calibration's for its "
-            f"launches: "
-            f"{', '.join(cells)}{moved}")
+    return (f"{case}: reference host ms at its fastest steps against replay's (the calibration's "
+            f"for replay's launches): {', '.join(cells)}{moved}")

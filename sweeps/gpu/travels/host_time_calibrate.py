@@ -8,8 +8,10 @@ Runs the real-training reference (sweeps/gpu/reference/reference_step.py, one ra
 activation checkpointing) on short host-bound steps, Qwen2.5-0.5B, micro-batch 1 x seq 512 (the
 GPU finishes each kernel before the host launches the next, so the host timers read the host's
 own cost): AdamW as foreach and as fused at 1 and at 3 layers, and as a for-loop at 3. Per phase, the
-host's time (its fastest timed step, below; perf_counter without syncs) against the kernels the
-phase launched (counted in one profiled step): forward and backward (with the recompute) each as
+host's time (its fastest timed step, below; perf_counter without syncs) against the kernels
+replay launches for that phase of the same workload (replay_launches.py, its dry run: replay
+pays each figure per launch it issues, and the reference launches more than it models; the
+reference's own counts, from one profiled step, are kept beside): forward and backward (with the recompute) each as
 a cost per pass plus a cost per launch, the line through the two depths (a pass's fixed cost,
 FSDP2's root hooks and the loss, would otherwise be spread over its launches and overcharge a
 deeper model's: 61 us a forward launch at 2 layers where the same host spent 45 at 4); the
@@ -49,7 +51,8 @@ seen to run one process 2x slower than another, each steady (the 1-layer forward
 Writes one JSON object (host, CPU model, the CPUs, torch and Python versions and GPU, as the runs'
 records name them, so a refit from kept records names the host that ran them; the figures in us,
 and the launches and host times they come from), which workloads/plan/step/host_time_file.hpp
-reads. Needs torch and a GPU; without them it says so on one line and exits 2."""
+reads. Needs torch, a GPU and replay (--replay, default build/bin/replay); without them it says
+so on one line and exits 2."""
 
 import argparse
 import json
@@ -65,6 +68,7 @@ REFERENCE = os.path.join(HERE, "..", "reference", "reference_step.py")
 sys.path.insert(0, os.path.join(HERE, ".."))
 from step_record import fastest_host_ms  # noqa: E402
 from optimizer_fit import foreach_fit, fused_fit  # noqa: E402
+from replay_launches import replay_launches  # noqa: E402
 WORKLOAD = ["--model", "qwen2.5-0.5b", "--micro-batch", "1", "--seq", "512"]
 DEPTHS = (1, 3)  # layers: the two points of each pass's line
 # The foreach step's third point: about the tensors of the 0.5B's one layer (15 against 14: the
@@ -154,7 +158,7 @@ def pass_floor(every_run, d, phase):
 
 
 def at_host_speed(name, runs, forward_floor_ms):
-    """(step, launches, scale) of one workload at the host's fastest speed: its run whose
+    """(step, the reference's launches, scale) of one workload at the host's fastest speed: its run whose
     forward came nearest the fastest forward of its depth, its optimizer's fastest step scaled
     the rest of the way by that forward (scale: the floor over the run's forward, <= 1). Where
     even that run's forward is SCALE_LIMIT times the floor or more, RuntimeError listing each
@@ -227,19 +231,23 @@ def fastest_step(step, phase):
     return ms
 
 
-def optimizer_point(name, run):
-    """(host ms at the host's speed, launches, tensors) of one workload's optimizer step."""
-    step, launches, _ = run
+def optimizer_point(name, run, launches):
+    """(host ms at the host's speed, replay's launches, tensors) of one workload's optimizer
+    step."""
+    step = run[0]
     if not step.get("optimizer_tensors") or not launches.get("optimizer"):
         raise RuntimeError(f"the reference ({name}) recorded no optimizer tensors or launches")
     return step["host_optimizer_ms"], launches["optimizer"], step["optimizer_tensors"]
 
 
-def calibrate(steps, warmup, cpus, records, repeats):
+def calibrate(steps, warmup, cpus, records, repeats, replay):
     shallow_d, deep_d = DEPTHS
     names = {f"{o}_{d}": [*WORKLOAD, "--layers", str(d), "--optimizer", o]
              for d in DEPTHS for o in ("loop", "foreach", "fused") if o != "loop" or d == deep_d}
     names["foreach_wide"] = [*WIDE, "--optimizer", "foreach"]
+    # Replay pays each figure per launch it issues: the reference's host time is divided by
+    # those (its own launch counts only check that a depth's workloads ran one pass).
+    replayed = {n: replay_launches(replay, args) for n, args in names.items()}
     rounds = range(1, repeats + 1)
     have_all = all(os.path.exists(os.path.join(records, f"reference_{n}.r{i}.jsonl"))
                    for i in rounds for n in names)
@@ -254,7 +262,7 @@ def calibrate(steps, warmup, cpus, records, repeats):
     fused_steps = (f"fused_{shallow_d}", f"fused_{deep_d}")
     floor = {d: {f"host_{ph}_ms": pass_floor(every_run, d, ph) for ph in ("forward", "backward")}
              for d in DEPTHS}
-    shallow, deep = ((floor[d], every_run[f"foreach_{d}"][0][1]) for d in DEPTHS)
+    shallow, deep = ((floor[d], replayed[f"foreach_{d}"]) for d in DEPTHS)
     forward_floor = {n: floor[d]["host_forward_ms"] for d in DEPTHS for n in at_depth(names, d)}
     # The wide step's forward is its own (no workload beside it runs it): its runs are scaled to
     # the fastest of them.
@@ -262,13 +270,13 @@ def calibrate(steps, warmup, cpus, records, repeats):
                                         for r in every_run["foreach_wide"])
     runs = {n: at_host_speed(n, every_run[n], forward_floor[n])
             for n in (f"loop_{deep_d}", *foreach_steps, *fused_steps)}
-    loop_step, loop_launches, _ = runs[f"loop_{deep_d}"]
-    multi_step, multi_launches, _ = runs[f"foreach_{deep_d}"]
+    loop_step, multi_step = runs[f"loop_{deep_d}"][0], runs[f"foreach_{deep_d}"][0]
+    loop_launches, multi_launches = replayed[f"loop_{deep_d}"], replayed[f"foreach_{deep_d}"]
     forward_pass_us, forward_us = pass_line(shallow, deep, "forward")
     backward_pass_us, backward_us = pass_line(shallow, deep, "backward")
-    points = [optimizer_point(n, runs[n]) for n in foreach_steps]
+    points = [optimizer_point(n, runs[n], replayed[n]) for n in foreach_steps]
     multi_step_us, multi_tensor_us, multi_us, fit = foreach_fit(points)
-    fused_points = [optimizer_point(n, runs[n]) for n in fused_steps]
+    fused_points = [optimizer_point(n, runs[n], replayed[n]) for n in fused_steps]
     fused_step_us, fused_tensor_us, fused_how = fused_fit(*fused_points, multi_us)
 
     def steps_said(names_of, points_of):
@@ -291,6 +299,7 @@ def calibrate(steps, warmup, cpus, records, repeats):
         "fused_steps": steps_said(fused_steps, fused_points),
         "launches": {"loop": loop_launches, "foreach": multi_launches,
                      f"foreach_{shallow_d}_layers": shallow[1]},
+        "reference_launches": {n: every_run[n][0][1] for n in names},
         "host_ms": {k: {"forward": deep[0]["host_forward_ms"],
                         "backward": deep[0]["host_backward_ms"],
                         "optimizer": s["host_optimizer_ms"]}
@@ -324,6 +333,10 @@ def main(argv):
     p.add_argument("--repeats", type=int, default=3,
                    help="runs of each workload, round by round; each phase's host time is the "
                         "fastest of them (default 3)")
+    p.add_argument("--replay", default=os.path.join(HERE, "..", "..", "..", "build", "bin",
+                                                    "replay"),
+                   help="the replay binary whose launches the figures are per (its dry run; "
+                        "default: build/bin/replay)")
     p.add_argument("--records", default="",
                    help="keep the references' records in this folder, and fit from those "
                         "already there instead of running them again (default: a temporary "
@@ -336,10 +349,10 @@ def main(argv):
             cpu_set(a.cpus)
         if a.records:
             os.makedirs(a.records, exist_ok=True)
-            cal = calibrate(a.steps, a.warmup, a.cpus, a.records, a.repeats)
+            cal = calibrate(a.steps, a.warmup, a.cpus, a.records, a.repeats, a.replay)
         else:
             with tempfile.TemporaryDirectory() as records:
-                cal = calibrate(a.steps, a.warmup, a.cpus, records, a.repeats)
+                cal = calibrate(a.steps, a.warmup, a.cpus, records, a.repeats, a.replay)
     except ValueError as e:
         print(f"host_time_calibrate.py: {e}", file=sys.stderr)
         return 2

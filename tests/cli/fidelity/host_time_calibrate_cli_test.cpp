@@ -1,11 +1,13 @@
 // sweeps/gpu/travels/host_time_calibrate.py (issue 38): the foreach optimizer step's host time
 // fitted as a cost per step, per parameter tensor and per launch from three reference steps, the
-// fused step's per step and per tensor beside its launches from two, and written into the
-// calibration replay reads; a CPU list it cannot run on is one line and exit 2.
+// fused step's per step and per tensor beside its launches from two, each per launch that replay
+// issues for the same workload (a stand-in replay's dry run gives its counts), and written into
+// the calibration replay reads; a CPU list it cannot run on is one line and exit 2.
 // The references' records are given (--records), so no torch is needed. Needs python3.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -22,8 +24,6 @@ using nlohmann::json;
 
 class HostTimeCalibrate : public PythonScriptTest {
  protected:
-  HostTimeCalibrate() : PythonScriptTest("sweeps/gpu/travels/host_time_calibrate.py") {}
-
   // One reference run's records as reference_step.py writes them: its step record (host ms
   // per phase at each step: the given ones the fastest, after a step 1.5x slower, so its medians
   // are 1.25x them; the optimizer's tensors) and its kernel_breakdown's launch counts.
@@ -47,19 +47,47 @@ class HostTimeCalibrate : public PythonScriptTest {
                          {"python", "3.12.3"},
                          {"devices", {"NVIDIA H200"}},
                          {"library_versions", {{"torch", "2.11.0+cu130"}}}}}};
-    const json breakdown = {
-        {"record", "kernel_breakdown"},
-        {"launches", {{"forward", forward}, {"backward", backward}, {"optimizer", optimizer}}}};
+    // The reference launches more than replay models (reference_launch_scale_ times).
+    auto more = [&](int launches) {
+      return static_cast<int>(std::lround(reference_launch_scale_ * launches));
+    };
+    const json breakdown = {{"record", "kernel_breakdown"},
+                            {"launches",
+                             {{"forward", more(forward)},
+                              {"backward", more(backward)},
+                              {"optimizer", more(optimizer)}}}};
     std::ofstream(dir_ / "records" / ("reference_" + name + ".r" + std::to_string(run) + ".jsonl"))
         << step.dump() << "\n"
         << breakdown.dump() << "\n";
   }
 
-  // The calibration fitted from the records in dir_/records into out().
+  // The calibration fitted from the records in dir_/records into out(), replay's launches
+  // from a stand-in whose dry run prints replay_counts_ (keyed "MODEL LAYERS OPTIMIZER").
   std::filesystem::path out() const { return dir_ / "host_time.json"; }
   Outcome calibrate(int repeats = 1) {
+    std::ofstream(dir_ / "replay_counts.json") << replay_counts_.dump();
+    const std::filesystem::path replay = dir_ / "replay";
+    std::ofstream(replay) << "#!/usr/bin/env python3\n"
+                             "import json, os, sys\n"
+                             "a = sys.argv[1:]\n"
+                             "key = ' '.join(a[a.index(f) + 1] for f in "
+                             "('--model', '--layers', '--optimizer'))\n"
+                             "counts = json.load(open(os.path.join(os.path.dirname(__file__), "
+                             "'replay_counts.json')))[key]\n"
+                             "print(json.dumps({'totals': {'kernels': {p: {'launches': n} "
+                             "for p, n in counts.items()}}}))\n";
+    std::filesystem::permissions(replay, std::filesystem::perms::owner_all);
     return run("python3 " + script_ + " --repeats " + std::to_string(repeats) + " --records " +
-               (dir_ / "records").string() + " --out " + out().string());
+               (dir_ / "records").string() + " --replay " + replay.string() + " --out " +
+               out().string());
+  }
+  // Replay's counts for a workload as reference_step.py's flags name it.
+  void replay_counts(const std::string& name, int forward, int backward, int optimizer) {
+    const std::string depth = name.substr(name.rfind('_') + 1);
+    const std::string key = depth == "wide" ? "qwen2.5-7b 1" : "qwen2.5-0.5b " + depth;
+    const std::string optimizer_flag = name.substr(0, name.rfind('_'));
+    replay_counts_[key + " adamw-" + optimizer_flag] = {
+        {"forward", forward}, {"backward", backward}, {"optimizer", optimizer}};
   }
 
   // The figures one_round's host is built of.
@@ -75,6 +103,8 @@ class HostTimeCalibrate : public PythonScriptTest {
   }
 
   std::string cpus_ = "2";  // the CPUs the runs were held to, as reference_step.py records them
+  double reference_launch_scale_ = 1;
+  json replay_counts_ = json::object();
 
   // The six workloads of a host where the foreach step costs 300 us, 20 a tensor and 8 a launch,
   // the fused step 150 us, 25 a tensor and 8 a launch, forward 1000 us a pass and 40 a launch,
@@ -105,6 +135,10 @@ class HostTimeCalibrate : public PythonScriptTest {
 
   void one_round(int run = 1) {
     for (const Workload& w : workloads_) slowed(w.name, 1, run);
+  }
+
+  HostTimeCalibrate() : PythonScriptTest("sweeps/gpu/travels/host_time_calibrate.py") {
+    for (const Workload& w : workloads_) replay_counts(w.name, w.forward, w.backward, w.optimizer);
   }
 };
 
@@ -165,6 +199,35 @@ TEST_F(HostTimeCalibrate, FusedStepsNoCostPerTensorFitsAreChargedPerStep) {
       << o.out;
 }
 
+// Replay pays each figure per launch it issues, and the reference launches more than it models
+// (1.2x here, as the 0.5B's 77 forward launches at 1 layer against replay's 64): the host time is
+// divided by replay's launches, so replay's host time for the workload is the reference's. Per
+// reference launch the forward would read 40 / 1.2 = 33 us.
+TEST_F(HostTimeCalibrate, TheHostTimeIsPerLaunchThatReplayIssues) {
+  reference_launch_scale_ = 1.2;
+  one_round();
+  const Outcome o = calibrate();
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const json cal = json::parse(slurp(out()));
+  expect_one_round_host(cal);
+  EXPECT_EQ(cal["launches"]["foreach"]["forward"], 179);
+  EXPECT_EQ(cal["reference_launches"]["foreach_3"]["forward"], 215);
+}
+
+// A replay that cannot be run, or whose dry run fails, is one line and exit 2, before any
+// reference runs and with no calibration written.
+TEST_F(HostTimeCalibrate, AReplayItCannotRunIsOneLineAndExit2) {
+  one_round();
+  for (const std::string replay : {"/nonexistent/replay", "/bin/false"}) {
+    const Outcome o = run("python3 " + script_ + " --records " + (dir_ / "records").string() +
+                          " --replay " + replay + " --out " + out().string());
+    EXPECT_EQ(o.exit_code, 2) << replay << ": " << o.err;
+    EXPECT_NE(o.err.find("--replay " + replay), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << o.err;
+    EXPECT_FALSE(std::filesystem::exists(out()));
+  }
+}
+
 // A workload whose every run came slower than the host's fastest (1.3x its forward, backward and
 // optimizer, as a VM's host was seen to run a whole process) is scaled to that speed by its
 // forward, which its depth's other workload ran at full speed: the figures of an undisturbed host,
@@ -212,6 +275,14 @@ TEST_F(HostTimeCalibrate, TheH200HostOfManySpeedsIsFittedAtItsFastestForward) {
       std::filesystem::copy(dir_ / "records" / ("reference_loop_" + round),
                             dir_ / "records" / ("reference_fused_" + round));
     }
+  // Replay's counts taken as the reference's own, so the fit reads the host's speeds alone.
+  for (const char* name :
+       {"foreach_1", "fused_1", "loop_3", "foreach_3", "fused_3", "foreach_wide"}) {
+    const std::string text =
+        slurp(dir_ / "records" / ("reference_" + std::string(name) + ".r1.jsonl"));
+    const json launches = json::parse(text.substr(text.find('\n') + 1))["launches"];
+    replay_counts(name, launches["forward"], launches["backward"], launches["optimizer"]);
+  }
   const Outcome o = calibrate(4);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const json cal = json::parse(slurp(out()));

@@ -1,0 +1,46 @@
+"""Replay's kernel launches per phase for one of the calibration's workloads, from its dry run
+(`replay --dry-run --format json`, its totals' kernels): what host_time_calibrate.py divides the
+reference's host time by, since replay multiplies the per-launch figure by its own launches.
+The reference launches more than replay models (cuBLAS's workspace memsets beside each GEMM,
+reductions' output fills, the embedding backward's sort and scan: on an H200 the 0.5B's forward
+launched 77 kernels at 1 layer and 179 at 3 where replay models 64 and 148), so a figure per
+reference launch would charge replay's host 18% short (bench/RESULTS.md, "Per launch that
+replay issues")."""
+import json
+import subprocess
+
+# Replay's phases for the reference's three host timers: its backward timer runs autograd over
+# the recompute too (activation checkpointing), as replay's backward_us is paid on both.
+PHASES = {"forward": ("forward",), "backward": ("recompute", "backward"),
+          "optimizer": ("optimizer",)}
+
+
+def reference_to_replay(args):
+    """replay's flags for a reference_step.py workload (--model, --layers, --micro-batch, --seq,
+    --optimizer): one rank of FSDP2, AdamW under replay's name for the same implementation."""
+    out = list(args)
+    at = out.index("--optimizer")
+    out[at + 1] = {"loop": "adamw-loop", "foreach": "adamw-foreach",
+                   "fused": "adamw-fused"}[out[at + 1]]
+    return out + ["--plan", "fsdp2", "--world", "1", "--gpus-per-node", "1"]
+
+
+def replay_launches(replay, args):
+    """{phase: launches} of replay's schedule for the reference workload `args`; ValueError with
+    one line where replay cannot be run or its dry run carries no kernel counts."""
+    cmd = [replay, *reference_to_replay(args), "--dry-run", "--format", "json"]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        raise ValueError(f"--replay {replay}: cannot run it ({e.strerror}): build it first "
+                         "(make build/bin/replay)") from None
+    if r.returncode != 0:
+        tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise ValueError(f"--replay {replay}: its dry run of {' '.join(args)} failed: {tail[0]}")
+    try:
+        kernels = json.loads(r.stdout)["totals"]["kernels"]
+        return {phase: sum(kernels[p]["launches"] for p in parts if p in kernels)
+                for phase, parts in PHASES.items()}
+    except (ValueError, KeyError, TypeError):
+        raise ValueError(f"--replay {replay}: its dry run of {' '.join(args)} carries no kernel "
+                         "launches per phase (totals.kernels)") from None
