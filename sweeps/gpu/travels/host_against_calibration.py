@@ -63,8 +63,9 @@ def host_line(case, ref, replay_ops, cal):
         return None
     moved = ""
     if max(ratios) > MOVED:
-        moved = (f"; past {MOVED:.2f}x: the host ran slower than when calibrated, and a "
-                 "host-bound row then measures the host")
+        moved = (f"; past {MOVED:.2f}x: the host ran slower than when calibrated (or on work "
+                 "the calibration's smaller steps lack), and a host-bound row then measures the "
+                 "host")
     elif min(ratios) < 1 / MOVED:
         moved = (f"; under {1 / MOVED:.2f}x: the host ran faster than any of the calibration's "
                  "runs caught it, and a host-bound row then measures the host")

@@ -1,11 +1,11 @@
-"""Replay's kernel launches per phase for one of the calibration's workloads, from its dry run
-(`replay --dry-run --format json`, its totals' kernels): what host_time_calibrate.py divides the
-reference's host time by, since replay multiplies the per-launch figure by its own launches.
-The reference launches more than replay models (cuBLAS's workspace memsets beside each GEMM,
-reductions' output fills, the embedding backward's sort and scan: on an H200 the 0.5B's forward
-launched 77 kernels at 1 layer and 179 at 3 where replay models 64 and 148), so a figure per
-reference launch would charge replay's host 18% short (bench/RESULTS.md, "Per launch that
-replay issues")."""
+"""Replay's launches per phase for one of the calibration's workloads, from its dry run
+(`replay --dry-run --format json`: each compute op's GEMMs and kernel launches): what
+host_time_calibrate.py divides the reference's host time by, since replay multiplies each
+per-launch figure by its own launches (Work::launches, GEMMs included), so that replay's host
+time for the calibration's own workloads is the reference's. The two counts are close there (on
+an H200 the 0.5B's forward launched 77 kernels at 1 layer and 179 at 3 where replay issues 74
+and 176; its backward with the recompute 166 and 436 against 165 and 433), and a figure per
+reference launch charged replay 1-4% short of the host time it was fitted on."""
 import json
 import subprocess
 
@@ -38,9 +38,11 @@ def replay_launches(replay, args):
         tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or ["no output"]
         raise ValueError(f"--replay {replay}: its dry run of {' '.join(args)} failed: {tail[0]}")
     try:
-        kernels = json.loads(r.stdout)["totals"]["kernels"]
-        return {phase: sum(kernels[p]["launches"] for p in parts if p in kernels)
+        # A GEMM is a launch too, as replay charges it (Work::launches).
+        ops = json.loads(r.stdout)["compute_ops"]
+        return {phase: sum(op["gemms"] + sum(k["launches"] for k in op["kernels"])
+                           for op in ops if op["phase"] in parts)
                 for phase, parts in PHASES.items()}
     except (ValueError, KeyError, TypeError):
-        raise ValueError(f"--replay {replay}: its dry run of {' '.join(args)} carries no kernel "
-                         "launches per phase (totals.kernels)") from None
+        raise ValueError(f"--replay {replay}: its dry run of {' '.join(args)} carries no compute "
+                         "ops' launches (compute_ops: phase, gemms, kernels)") from None

@@ -62,7 +62,8 @@ class HostTimeCalibrate : public PythonScriptTest {
   }
 
   // The calibration fitted from the records in dir_/records into out(), replay's launches
-  // from a stand-in whose dry run prints replay_counts_ (keyed "MODEL LAYERS OPTIMIZER").
+  // from a stand-in whose dry run prints replay_counts_ (keyed "MODEL LAYERS OPTIMIZER"), each
+  // phase's as one op of half GEMMs, half kernel launches: a GEMM is a launch, as replay pays it.
   std::filesystem::path out() const { return dir_ / "host_time.json"; }
   Outcome calibrate(int repeats = 1) {
     std::ofstream(dir_ / "replay_counts.json") << replay_counts_.dump();
@@ -74,8 +75,9 @@ class HostTimeCalibrate : public PythonScriptTest {
                              "('--model', '--layers', '--optimizer'))\n"
                              "counts = json.load(open(os.path.join(os.path.dirname(__file__), "
                              "'replay_counts.json')))[key]\n"
-                             "print(json.dumps({'totals': {'kernels': {p: {'launches': n} "
-                             "for p, n in counts.items()}}}))\n";
+                             "print(json.dumps({'compute_ops': [{'phase': p, 'gemms': n // 2, "
+                             "'kernels': [{'launches': n - n // 2}]} "
+                             "for p, n in counts.items()]}))\n";
     std::filesystem::permissions(replay, std::filesystem::perms::owner_all);
     return run("python3 " + script_ + " --repeats " + std::to_string(repeats) + " --records " +
                (dir_ / "records").string() + " --replay " + replay.string() + " --out " +
@@ -199,10 +201,10 @@ TEST_F(HostTimeCalibrate, FusedStepsNoCostPerTensorFitsAreChargedPerStep) {
       << o.out;
 }
 
-// Replay pays each figure per launch it issues, and the reference launches more than it models
-// (1.2x here, as the 0.5B's 77 forward launches at 1 layer against replay's 64): the host time is
-// divided by replay's launches, so replay's host time for the workload is the reference's. Per
-// reference launch the forward would read 40 / 1.2 = 33 us.
+// Replay pays each figure per launch it issues (GEMMs included), and the reference may launch
+// more than it models (1.2x here; the 0.5B's 77 forward launches at 1 layer against replay's 74
+// on an H200): the host time is divided by replay's launches, so replay's host time for the
+// workload is the reference's. Per reference launch the forward would read 40 / 1.2 = 33 us.
 TEST_F(HostTimeCalibrate, TheHostTimeIsPerLaunchThatReplayIssues) {
   reference_launch_scale_ = 1.2;
   one_round();
