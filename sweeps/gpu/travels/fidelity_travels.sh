@@ -5,10 +5,11 @@
 #   calibrate  host time per launch on this host (host_time_calibrate.py ->
 #              build/gen/host_time.json, its runs' records in OUT_DIR/calibration), again (at
 #              most twice more, CALIBRATE_ATTEMPTS) when it finds the host's speed moved between
-#              its runs (one more round of each workload added to the runs it has: about 80 s
-#              where its first 18 runs take about 240) or ran past CALIBRATE_TIMEOUT_S (300; the
-#              runs it finished kept: 15 runs, before the fused workloads, took more than 240 s on
-#              an H100 VM's host);
+#              its runs (one more round of its three processes added to the runs it has) or ran
+#              past CALIBRATE_TIMEOUT_S (300; the runs it finished kept). A process a workload
+#              took about 15 s on an H200 VM's host, the 18 of three rounds with the fused
+#              workloads 268 s; with one process a depth (its optimizers swept) a round is three
+#              processes, not yet timed on a GPU;
 #   table      the fidelity table, world 1: q05 q7 q72 mix, real torch against replay
 #              --host-time calibrate, every phase judged (fidelity_summary.py; its exit code
 #              says pass or FAIL); skipped, failing, when this call's calibrate stage wrote no
@@ -19,12 +20,13 @@
 #              GPU 0).
 #   sweeps/gpu/travels/fidelity_travels.sh OUT_DIR [STAGE...]   (default: every stage, in order)
 # The stages' timeouts add up to 1370 s after the build (the calibration's three attempts 900 of
-# them; one, 15 runs before the fused workloads, took about 200 s on an H200 VM, each run about
-# 13 s): more than one 600 s device call, so name
+# them): more than one 600 s device call, so name
 # the stages each call runs. With CALIBRATE_ATTEMPTS=1, `build calibrate table grouped
 # multi_tensor` ran in one call in 484 s on an H100 VM, `build calibrate table grouped` (with
 # CALIBRATE_ATTEMPTS=2, accepted at the first; 30 timed steps a run) in 471 s and, on the same
-# machine again, 449 s, and `build check` in 70 s. A later call on the same machine finds the
+# machine again, 449 s, and `build check` in 70 s (15 processes a calibration; with the 18 of the
+# fused workloads `build calibrate table` took 542 s on an H200 VM, and grouped did not fit,
+# which one process a depth is for). A later call on the same machine finds the
 # calibration where the first left it (build/gen/host_time.json);
 # `table` without one in build/gen fails its rows. A later `calibrate` into the same OUT_DIR fits
 # from the runs already in OUT_DIR/calibration rather than measuring again (a fresh OUT_DIR

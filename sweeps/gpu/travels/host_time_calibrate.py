@@ -7,11 +7,11 @@ machine's host (workloads/plan/step/host_time.hpp).
 Runs the real-training reference (sweeps/gpu/reference/reference_step.py, one rank, FSDP2,
 activation checkpointing) on short host-bound steps, Qwen2.5-0.5B, micro-batch 1 x seq 512 (the
 GPU finishes each kernel before the host launches the next, so the host timers read the host's
-own cost): AdamW as foreach and as fused at 1 and at 3 layers, and as a for-loop at 3. Per phase, the
+own cost), one process a depth timing each AdamW in turn on its model (--optimizer-sweep), 1 and
+3 layers, the foreach step also over one layer of Qwen2.5-7B. Per phase, the
 host's time (its fastest timed step, below; perf_counter without syncs) against the kernels
 replay launches for that phase of the same workload (replay_launches.py, its dry run: replay
-pays each figure per launch it issues, and the reference launches more than it models; the
-reference's own counts, from one profiled step, are kept beside): forward and backward (with the recompute) each as
+pays each figure per launch it issues): forward and backward (with the recompute) each as
 a cost per pass plus a cost per launch, the line through the two depths (a pass's fixed cost,
 FSDP2's root hooks and the loss, would otherwise be spread over its launches and overcharge a
 deeper model's: 61 us a forward launch at 2 layers where the same host spent 45 at 4); the
@@ -23,7 +23,7 @@ per-tensor cost reads as per launch, and a model of few large tensors, whose lau
 its elements, would pay it on every launch); the fused step as a cost per step and per
 parameter tensor beside its launches (optimizer_fit.fused_fit), through its two depths; the
 optimizer loop per launch, at 3 layers.
-Each workload runs --repeats times (3), round by round, and each phase's host time is read at
+Each process runs --repeats times (3), round by round, and each phase's host time is read at
 its fastest steps (host_step_ms: each timed step's host ms per phase): on a VM the host's
 speed moves for seconds at a time, others' work landing on it, and only ever slows it; it moves
 between processes (on an H100 VM the 1-layer forward's three runs read 4.24, 5.66, 4.12 ms with
@@ -117,26 +117,26 @@ def cpu_set(spec):
 
 
 def reference(name, args, records, steps, warmup, cpus):
-    """The step record and the kernel_breakdown record of one reference run (`name`: its file
-    in `records`; a record already there is read, not run again)."""
+    """{optimizer: step record} of one reference process (`name`: its file in `records`; a file
+    already there is read, not run again): one record, or one per AdamW implementation where it
+    runs --optimizer-sweep."""
     out = os.path.join(records, f"reference_{name}.jsonl")
     if not os.path.exists(out):
         pin = ["taskset", "-c", cpus] if cpus else []
         # --fresh-state: the launches are the same either way (the state's zeros cost GPU time
-        # only).
+        # only). No profiled step: the fit divides by replay's launches, not the reference's.
         cmd = [*pin, sys.executable, REFERENCE, *args, "--steps", str(steps), "--warmup",
-               str(warmup), "--fresh-state", "--out", out + ".tmp"]
+               str(warmup), "--fresh-state", "--no-breakdown", "--out", out + ".tmp"]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or ["no output"]
             raise RuntimeError(f"the reference ({name}) failed: {tail[0]}")
         os.replace(out + ".tmp", out)
-    records_found = [json.loads(line) for line in open(out) if line.strip()]
-    found = {r["record"]: r for r in records_found
-             if r.get("record") in ("step", "kernel_breakdown")}
-    if "step" not in found or "launches" not in found.get("kernel_breakdown", {}):
-        raise RuntimeError(f"the reference ({name}) wrote no step or launch counts ({out})")
-    return found["step"], found["kernel_breakdown"]["launches"]
+    steps_found = {r.get("optimizer"): r for r in map(json.loads, filter(str.strip, open(out)))
+                   if r.get("record") == "step"}
+    if not steps_found:
+        raise RuntimeError(f"the reference ({name}) wrote no step record ({out})")
+    return steps_found
 
 
 def at_depth(names, d):
@@ -146,28 +146,21 @@ def at_depth(names, d):
 
 def pass_floor(every_run, d, phase):
     """A pass's host ms at depth d at its fastest step over the runs of every workload of that
-    depth: the same forward and backward (their launch counts checked equal), so each run is
+    depth: one process's model under each optimizer, one forward and backward, so each run is
     another chance at the host undisturbed."""
-    names = at_depth(every_run, d)
-    counts = {n: every_run[n][0][1][phase] for n in names}
-    if len(set(counts.values())) > 1:
-        said = ", ".join(f"{n} {c}" for n, c in counts.items())
-        raise RuntimeError(f"the references at {d} layers launched different kernels in the "
-                           f"{phase} ({said}): not the same pass, so no common fastest step")
-    return min(fastest_step(r[0], phase) for n in names for r in every_run[n])
+    return min(fastest_step(r, phase) for n in at_depth(every_run, d) for r in every_run[n])
 
 
 def at_host_speed(name, runs, forward_floor_ms):
-    """(step, the reference's launches, scale) of one workload at the host's fastest speed: its run whose
+    """(step, scale) of one workload at the host's fastest speed: its run whose
     forward came nearest the fastest forward of its depth, its optimizer's fastest step scaled
     the rest of the way by that forward (scale: the floor over the run's forward, <= 1). Where
     even that run's forward is SCALE_LIMIT times the floor or more, RuntimeError listing each
     run's fastest forward."""
-    step, launches = min(runs, key=lambda r: (fastest_step(r[0], "forward"),
-                                              fastest_step(r[0], "optimizer")))
+    step = min(runs, key=lambda r: (fastest_step(r, "forward"), fastest_step(r, "optimizer")))
     slower = fastest_step(step, "forward") / forward_floor_ms
     if slower >= SCALE_LIMIT:
-        listed = ", ".join(f"{fastest_step(r[0], 'forward'):.2f}" for r in runs)
+        listed = ", ".join(f"{fastest_step(r, 'forward'):.2f}" for r in runs)
         raise RuntimeError(
             f"the host's speed moved between runs: no run of {name} came within "
             f"{SCALE_LIMIT:g}x of the fastest forward at its depth, {forward_floor_ms:.2f} ms of "
@@ -176,7 +169,7 @@ def at_host_speed(name, runs, forward_floor_ms):
             "more, on the same --records, adds a round of each workload to those there)")
     step = dict(step)
     step["host_optimizer_ms"] = fastest_step(step, "optimizer") / slower
-    return step, launches, 1 / slower
+    return step, 1 / slower
 
 
 def per_launch_us(host_ms, launches, phase):
@@ -246,18 +239,34 @@ def calibrate(steps, warmup, cpus, records, repeats, replay):
              for d in DEPTHS for o in ("loop", "foreach", "fused") if o != "loop" or d == deep_d}
     names["foreach_wide"] = [*WIDE, "--optimizer", "foreach"]
     # Replay pays each figure per launch it issues: the reference's host time is divided by
-    # those (its own launch counts only check that a depth's workloads ran one pass).
+    # those.
     replayed = {n: replay_launches(replay, args) for n, args in names.items()}
+    # One process a depth times every AdamW in turn on one model (--optimizer-sweep), so a
+    # depth's workloads share its host's speed and its pass: the workload is that process's
+    # record of its optimizer.
+    processes = {f"sweep_{d}": [*WORKLOAD, "--layers", str(d), "--optimizer-sweep"]
+                 for d in DEPTHS}
+    processes["foreach_wide"] = names["foreach_wide"]
+    process_of = {n: ("foreach_wide" if n == "foreach_wide" else f"sweep_{n.split('_')[1]}",
+                      n.split("_")[0]) for n in names}
     rounds = range(1, repeats + 1)
-    have_all = all(os.path.exists(os.path.join(records, f"reference_{n}.r{i}.jsonl"))
-                   for i in rounds for n in names)
+    have_all = all(os.path.exists(os.path.join(records, f"reference_{p}.r{i}.jsonl"))
+                   for i in rounds for p in processes)
     if not have_all:
         require_torch_and_gpu()
-    # Round by round over the workloads, so that a stretch of a slower host lands on one run of
+    # Round by round over the processes, so that a stretch of a slower host lands on one run of
     # each rather than on every run of one.
-    done = {(n, i): reference(f"{n}.r{i}", args, records, steps, warmup, cpus)
-            for i in rounds for n, args in names.items()}
-    every_run = {n: [done[n, i] for i in rounds] for n in names}
+    done = {(p, i): reference(f"{p}.r{i}", args, records, steps, warmup, cpus)
+            for i in rounds for p, args in processes.items()}
+
+    def run_of(n, i):
+        p, optimizer = process_of[n]
+        if optimizer not in done[p, i]:
+            raise ValueError(f"the reference's records {p}.r{i} hold no step record for "
+                             f"{optimizer} AdamW: calibrate into a fresh --records folder")
+        return done[p, i][optimizer]
+
+    every_run = {n: [run_of(n, i) for i in rounds] for n in names}
     foreach_steps = (f"foreach_{shallow_d}", f"foreach_{deep_d}", "foreach_wide")
     fused_steps = (f"fused_{shallow_d}", f"fused_{deep_d}")
     floor = {d: {f"host_{ph}_ms": pass_floor(every_run, d, ph) for ph in ("forward", "backward")}
@@ -266,7 +275,7 @@ def calibrate(steps, warmup, cpus, records, repeats, replay):
     forward_floor = {n: floor[d]["host_forward_ms"] for d in DEPTHS for n in at_depth(names, d)}
     # The wide step's forward is its own (no workload beside it runs it): its runs are scaled to
     # the fastest of them.
-    forward_floor["foreach_wide"] = min(fastest_step(r[0], "forward")
+    forward_floor["foreach_wide"] = min(fastest_step(r, "forward")
                                         for r in every_run["foreach_wide"])
     runs = {n: at_host_speed(n, every_run[n], forward_floor[n])
             for n in (f"loop_{deep_d}", *foreach_steps, *fused_steps)}
@@ -299,13 +308,12 @@ def calibrate(steps, warmup, cpus, records, repeats, replay):
         "fused_steps": steps_said(fused_steps, fused_points),
         "launches": {"loop": loop_launches, "foreach": multi_launches,
                      f"foreach_{shallow_d}_layers": shallow[1]},
-        "reference_launches": {n: every_run[n][0][1] for n in names},
         "host_ms": {k: {"forward": deep[0]["host_forward_ms"],
                         "backward": deep[0]["host_backward_ms"],
                         "optimizer": s["host_optimizer_ms"]}
                     for k, s in (("loop", loop_step), ("foreach", multi_step))},
         "forward_floor_ms": forward_floor,
-        "speed_scale": {n: scale for n, (_, _, scale) in runs.items()},
+        "speed_scale": {n: scale for n, (_, scale) in runs.items()},
         "step_ms": {"loop": loop_step["overlapped_ms"], "foreach": multi_step["overlapped_ms"]},
         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }

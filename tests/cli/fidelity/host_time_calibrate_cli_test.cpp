@@ -24,12 +24,16 @@ using nlohmann::json;
 
 class HostTimeCalibrate : public PythonScriptTest {
  protected:
-  // One reference run's records as reference_step.py writes them: its step record (host ms
-  // per phase at each step: the given ones the fastest, after a step 1.5x slower, so its medians
-  // are 1.25x them; the optimizer's tensors) and its kernel_breakdown's launch counts.
+  // One workload's step record in its reference process's records, as reference_step.py
+  // writes them (one process a depth sweeps the optimizers, a step record each; the 7B's runs
+  // foreach alone): host ms per phase at each step (the given ones the fastest, after a step
+  // 1.5x slower, so its medians are 1.25x them) and the optimizer's tensors. A record of the
+  // same optimizer already in the file is replaced.
   void record(const std::string& name, double forward_ms, double backward_ms, double optimizer_ms,
-              int forward, int backward, int optimizer, int tensors, int run = 1) {
+              int tensors, int run = 1) {
+    const std::string optimizer = name.substr(0, name.rfind('_'));
     const json step = {{"record", "step"},
+                       {"optimizer", optimizer},
                        {"host_forward_ms", 1.25 * forward_ms},
                        {"host_backward_ms", 1.25 * backward_ms},
                        {"host_optimizer_ms", 1.25 * optimizer_ms},
@@ -47,18 +51,19 @@ class HostTimeCalibrate : public PythonScriptTest {
                          {"python", "3.12.3"},
                          {"devices", {"NVIDIA H200"}},
                          {"library_versions", {{"torch", "2.11.0+cu130"}}}}}};
-    // The reference launches more than replay models (reference_launch_scale_ times).
-    auto more = [&](int launches) {
-      return static_cast<int>(std::lround(reference_launch_scale_ * launches));
-    };
-    const json breakdown = {{"record", "kernel_breakdown"},
-                            {"launches",
-                             {{"forward", more(forward)},
-                              {"backward", more(backward)},
-                              {"optimizer", more(optimizer)}}}};
-    std::ofstream(dir_ / "records" / ("reference_" + name + ".r" + std::to_string(run) + ".jsonl"))
-        << step.dump() << "\n"
-        << breakdown.dump() << "\n";
+    const std::string process =
+        name == "foreach_wide" ? name : "sweep_" + name.substr(name.rfind('_') + 1);
+    write_step(dir_ / "records" / ("reference_" + process + ".r" + std::to_string(run) + ".jsonl"),
+               step);
+  }
+
+  // `step` into a process's records, in place of its optimizer's record if there is one.
+  static void write_step(const std::filesystem::path& file, const json& step) {
+    std::string kept;
+    if (std::filesystem::exists(file))
+      for (const json& other : read_jsonl(file))
+        if (other["optimizer"] != step["optimizer"]) kept += other.dump() + "\n";
+    std::ofstream(file) << kept << step.dump() << "\n";
   }
 
   // The calibration fitted from the records in dir_/records into out(), replay's launches
@@ -105,7 +110,6 @@ class HostTimeCalibrate : public PythonScriptTest {
   }
 
   std::string cpus_ = "2";  // the CPUs the runs were held to, as reference_step.py records them
-  double reference_launch_scale_ = 1;
   json replay_counts_ = json::object();
 
   // The six workloads of a host where the foreach step costs 300 us, 20 a tensor and 8 a launch,
@@ -132,7 +136,7 @@ class HostTimeCalibrate : public PythonScriptTest {
                                     ? (150 + 25.0 * w->tensors + 8.0 * w->optimizer) / 1e3
                                     : (300 + 20.0 * w->tensors + 8.0 * w->optimizer) / 1e3;
     record(w->name, slower * (1 + 0.04 * w->forward), slower * 0.05 * w->backward,
-           slower * optimizer_ms, w->forward, w->backward, w->optimizer, w->tensors, run);
+           slower * optimizer_ms, w->tensors, run);
   }
 
   void one_round(int run = 1) {
@@ -175,7 +179,7 @@ TEST_F(HostTimeCalibrate, RunsOnEveryCpuAreSaidNotPinned) {
 // host time over the launches, said as such.
 TEST_F(HostTimeCalibrate, StepsNoPositiveCostsFitAreChargedPerLaunch) {
   one_round();
-  record("foreach_wide", 4.0, 8.5, 0.5, 80, 170, 300, 15);
+  record("foreach_wide", 4.0, 8.5, 0.5, 15);
   const Outcome o = calibrate();
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const json cal = json::parse(slurp(out()));
@@ -188,7 +192,7 @@ TEST_F(HostTimeCalibrate, StepsNoPositiveCostsFitAreChargedPerLaunch) {
 // the two steps' mean, charged per step, said as such.
 TEST_F(HostTimeCalibrate, FusedStepsNoCostPerTensorFitsAreChargedPerStep) {
   one_round();
-  record("fused_3", 1 + 0.04 * 179, 0.05 * 436, 0.4, 179, 436, 4, 38);
+  record("fused_3", 1 + 0.04 * 179, 0.05 * 436, 0.4, 38);
   const Outcome o = calibrate();
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const json cal = json::parse(slurp(out()));
@@ -201,19 +205,25 @@ TEST_F(HostTimeCalibrate, FusedStepsNoCostPerTensorFitsAreChargedPerStep) {
       << o.out;
 }
 
-// Replay pays each figure per launch it issues (GEMMs included), and the reference may launch
-// more than it models (1.2x here; the 0.5B's 77 forward launches at 1 layer against replay's 74
-// on an H200): the host time is divided by replay's launches, so replay's host time for the
-// workload is the reference's. Per reference launch the forward would read 40 / 1.2 = 33 us.
+// Replay pays each figure per launch it issues (GEMMs included): the host time is divided by
+// replay's launches for each workload, so a replay issuing twice the launches on the same host
+// reads half the cost a launch (forward 20 us, backward 25, the foreach step 4, the loop 35) and
+// pays the same host time for the workload; the costs per pass, step and tensor stay.
 TEST_F(HostTimeCalibrate, TheHostTimeIsPerLaunchThatReplayIssues) {
-  reference_launch_scale_ = 1.2;
   one_round();
+  for (const Workload& w : workloads_)
+    replay_counts(w.name, 2 * w.forward, 2 * w.backward, 2 * w.optimizer);
   const Outcome o = calibrate();
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const json cal = json::parse(slurp(out()));
-  expect_one_round_host(cal);
-  EXPECT_EQ(cal["launches"]["foreach"]["forward"], 179);
-  EXPECT_EQ(cal["reference_launches"]["foreach_3"]["forward"], 215);
+  EXPECT_NEAR(cal["forward_us"].get<double>(), 20, 1e-6);
+  EXPECT_NEAR(cal["forward_fixed_us"].get<double>(), 1000, 1e-6);
+  EXPECT_NEAR(cal["backward_us"].get<double>(), 25, 1e-6);
+  EXPECT_NEAR(cal["optimizer_multi_us"].get<double>(), 4, 1e-6);
+  EXPECT_NEAR(cal["optimizer_multi_tensor_us"].get<double>(), 20, 1e-6);
+  EXPECT_NEAR(cal["optimizer_loop_us"].get<double>(), 35, 1e-6);
+  EXPECT_NEAR(cal["optimizer_fused_tensor_us"].get<double>(), 25, 1e-6);
+  EXPECT_EQ(cal["launches"]["foreach"]["forward"], 2 * 179);
 }
 
 // A replay that cannot be run, or whose dry run fails, is one line and exit 2, before any
@@ -266,25 +276,32 @@ TEST_F(HostTimeCalibrate, AWorkloadTooFarFromTheHostsFastestSpeedWritesNoCalibra
 // The H200 call whose calibration refused (tests/fixtures/calibration_many_speeds: four rounds,
 // the 1-layer forward's fastest steps 4.38 ms over the loop's runs and 3.57 over foreach's) is
 // fitted at the host's fastest forward of each depth, the 3-layer foreach step scaled 0.96. Its
-// records predate the fused workloads: the loop's runs of each depth stand in for them (the same
-// forward and backward; their optimizer figures are not asserted).
+// records predate the sweep of each depth in one process and the fused workloads: each of its
+// runs (a process a workload) goes into its depth's process records under its optimizer, the
+// loop's runs standing in for the fused ones (the same forward and backward; their optimizer
+// figures are not asserted), and replay's counts are taken as the reference's own, so the fit
+// reads the host's speeds alone.
 TEST_F(HostTimeCalibrate, TheH200HostOfManySpeedsIsFittedAtItsFastestForward) {
-  const std::filesystem::path root = bin_dir().parent_path().parent_path();
-  std::filesystem::copy(root / "tests/fixtures/calibration_many_speeds", dir_ / "records");
-  for (int run = 1; run <= 4; ++run)
-    for (const char* depth : {"1", "3"}) {
-      const std::string round = std::string(depth) + ".r" + std::to_string(run) + ".jsonl";
-      std::filesystem::copy(dir_ / "records" / ("reference_loop_" + round),
-                            dir_ / "records" / ("reference_fused_" + round));
+  const std::filesystem::path fixture =
+      bin_dir().parent_path().parent_path() / "tests/fixtures/calibration_many_speeds";
+  std::filesystem::create_directories(dir_ / "records");
+  const std::vector<std::pair<std::string, std::string>> stand_ins = {
+      {"foreach_1", "foreach_1"}, {"fused_1", "loop_1"}, {"loop_3", "loop_3"},
+      {"foreach_3", "foreach_3"}, {"fused_3", "loop_3"}, {"foreach_wide", "foreach_wide"}};
+  for (const auto& [name, kept] : stand_ins)
+    for (int run = 1; run <= 4; ++run) {
+      const std::vector<json> kept_records =
+          read_jsonl(fixture / ("reference_" + kept + ".r" + std::to_string(run) + ".jsonl"));
+      json step = kept_records[0];
+      step["optimizer"] = name.substr(0, name.rfind('_'));
+      const std::string process =
+          name == "foreach_wide" ? name : "sweep_" + name.substr(name.rfind('_') + 1);
+      write_step(
+          dir_ / "records" / ("reference_" + process + ".r" + std::to_string(run) + ".jsonl"),
+          step);
+      const json& launches = kept_records[1]["launches"];
+      replay_counts(name, launches["forward"], launches["backward"], launches["optimizer"]);
     }
-  // Replay's counts taken as the reference's own, so the fit reads the host's speeds alone.
-  for (const char* name :
-       {"foreach_1", "fused_1", "loop_3", "foreach_3", "fused_3", "foreach_wide"}) {
-    const std::string text =
-        slurp(dir_ / "records" / ("reference_" + std::string(name) + ".r1.jsonl"));
-    const json launches = json::parse(text.substr(text.find('\n') + 1))["launches"];
-    replay_counts(name, launches["forward"], launches["backward"], launches["optimizer"]);
-  }
   const Outcome o = calibrate(4);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const json cal = json::parse(slurp(out()));
@@ -304,10 +321,10 @@ TEST_F(HostTimeCalibrate, TheH200HostOfManySpeedsIsFittedAtItsFastestForward) {
 TEST_F(HostTimeCalibrate, EachPhaseIsTheFastestOfItsRuns) {
   for (int run = 1; run <= 3; ++run) one_round(run);
   const double fused_1_ms = (150 + 25.0 * 14 + 8.0 * 3) / 1e3;
-  record("fused_1", 1.8 * (1 + 0.04 * 77), 1.8 * 0.05 * 166, 1.8 * fused_1_ms, 77, 166, 3, 14, 1);
-  record("fused_1", 1.5 * (1 + 0.04 * 77), 1.5 * 0.05 * 166, 1.5 * fused_1_ms, 77, 166, 3, 14, 2);
+  record("fused_1", 1.8 * (1 + 0.04 * 77), 1.8 * 0.05 * 166, 1.8 * fused_1_ms, 14, 1);
+  record("fused_1", 1.5 * (1 + 0.04 * 77), 1.5 * 0.05 * 166, 1.5 * fused_1_ms, 14, 2);
   record("foreach_3", 1.6 * (1 + 0.04 * 179), 0.05 * 436, 1.6 * (300 + 20.0 * 38 + 8.0 * 72) / 1e3,
-         179, 436, 72, 38, 3);
+         38, 3);
   const Outcome o = calibrate(3);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const json cal = json::parse(slurp(out()));
@@ -323,15 +340,33 @@ TEST_F(HostTimeCalibrate, EachPhaseIsTheFastestOfItsRuns) {
 // with another round), and no calibration.
 TEST_F(HostTimeCalibrate, RecordsWithoutEachStepsHostTimeAreOneLineAndExit2) {
   one_round();
-  // The step record (the file's first line) without host_step_ms; its breakdown as it was.
-  const std::filesystem::path foreach_1 = dir_ / "records" / "reference_foreach_1.r1.jsonl";
-  const std::string text = slurp(foreach_1);
-  json step = json::parse(text.substr(0, text.find('\n')));
-  step.erase("host_step_ms");
-  std::ofstream(foreach_1) << step.dump() << "\n" << text.substr(text.find('\n') + 1);
+  // The 1-layer process's foreach record without host_step_ms; its other records as they were.
+  const std::filesystem::path sweep_1 = dir_ / "records" / "reference_sweep_1.r1.jsonl";
+  for (json step : read_jsonl(sweep_1))
+    if (step["optimizer"] == "foreach") {
+      step.erase("host_step_ms");
+      write_step(sweep_1, step);
+    }
   const Outcome o = calibrate();
   EXPECT_EQ(o.exit_code, 2) << o.err;
   EXPECT_NE(o.err.find("carries no host time per step (host_step_ms)"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(out()));
+}
+
+// A process's records without one of the optimizers the fit reads (a folder another layout of
+// runs left) are one line and exit 2, and no calibration.
+TEST_F(HostTimeCalibrate, AProcessWithoutAnOptimizersRecordIsOneLineAndExit2) {
+  one_round();
+  const std::filesystem::path sweep_3 = dir_ / "records" / "reference_sweep_3.r1.jsonl";
+  std::string kept;
+  for (const json& step : read_jsonl(sweep_3))
+    if (step["optimizer"] != "fused") kept += step.dump() + "\n";
+  std::ofstream(sweep_3) << kept;
+  const Outcome o = calibrate();
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("records sweep_3.r1 hold no step record for fused AdamW"), std::string::npos)
+      << o.err;
   EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << o.err;
   EXPECT_FALSE(std::filesystem::exists(out()));
 }
