@@ -73,13 +73,13 @@ calibrate() {
     rc=${PIPESTATUS[0]}
     [ "$rc" -eq 0 ] && { calibrated=1; break; }
     # A disturbed host only adds time, so each phase's fastest run only gets nearer the host
-    # undisturbed as runs are added: a refusal goes on with one more round of each workload,
+    # undisturbed as runs are added: a refusal goes on with one more round of each process,
     # a timeout with the runs it finished; anything else (no torch, no GPU) ends it.
     case $rc in
       124) echo "calibration: ran past ${CALIBRATE_TIMEOUT_S:-300} s; the next attempt keeps" \
              "its runs" | tee -a "$out/summary.txt" ;;
       1) repeats=$((repeats + 1))
-         echo "calibration: the next attempt adds a round of each workload to its runs ($repeats)" |
+         echo "calibration: the next attempt adds a round of each process to its runs ($repeats)" |
            tee -a "$out/summary.txt" ;;
       *) break ;;
     esac

@@ -33,7 +33,7 @@ foreach and 6.31, 4.19, 5.82 with the loop: medians 37% apart, fastest runs 2%; 
 same reason); fidelity_summary.py judges
 the reference at its fastest step to match (step_record.fastest_figure). --records DIR keeps the
 references' records (reference_NAME.rI.jsonl) and fits from those already there, running only the
-rounds missing (so --repeats one more adds a round of each workload; records without host_step_ms,
+rounds missing (so --repeats one more adds a round of each process; records without host_step_ms,
 from an older reference_step.py, are one line and exit 2). The workloads of one depth share their
 forward and backward: each pass's host time at a depth is its fastest step over all of their
 runs. A process's speed is read off its forward (a VM's host was seen to run a whole
@@ -75,7 +75,7 @@ DEPTHS = (1, 3)  # layers: the two points of each pass's line
 # 7B's lm_head is its own) over 5.6x the elements, so its launches grow apart from its tensors
 # (the two depths grow both).
 WIDE = ["--model", "qwen2.5-7b", "--micro-batch", "1", "--seq", "512", "--layers", "1"]
-# A run's speed is read off its forward, which the loop and foreach runs of one depth share: on an
+# A run's speed is read off its forward, which the workloads of one depth share: on an
 # H200 VM's host, held to one CPU, a process ran its whole run at one speed and its phases slowed
 # alike between runs (fastest steps of a slow run over a fast one, forward / backward / optimizer:
 # 1.38 / 1.40 / 1.46, 1.40 / 1.41 / 1.51, 1.59 / 1.51 / 1.64; bench/RESULTS.md, "A host of many
@@ -135,7 +135,8 @@ def reference(name, args, records, steps, warmup, cpus):
     steps_found = {r.get("optimizer"): r for r in map(json.loads, filter(str.strip, open(out)))
                    if r.get("record") == "step"}
     if not steps_found:
-        raise RuntimeError(f"the reference ({name}) wrote no step record ({out})")
+        raise ValueError(f"the reference's records {name} hold no step record ({out}): "
+                         "calibrate into a fresh --records folder")
     return steps_found
 
 
@@ -166,7 +167,7 @@ def at_host_speed(name, runs, forward_floor_ms):
             f"{SCALE_LIMIT:g}x of the fastest forward at its depth, {forward_floor_ms:.2f} ms of "
             f"host time (its runs' fastest forward steps, ms: {listed}); its optimizer cannot be "
             "scaled that far to the host's speed: calibrate again with more runs (--repeats one "
-            "more, on the same --records, adds a round of each workload to those there)")
+            "more, on the same --records, adds a round of each process to those there)")
     step = dict(step)
     step["host_optimizer_ms"] = fastest_step(step, "optimizer") / slower
     return step, 1 / slower
@@ -339,7 +340,7 @@ def main(argv):
                    help="run the references held to these CPUs (taskset -c LIST), as the runs "
                         "the calibration stands for are (default: not pinned)")
     p.add_argument("--repeats", type=int, default=3,
-                   help="runs of each workload, round by round; each phase's host time is the "
+                   help="runs of each process, round by round; each phase's host time is the "
                         "fastest of them (default 3)")
     p.add_argument("--replay", default=os.path.join(HERE, "..", "..", "..", "build", "bin",
                                                     "replay"),

@@ -2,7 +2,7 @@
 // calibration stood in for by stubs. When the call's own calibration writes nothing, the rows
 // that would be replayed against it are skipped, failing, rather than run against whatever
 // calibration an earlier call left; a refused calibration goes on with one more round of each
-// workload. Needs python3.
+// process. Needs python3.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -64,7 +64,7 @@ TEST_F(FidelityTravels, RowsAreSkippedWhenThisCallsCalibrationWroteNone) {
 }
 
 // Each phase's host time is the fastest of its runs, so a refused calibration is tried again
-// with one more round of each workload beside the runs it has, not afresh.
+// with one more round of each process beside the runs it has, not afresh.
 TEST_F(FidelityTravels, ARefusedCalibrationGoesOnWithOneMoreRoundOnTheSameRuns) {
   const Outcome o = travels("CALIBRATE_ATTEMPTS=3", "calibrate");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
