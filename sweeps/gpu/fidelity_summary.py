@@ -26,8 +26,8 @@ of its steps) and replay's (its steps) are printed under the table. A MoE row wh
 replay ran their experts differently (--experts looped / grouped) fails. With --calibration (the
 host-time calibration replay ran on), each world1 row's reference host time per phase at its
 fastest step is printed beside the host time replay charged it (the calibration's figures for
-replay's launches; travels/host_against_calibration.py): where the host slowed after calibrating, a host-bound row
-says so (a figure, not judged)."""
+replay's launches; travels/host_against_calibration.py): where the host slowed after
+calibrating, a host-bound row says so (a figure, not judged)."""
 import json
 import os
 import statistics

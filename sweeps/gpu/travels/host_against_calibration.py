@@ -23,7 +23,7 @@ from step_record import HOST_PHASES, fastest_host_ms  # sweeps/gpu, on fidelity_
 # passed, its reference read 0.91-1.07x the calibration (bench/RESULTS.md, "Judged at the fastest
 # step").
 MOVED = 1.15
-# Only a row whose host, by the calibration, spends at least this share of the reference's
+# Only a row whose host, as replay charged it, spends at least this share of the reference's
 # fwd+bwd: elsewhere the host runs ahead of the GPU until it waits on it (a full launch queue,
 # FSDP2's syncs), and its perf_counter reads those waits (the 7B's backward: 2.2x the
 # calibration's launches on a host that held its speed).

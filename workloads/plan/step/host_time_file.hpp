@@ -5,7 +5,11 @@
 //   {"record": "host_time_calibration", "host": "...", "cpu": "...", "torch": "2.11.0+cu130",
 //    "gpu": "...", "forward_us": 41.2, "backward_us": 30.5, "optimizer_loop_us": 60.1,
 //    "optimizer_multi_us": 8.0, "cpus": "2-5 (taskset)", ...}
-// (more fields are kept for the reader's eyes: the launches and host times they come from).
+// each figure per launch that replay issues; optionally the per-pass costs (forward_fixed_us,
+// backward_fixed_us) and the foreach and fused steps' costs per step and per parameter tensor
+// (optimizer_multi_fixed_us, optimizer_multi_tensor_us, optimizer_fused_fixed_us with
+// optimizer_fused_tensor_us); more fields are kept for the reader's eyes: the launches and host
+// times they come from.
 #pragma once
 #include <string>
 
