@@ -8,13 +8,12 @@
 // previous launch started, as eager PyTorch's thread is busy in Python and the dispatcher
 // between launches; a GPU that runs ahead then waits, as it does in training. The engine's own
 // launch cost counts towards that share (PyTorch's per-launch time includes its own). A sync
-// kernel waits for the stream to drain.
+// kernel waits for the stream to drain, and the host time after it runs from its return
+// (host_pacer.hpp).
 //
 // Calibration (`scale`) stretches an op's GEMMs as compute_scale.hpp says; shapes made by the
 // fraction are planned on first use (heuristic, untuned).
 #include <algorithm>
-#include <chrono>
-#include <thread>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,8 +23,9 @@
 #include "bench/compute/cuda/grouped_gemm.hpp"
 #include "bench/compute/cuda/lt_gemm.hpp"
 #include "bench/compute/cuda/memory_kernels.hpp"
-#include "bench/compute/launch_order.hpp"
 #include "bench/compute/cuda/random_fill.hpp"
+#include "bench/compute/host_pacer.hpp"
+#include "bench/compute/launch_order.hpp"
 #include "bench/compute/operand_bytes.hpp"
 #include "collectives/device/cuda_check.hpp"
 #include "collectives/device/cuda_event.hpp"
@@ -39,25 +39,6 @@ std::uint64_t elements(std::int64_t rows, std::int64_t cols, std::int64_t batch)
   return checked_mul(checked_mul(static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(cols),
                                  "GEMM operand size"),
                      static_cast<std::uint64_t>(batch), "GEMM operand size");
-}
-
-using Clock = std::chrono::steady_clock;
-
-// Waits until `us` after `since` (no wait when that is past); returns when the launch starts.
-// A long wait sleeps first and spins only its last stretch (a sleep overshoots by tens of us):
-// a rank pinned to one core must leave it to NCCL's proxy thread, which drives socket and
-// network transfers while a framework's host is busy on another core.
-Clock::time_point pace_after(Clock::time_point since, double us) {
-  const Clock::time_point now = Clock::now();
-  if (us <= 0) return now;
-  const auto until =
-      since + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::micro>(us));
-  if (until <= now) return now;
-  constexpr auto kSpinTail = std::chrono::microseconds(100);
-  if (until - now > 2 * kSpinTail) std::this_thread::sleep_until(until - kSpinTail);
-  while (Clock::now() < until) {
-  }
-  return until;
 }
 
 class CublasEngine final : public ComputeEngine {
@@ -85,8 +66,8 @@ class CublasEngine final : public ComputeEngine {
 
   std::string description() const override {
     return "cuBLASLt " + std::string(dtype_name(dtype_)) + " GEMM, fp32 accumulate, on " +
-           device_name_ + " (GPU " + std::to_string(device_) + "); grouped GEMMs: " +
-           grouped_->path();
+           device_name_ + " (GPU " + std::to_string(device_) +
+           "); grouped GEMMs: " + grouped_->path();
   }
 
   bool enqueues_on_device() const override { return true; }
@@ -152,23 +133,25 @@ class CublasEngine final : public ComputeEngine {
 
   void set_sync_timeout(double seconds) override { sync_timeout_s_ = seconds; }
 
-  void begin_step() override { last_launch_ = Clock::now(); }
+  void begin_step() override { host_.start(); }
 
   void issue(const ComputeOp& op, double scale,
              std::span<const std::shared_ptr<StreamEvent>> after) override {
-    if (!op.gemms.empty() && (dtype_size_bytes(op.dtype) > dtype_size_bytes(dtype_) || a_ == nullptr))
+    if (!op.gemms.empty() &&
+        (dtype_size_bytes(op.dtype) > dtype_size_bytes(dtype_) || a_ == nullptr))
       throw UsageError("GEMMs issued before reserve() covered their dtype and shapes");
     for (const std::shared_ptr<StreamEvent>& event : after)
       CUDA_CHECK(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(event->native_handle()), 0));
     for (const Launch& l : launch_order(op, scale)) {
-      last_launch_ = pace_after(last_launch_, l.host_us);
+      host_.before_launch(l.host_us);
       if (l.is_gemm && !l.gemm.group_rows.empty())
         run_grouped(l.gemm, op.dtype);
       else if (l.is_gemm)
         run(dims_of(l.gemm), op.dtype, l.gemm.label);
-      else if (l.kernel.kind == KernelKind::sync)
+      else if (l.kernel.kind == KernelKind::sync) {
         wait_for_stream(l.kernel.label);
-      else
+        host_.after_sync();
+      } else
         launch_memory_kernel(l.kernel, l.share, kernel_buffers_, stream_);
     }
   }
@@ -183,7 +166,7 @@ class CublasEngine final : public ComputeEngine {
   }
 
  private:
-  Clock::time_point last_launch_ = Clock::now();
+  HostPacer host_;
   // The host reads a few bytes back (nonzero, item()): it waits for everything queued.
   void wait_for_stream(const std::string& label) {
     EventWaitPolicy policy;
