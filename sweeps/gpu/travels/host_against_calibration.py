@@ -17,7 +17,7 @@ records, calibration) -> one line, or None where there is no calibration, the re
 (host_step_ms) or replay's ops (host_us) lack the figures, or the row is not host-bound
 (HOST_BOUND_SHARE) or its experts are looped."""
 
-from step_record import HOST_PHASES, fastest_host_ms  # sweeps/gpu, on fidelity_summary.py's path
+from step_record import HOST_PHASES, REPLAY_PHASES, fastest_host_ms  # sweeps/gpu, on the path
 
 # Past this either way the host's speed moved since calibrating: on H100 VMs whose 0.5B rows
 # passed, its reference read 0.91-1.07x the calibration (bench/RESULTS.md, "Judged at the fastest
@@ -28,12 +28,6 @@ MOVED = 1.15
 # FSDP2's syncs), and its perf_counter reads those waits (the 7B's backward: 2.2x the
 # calibration's launches on a host that held its speed).
 HOST_BOUND_SHARE = 0.5
-
-
-# Replay's phases under each of the reference's host timers (its backward timer runs autograd
-# over the recompute too).
-REPLAY_PHASES = {"forward": ("forward",), "backward": ("recompute", "backward"),
-                 "optimizer": ("optimizer",)}
 
 
 def replay_host_ms(ops, phase):

@@ -225,10 +225,9 @@ def fastest_step(step, phase):
     return ms
 
 
-def optimizer_point(name, run, launches):
+def optimizer_point(name, step, launches):
     """(host ms at the host's speed, replay's launches, tensors) of one workload's optimizer
     step."""
-    step = run[0]
     if not step.get("optimizer_tensors") or not launches.get("optimizer"):
         raise RuntimeError(f"the reference ({name}) recorded no optimizer tensors or launches")
     return step["host_optimizer_ms"], launches["optimizer"], step["optimizer_tensors"]
@@ -284,9 +283,9 @@ def calibrate(steps, warmup, cpus, records, repeats, replay):
     loop_launches, multi_launches = replayed[f"loop_{deep_d}"], replayed[f"foreach_{deep_d}"]
     forward_pass_us, forward_us = pass_line(shallow, deep, "forward")
     backward_pass_us, backward_us = pass_line(shallow, deep, "backward")
-    points = [optimizer_point(n, runs[n], replayed[n]) for n in foreach_steps]
+    points = [optimizer_point(n, runs[n][0], replayed[n]) for n in foreach_steps]
     multi_step_us, multi_tensor_us, multi_us, fit = foreach_fit(points)
-    fused_points = [optimizer_point(n, runs[n], replayed[n]) for n in fused_steps]
+    fused_points = [optimizer_point(n, runs[n][0], replayed[n]) for n in fused_steps]
     fused_step_us, fused_tensor_us, fused_how = fused_fit(*fused_points, multi_us)
 
     def steps_said(names_of, points_of):

@@ -9,10 +9,7 @@ reference launch charged replay 1-4% short of the host time it was fitted on."""
 import json
 import subprocess
 
-# Replay's phases for the reference's three host timers: its backward timer runs autograd over
-# the recompute too (activation checkpointing), as replay's backward_us is paid on both.
-PHASES = {"forward": ("forward",), "backward": ("recompute", "backward"),
-          "optimizer": ("optimizer",)}
+from step_record import REPLAY_PHASES  # sweeps/gpu, on host_time_calibrate.py's path
 
 
 def reference_to_replay(args):
@@ -42,7 +39,7 @@ def replay_launches(replay, args):
         ops = json.loads(r.stdout)["compute_ops"]
         return {phase: sum(op["gemms"] + sum(k["launches"] for k in op["kernels"])
                            for op in ops if op["phase"] in parts)
-                for phase, parts in PHASES.items()}
+                for phase, parts in REPLAY_PHASES.items()}
     except (ValueError, KeyError, TypeError):
         raise ValueError(f"--replay {replay}: its dry run of {' '.join(args)} carries no compute "
                          "ops' launches (compute_ops: phase, gemms, kernels)") from None

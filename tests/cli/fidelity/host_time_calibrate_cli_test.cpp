@@ -73,17 +73,17 @@ class HostTimeCalibrate : public PythonScriptTest {
   Outcome calibrate(int repeats = 1) {
     std::ofstream(dir_ / "replay_counts.json") << replay_counts_.dump();
     const std::filesystem::path replay = dir_ / "replay";
-    std::ofstream(replay) << "#!/usr/bin/env python3\n"
-                             "import json, os, sys\n"
-                             "a = sys.argv[1:]\n"
-                             "key = ' '.join(a[a.index(f) + 1] for f in "
-                             "('--model', '--layers', '--optimizer'))\n"
-                             "counts = json.load(open(os.path.join(os.path.dirname(__file__), "
-                             "'replay_counts.json')))[key]\n"
-                             "print(json.dumps({'compute_ops': [{'phase': p, 'gemms': n // 2, "
-                             "'kernels': [{'launches': n - n // 2}]} "
-                             "for p, n in counts.items()]}))\n";
-    std::filesystem::permissions(replay, std::filesystem::perms::owner_all);
+    write_executable(replay,
+                     "#!/usr/bin/env python3\n"
+                     "import json, os, sys\n"
+                     "a = sys.argv[1:]\n"
+                     "key = ' '.join(a[a.index(f) + 1] for f in "
+                     "('--model', '--layers', '--optimizer'))\n"
+                     "counts = json.load(open(os.path.join(os.path.dirname(__file__), "
+                     "'replay_counts.json')))[key]\n"
+                     "print(json.dumps({'compute_ops': [{'phase': p, 'gemms': n // 2, "
+                     "'kernels': [{'launches': n - n // 2}]} "
+                     "for p, n in counts.items()]}))\n");
     return run("python3 " + script_ + " --repeats " + std::to_string(repeats) + " --records " +
                (dir_ / "records").string() + " --replay " + replay.string() + " --out " +
                out().string());
