@@ -88,11 +88,13 @@ TEST_F(ReplayParallel, DryRunJsonCarriesTheGroups) {
   EXPECT_EQ(groups(t)["tp"]["bytes"], (12ull * 3 + 4) * 4096 * 3584 * 2);
   EXPECT_EQ(t["tp"], 4);
   EXPECT_EQ(t["shard_group"], 4);
-  // DDP: all-reduces only, on the world.
+  // DDP: the bucket all-reduces and the buffers' broadcast before the forward, on the world.
   auto d = dry_run("--model qwen2.5-7b --world 8 --plan ddp");
   EXPECT_EQ(d["totals"]["allgathers"], 0);
   EXPECT_EQ(d["totals"]["allreduces"], 142);
-  EXPECT_EQ(groups(d)["world"]["ops"], 142);
+  EXPECT_EQ(d["totals"]["broadcasts"], 1);
+  EXPECT_EQ(d["totals"]["broadcast_bytes"], 256);  // inv_freq: 64 fp32
+  EXPECT_EQ(groups(d)["world"]["ops"], 143);
   // Mixtral on a 2x4x2 mesh: the groups a dp_shard x ep x tp run uses.
   auto m = groups(dry_run("--model mixtral-8x7b --world 16 --mesh 2x4x2 --layers 2 --seq 1024"));
   EXPECT_EQ(m["shard"]["size"], 8);

@@ -158,6 +158,7 @@ class Builder {
     for (const Unit& u : s_.units)
       if (u.gathered_numel > 0 && r_.plan != PlanKind::ddp) events.emplace_back(&u, u.entry_seg);
     add_gathers(events, Phase::forward, n, ops);
+    if (r_.plan == PlanKind::ddp) add_ddp_buffer_broadcast(r_, prefix_, ops);
     for (int k = 0; k < n; ++k)
       if (s_.segments[k].after != MoeMarker::none)
         add_moe(k, s_.segments[k].layer, s_.segments[k].after, Phase::forward,

@@ -2,6 +2,8 @@
 // expected sizes worked out here from the shapes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
@@ -48,7 +50,7 @@ TEST(Ddp, BucketsInReverseRegistrationOrderFirstOneMiB) {
   ASSERT_EQ(s.units.size(), want.size());
   std::vector<std::uint64_t> all_reduces;
   for (const ScheduleOp& o : s.ops) {
-    if (!o.is_collective()) continue;
+    if (!o.is_collective() || o.collective().kind == CollectiveKind::broadcast) continue;
     ASSERT_EQ(o.collective().kind, CollectiveKind::all_reduce)
         << o.name;  // no gathers, no scatters
     EXPECT_EQ(o.collective().group, GroupKind::world);
@@ -61,6 +63,47 @@ TEST(Ddp, BucketsInReverseRegistrationOrderFirstOneMiB) {
   }
   // Bucket 1 (layer 27) is ready before bucket 6 (layer 26): issued earlier in backward.
   EXPECT_LT(op(s, "ar.bucket1").deps.at(0), op(s, "ar.bucket6").deps.at(0));
+}
+
+// DDP broadcasts the module's buffers from rank 0 before each forward that follows a synced
+// backward (broadcast_buffers): the rotary inv_freq, head_dim / 2 fp32 values (7B: 128 / 2 x 4
+// B), which the forward's first compute waits for; once a micro-batch, as each all-reduces.
+TEST(Ddp, BroadcastsTheModulesBuffersBeforeEachForward) {
+  WorkloadRequest q = request("qwen2.5-7b", 8);
+  q.plan = "ddp";
+  q.layers = 1;
+  q.micro_batches = 2;
+  const Schedule s = build_schedule(q);
+  std::vector<int> broadcasts;
+  for (std::size_t i = 0; i < s.ops.size(); ++i)
+    if (s.ops[i].is_collective() && s.ops[i].collective().kind == CollectiveKind::broadcast)
+      broadcasts.push_back(static_cast<int>(i));
+  ASSERT_EQ(broadcasts.size(), 2u);
+  for (int m = 0; m < 2; ++m) {
+    const std::string mb = "mb" + std::to_string(m) + ".";
+    const ScheduleOp& b = op(s, mb + "bcast.buffers");
+    EXPECT_EQ(b.collective().bytes, 64u * 4);
+    EXPECT_EQ(b.collective().dtype, DType::f32);
+    EXPECT_EQ(b.collective().root, 0);
+    EXPECT_EQ(b.collective().group, GroupKind::world);
+    EXPECT_EQ(b.phase, Phase::forward);
+    // Before every compute op of its micro-batch, and the first one waits for it.
+    std::size_t first_compute = s.ops.size();
+    for (std::size_t i = 0; i < s.ops.size(); ++i)
+      if (!s.ops[i].is_collective() && s.ops[i].name.rfind(mb, 0) == 0) {
+        first_compute = i;
+        break;
+      }
+    ASSERT_LT(first_compute, s.ops.size());
+    EXPECT_LT(broadcasts[m], static_cast<int>(first_compute));
+    const std::vector<int>& deps = s.ops[first_compute].deps;
+    EXPECT_NE(std::find(deps.begin(), deps.end(), broadcasts[m]), deps.end())
+        << s.ops[first_compute].name;
+  }
+  // FSDP keeps no such broadcast: its buffers are not DDP's to sync.
+  q.plan = "fsdp2";
+  for (const ScheduleOp& o : build_schedule(q).ops)
+    EXPECT_FALSE(o.is_collective() && o.collective().kind == CollectiveKind::broadcast) << o.name;
 }
 
 TEST(Ddp, BucketCapAndReplicaGroupWithTp) {

@@ -57,6 +57,22 @@ PowerSgdSplit powersgd_split(const DdpBucket& bucket, int rank) {
   return split;
 }
 
+void add_ddp_buffer_broadcast(const ResolvedRequest& r, const std::string& prefix, PhaseOps& ops) {
+  const auto inv_freq = static_cast<std::uint64_t>(r.model.rotary_dim() / 2);
+  if (inv_freq == 0 || ops.compute.empty()) return;
+  CommItem c;
+  c.name = prefix + "bcast.buffers";
+  c.unit = ops.compute.front().unit;
+  c.phase = Phase::forward;
+  c.op.kind = CollectiveKind::broadcast;
+  c.op.dtype = DType::f32;
+  c.op.group = dense_replica_group(r);
+  c.op.bytes = times(inv_freq, dtype_size_bytes(DType::f32));
+  c.op.root = 0;
+  c.needed_by = 0;
+  ops.comm.push_back(c);
+}
+
 void add_ddp_items(const ResolvedRequest& r, const std::vector<DdpBucket>& buckets,
                    const std::vector<int>& bwd_item, int items, const std::string& prefix,
                    PhaseOps& ops) {

@@ -3,6 +3,7 @@
 // split of a bucket (torch/distributed/algorithms/ddp_comm_hooks/powerSGD_hook.py).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "workloads/plan/parallel/phase_ops.hpp"
@@ -31,6 +32,16 @@ struct PowerSgdSplit {
   std::uint64_t uncompressed = 0, p = 0, q = 0;
 };
 PowerSgdSplit powersgd_split(const DdpBucket& bucket, int rank);
+
+// The broadcast of the module's buffers before a forward (DistributedDataParallel's
+// `broadcast_buffers`, on by default: `_pre_forward` -> `_sync_buffers` ->
+// `_broadcast_coalesced` from rank 0, each forward after one that synced gradients, which is
+// every forward here, as every micro-batch's backward all-reduces). The models' one buffer is
+// the rotary embedding's `inv_freq` (rotary dims / 2 fp32 values, transformers' model-level
+// rotary), 128 B for Qwen2.5-0.5B, in one coalesced broadcast; the forward's first compute
+// waits for it, as torch's stream waits on the broadcast's work. None without rotary. Counted
+// with the unit of the forward's first compute item (`ops.compute` filled first).
+void add_ddp_buffer_broadcast(const ResolvedRequest& r, const std::string& prefix, PhaseOps& ops);
 
 // The bucket all-reduces of one micro-batch's backward; `bwd_item[seg]` is the backward compute
 // item of segment seg, `items` the phase's compute items.
