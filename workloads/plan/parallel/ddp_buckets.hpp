@@ -1,6 +1,7 @@
 // DistributedDataParallel's gradient buckets (torch/nn/parallel/distributed.py and
 // torch/csrc/distributed/c10d/reducer.cpp, compute_bucket_assignment_by_size) and PowerSGD's
-// split of a bucket (torch/distributed/algorithms/ddp_comm_hooks/powerSGD_hook.py).
+// split of a bucket (torch/distributed/algorithms/ddp_comm_hooks/powerSGD_hook.py), and the
+// broadcast of the module's buffers before a forward.
 #pragma once
 #include <cstdint>
 #include <string>
