@@ -32,10 +32,8 @@ class Builder {
 
   void micro_batch(int m) {
     prefix_ = r_.request.micro_batches > 1 ? "mb" + std::to_string(m) + "." : "";
-    PhaseOps fwd = forward();
-    emit(fwd);
-    PhaseOps bwd = backward();
-    emit(bwd);
+    emit(forward());
+    emit(backward());
   }
 
  private:
@@ -255,7 +253,7 @@ class Builder {
 
   // Orders a phase: each compute item, then the comm ops issued once it is done; comm ops
   // queue on the comm stream in that order (the stream is FIFO).
-  void emit(PhaseOps& ops) {
+  void emit(PhaseOps ops) {
     std::stable_sort(ops.comm.begin(), ops.comm.end(), [](const CommItem& a, const CommItem& b) {
       return a.after != b.after ? a.after < b.after : a.priority < b.priority;
     });
