@@ -101,6 +101,38 @@ TEST_F(OptimizerTimeline, EachCallsHostTimeBesideTheKernelsItLaunched) {
   EXPECT_EQ(out.find("aten::copy_"), std::string::npos) << out;
 }
 
+// torch 2.11's foreach AdamW on an H200 (tests/fixtures/optimizer_timeline/README.md): eight
+// foreach calls of ten kernels each, the bias corrections' item() a tensor folded into one line
+// between addcmul_ and sqrt, zero_grad after the last launch.
+TEST_F(OptimizerTimeline, ARealFourLayerStepOfTorchsForeachAdamW) {
+  const std::string trace = (bin_dir().parent_path().parent_path() /
+                             "tests/fixtures/optimizer_timeline/q05_foreach_h200.trace.json.gz")
+                                .string();
+  const Outcome o = run("python3 " + script_ + " " + trace);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const std::string out = std::regex_replace(o.out, std::regex(" +"), " ");
+  EXPECT_NE(out.find("backward: its kernels ended at -240.1 (the host left backward at -29.1)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("optimizer: host 4505.0; GPU +1001.4 .. +4628.5, 80 kernels, busy 2520.3"),
+            std::string::npos)
+      << out;
+  std::size_t foreach_calls = 0;
+  for (std::size_t at = out.find("aten::_foreach_"); at != std::string::npos;
+       at = out.find("aten::_foreach_", at + 1)) {
+    const std::string line = out.substr(at, out.find('\n', at) - at);
+    if (line.find("10 kernels") != std::string::npos) ++foreach_calls;
+  }
+  EXPECT_EQ(foreach_calls, 8u) << out;
+  const std::size_t addcmul = out.find("aten::_foreach_addcmul_");
+  const std::size_t items = out.find("aten::item x100 and the Python between them");
+  const std::size_t sqrt = out.find("aten::_foreach_sqrt");
+  EXPECT_LT(addcmul, items) << out;
+  EXPECT_LT(items, sqrt) << out;
+  EXPECT_NE(out.find("+4400.3 30.3 97.2 Optimizer.zero_grad#AdamW.zero_grad"), std::string::npos)
+      << out;
+}
+
 TEST_F(OptimizerTimeline, BadInputIsOneLineAndExitTwo) {
   save("no_ranges.json", json::array({host("cpu_op", "aten::mm", 0, 10)}));
   save("not_a_list.json", json::object());
