@@ -13,28 +13,21 @@ under zero_grad with its host time and the span and busy time of the kernels it 
 of one call that launch nothing (the bias corrections' item() a tensor) folded into one line.
 The profiler slows the host (a profiled step runs slower than a timed one): read where the host
 time falls, not how long it is. Standard library only; no GPU. Bad input: one line, exit 2."""
-import gzip
-import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
+from trim_trace import readable  # noqa: E402
 
 GPU = ("kernel", "gpu_memcpy", "gpu_memset")
 HOST = ("cpu_op", "user_annotation")
 
 
 def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    try:
-        with opener(path, "rt") as f:
-            return [e for e in json_events(f) if e.get("ph", "X") == "X" and "ts" in e]
-    except (OSError, ValueError, KeyError, TypeError, EOFError) as e:
-        raise ValueError(f"{path}: not a Chrome trace ({e})") from None
-
-
-def json_events(f):
-    events = json.load(f)["traceEvents"]
-    if not isinstance(events, list):
-        raise TypeError("traceEvents is not a list")
-    return events
+    """The trace's complete events (JSON or gzip'd JSON; ValueError when unreadable)."""
+    return [e for e in readable(path)["traceEvents"]
+            if isinstance(e, dict) and e.get("ph", "X") == "X"
+            and isinstance(e.get("ts"), (int, float)) and isinstance(e.get("dur", 0), (int, float))]
 
 
 def end(e):

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -47,8 +48,8 @@ class OptimizerTimeline : public PythonScriptTest {
   }
 
   // The output with each run of spaces as one, so the tests read the figures, not the columns.
-  std::string timeline(const std::string& file) {
-    const Outcome o = run("python3 " + script_ + " " + (dir_ / file).string());
+  std::string timeline(const std::filesystem::path& trace) {
+    const Outcome o = run("python3 " + script_ + " " + trace.string());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     return std::regex_replace(o.out, std::regex(" +"), " ");
   }
@@ -73,7 +74,7 @@ TEST_F(OptimizerTimeline, EachCallsHostTimeBesideTheKernelsItLaunched) {
   t.push_back(host("user_annotation", "Optimizer.zero_grad#AdamW.zero_grad", 3850, 100));
   save("trace.json", t);
 
-  const std::string out = timeline("trace.json");
+  const std::string out = timeline(dir_ / "trace.json");
   EXPECT_NE(out.find("backward: its kernels ended at +400.0 (the host left backward at +0.0)"),
             std::string::npos)
       << out;
@@ -105,12 +106,9 @@ TEST_F(OptimizerTimeline, EachCallsHostTimeBesideTheKernelsItLaunched) {
 // foreach calls of ten kernels each, the bias corrections' item() a tensor folded into one line
 // between addcmul_ and sqrt, zero_grad after the last launch.
 TEST_F(OptimizerTimeline, ARealFourLayerStepOfTorchsForeachAdamW) {
-  const std::string trace = (bin_dir().parent_path().parent_path() /
-                             "tests/fixtures/optimizer_timeline/q05_foreach_h200.trace.json.gz")
-                                .string();
-  const Outcome o = run("python3 " + script_ + " " + trace);
-  ASSERT_EQ(o.exit_code, 0) << o.err;
-  const std::string out = std::regex_replace(o.out, std::regex(" +"), " ");
+  const std::string out =
+      timeline(bin_dir().parent_path().parent_path() /
+               "tests/fixtures/optimizer_timeline/q05_foreach_h200.trace.json.gz");
   EXPECT_NE(out.find("backward: its kernels ended at -240.1 (the host left backward at -29.1)"),
             std::string::npos)
       << out;
