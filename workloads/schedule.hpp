@@ -29,8 +29,8 @@ enum class StreamKind { comm, compute };
 // tensor-parallel group (tp consecutive ranks); one FSDP shard group of dense weights (ranks with
 // the same TP index, shard_group of them); one HSDP/DDP replica group (ranks with the same place
 // in their shard group); the expert group's ranks on one node and those with the same local index
-// on other nodes (hierarchical all-to-all); any group of a device mesh, given per op by its size and
-// stride (strided: CollectiveOp::group_size, group_stride). Rank layout:
+// on other nodes (hierarchical all-to-all); any group of a device mesh, given per op by its size
+// and stride (strided: CollectiveOp::group_size, group_stride). Rank layout:
 // workloads/plan/parallel/mesh.hpp.
 enum class GroupKind {
   world,
@@ -45,10 +45,9 @@ enum class GroupKind {
   strided
 };
 inline constexpr GroupKind kAllGroupKinds[] = {
-    GroupKind::world,       GroupKind::node,        GroupKind::expert,
-    GroupKind::data_parallel, GroupKind::tp,        GroupKind::shard,
-    GroupKind::replicate,   GroupKind::expert_node, GroupKind::expert_rail,
-    GroupKind::strided};
+    GroupKind::world,       GroupKind::node,   GroupKind::expert,    GroupKind::data_parallel,
+    GroupKind::tp,          GroupKind::shard,  GroupKind::replicate, GroupKind::expert_node,
+    GroupKind::expert_rail, GroupKind::strided};
 enum class Phase { forward, backward, recompute, optimizer };
 
 // C[m x n] = A[m x k] * B[k x n], `batch` times (attention scores and expert GEMMs are batched).
@@ -135,6 +134,11 @@ struct KernelSlice {
   // multi_tensor: bytes of one element of one tensor list (2 for bf16), which with `elements`
   // says how many lists the kernel reads and writes (multi_tensor_operands).
   std::uint64_t operand_element_bytes = 0;
+  // multi_tensor: the host time of each launch after the call's first (multi_tensor_apply's loop
+  // launching the next chunk list), out of the op's host_us; the rest of the call's share comes
+  // before its first launch. An engine's own launch then runs inside the charge instead of after
+  // it. 0: every launch after the first at once.
+  double host_us_per_launch = 0;
 };
 
 // A multi_tensor slice's tensor lists read and written: its bytes over elements x

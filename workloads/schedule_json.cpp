@@ -4,12 +4,12 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "collectives/ops/op_registry.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "workloads/model/gemm_slices.hpp"
 #include "workloads/plan/parallel/mesh.hpp"
 #include "workloads/schedule_summary.hpp"
-#include "collectives/ops/op_registry.hpp"
 
 namespace collreplay {
 namespace {
@@ -44,14 +44,18 @@ ordered moe_json(const std::vector<MoeLayerSummary>& moe) {
 }
 
 ordered kernel_json(const KernelSlice& k) {
-  ordered o = {{"kind", kernel_kind_name(k.kind)}, {"label", k.label},     {"at", k.at},
-               {"launches", k.launches},           {"elements", k.elements}};
+  ordered o = {{"kind", kernel_kind_name(k.kind)},
+               {"label", k.label},
+               {"at", k.at},
+               {"launches", k.launches},
+               {"elements", k.elements}};
   if (k.inner > 0) o["inner"] = k.inner;
   o["read_bytes"] = k.read_bytes;
   o["write_bytes"] = k.write_bytes;
   o["flops"] = k.flops;
   if (k.kind == KernelKind::timed) o["duration_us"] = k.duration_us;
   if (k.kind == KernelKind::multi_tensor) o["operand_element_bytes"] = k.operand_element_bytes;
+  if (k.host_us_per_launch > 0) o["host_us_per_launch"] = k.host_us_per_launch;
   return o;
 }
 
@@ -177,9 +181,8 @@ std::string dry_run_json(const Schedule& s) {
   ordered kernels = ordered::object();
   for (Phase p : {Phase::forward, Phase::backward, Phase::recompute, Phase::optimizer}) {
     const auto i = static_cast<std::size_t>(p);
-    kernels[std::string(phase_name(p))] = {{"launches", t.kernel_launches[i]},
-                                           {"bytes", t.kernel_bytes[i]},
-                                           {"syncs", t.syncs[i]}};
+    kernels[std::string(phase_name(p))] = {
+        {"launches", t.kernel_launches[i]}, {"bytes", t.kernel_bytes[i]}, {"syncs", t.syncs[i]}};
   }
   j["totals"]["kernels"] = kernels;
   // Every compute op with its non-GEMM slices: what the replay runs besides the GEMMs.

@@ -105,8 +105,7 @@ void read_group_shape(const Reader& r, const json& j, const std::string& where, 
       j.contains("group_stride") ? r.integer(j, "group_stride", where, 1) : 1;
   if (size > s.world || stride > s.world || size * stride > s.world)  // before the int casts
     r.fail(where, "group_size x group_stride (" + std::to_string(size) + " x " +
-                      std::to_string(stride) + ") is larger than world " +
-                      std::to_string(s.world));
+                      std::to_string(stride) + ") is larger than world " + std::to_string(s.world));
   c.group_size = static_cast<int>(size);
   c.group_stride = static_cast<int>(stride);
   const std::string problem = strided_group(c).problem(s.world);
@@ -193,6 +192,8 @@ KernelSlice read_kernel(const Reader& r, const json& j, const std::string& where
   k.write_bytes = r.count(r.get(j, "write_bytes", where), where + ".write_bytes");
   k.flops = j.contains("flops") ? r.number(j, "flops", where) : 0;
   k.duration_us = j.contains("duration_us") ? r.number(j, "duration_us", where) : 0;
+  k.host_us_per_launch =
+      j.contains("host_us_per_launch") ? r.number(j, "host_us_per_launch", where) : 0;
   if (k.kind == KernelKind::timed && !(k.duration_us > 0))
     r.fail(where + ".duration_us", "must be positive for a timed kernel");
   if (k.kind == KernelKind::reduce && k.inner == 0)
@@ -248,11 +249,11 @@ ComputeOp read_compute(const Reader& r, const json& j, const std::string& where)
   if (j.contains("kernels")) {
     const json& kernels = r.array(j, "kernels", where);
     for (std::size_t k = 0; k < kernels.size(); ++k) {
-      c.kernels.push_back(read_kernel(r, kernels[k],
-                                      where + ".kernels[" + std::to_string(k) + "]",
+      c.kernels.push_back(read_kernel(r, kernels[k], where + ".kernels[" + std::to_string(k) + "]",
                                       c.gemms.size()));
       if (k > 0 && c.kernels[k].at < c.kernels[k - 1].at)
-        r.fail(where + ".kernels[" + std::to_string(k) + "].at", "is before the kernel's before it");
+        r.fail(where + ".kernels[" + std::to_string(k) + "].at",
+               "is before the kernel's before it");
     }
   }
   c.host_us = j.contains("host_us") ? r.number(j, "host_us", where) : 0;

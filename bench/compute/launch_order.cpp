@@ -52,8 +52,8 @@ std::vector<Launch> launch_order(const ComputeOp& op, double scale) {
   if (!launches.empty() && op.host_us > 0) {
     const double each = op.host_us / static_cast<double>(launches.size());
     // A multi-tensor slice is one foreach call: its host time (dispatch over the tensor lists)
-    // comes before its first launch, and multi_tensor_apply's launches then follow back to
-    // back, so the call's last chunks run on the GPU after the host is done with it.
+    // comes before its first launch, and multi_tensor_apply's launches then follow one launch's
+    // host time apart, so the call's last chunks run on the GPU after the host is done with it.
     std::size_t first = 0;
     for (std::size_t i = 0; i < launches.size(); ++i) {
       Launch& l = launches[i];
@@ -62,7 +62,8 @@ std::vector<Launch> launch_order(const ComputeOp& op, double scale) {
         first = i;
         l.host_us = each;
       } else {
-        launches[first].host_us += each;
+        l.host_us = std::min(l.kernel.host_us_per_launch, each);
+        launches[first].host_us += each - l.host_us;
       }
     }
   }

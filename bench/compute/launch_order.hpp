@@ -26,7 +26,8 @@ struct Launch {
   // time on an H200).
   SliceShare share;
   // Host time spent before this launch: the op's host time over its launches, a foreach
-  // call's (a multi-tensor slice's) all before its first launch.
+  // call's (a multi-tensor slice's) before its first launch but for each later launch's own
+  // (KernelSlice::host_us_per_launch).
   double host_us = 0;
 };
 

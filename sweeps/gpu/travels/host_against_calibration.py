@@ -3,7 +3,7 @@ time the reference's own perf_counter read at its fastest step of that phase (ho
 calibration is fitted at its runs' fastest steps) against what replay charged that phase (its op
 records' host_us: the calibration's figures times replay's own launches, as the calibration
 divided by them). The calibration is fitted on other workloads (the 0.5B at micro-batch 1 x 512
-and 1 and 3 layers, one 7B layer), so on a host that held its speed this is the calibration's
+and 1 and 12 layers, one 7B layer), so on a host that held its speed this is the calibration's
 error on a row it did not see; where the reference's host ran well past it, the host slowed
 after calibrating (on an H100 VM the 0.5B's three reference runs' medians read 1.34-1.62x the
 calibration's host time, itself of medians then, minutes after it, where on another VM the same

@@ -8,7 +8,7 @@ Runs the real-training reference (sweeps/gpu/reference/reference_step.py, one ra
 activation checkpointing) on short host-bound steps, Qwen2.5-0.5B, micro-batch 1 x seq 512 (the
 GPU finishes each kernel before the host launches the next, so the host timers read the host's
 own cost), one process a depth timing each AdamW in turn on its model (--optimizer-sweep), 1 and
-3 layers, the foreach step also over one layer of Qwen2.5-7B. Per phase, the
+12 layers (--deep-layers), the foreach step also over one layer of Qwen2.5-7B. Per phase, the
 host's time (its fastest timed step, below; perf_counter without syncs) against the kernels
 replay launches for that phase of the same workload (replay_launches.py, its dry run: replay
 pays each figure per launch it issues): forward and backward (with the recompute) each as
@@ -17,12 +17,14 @@ FSDP2's root hooks and the loss, would otherwise be spread over its launches and
 deeper model's: 61 us a forward launch at 2 layers where the same host spent 45 at 4); the
 foreach optimizer step as a cost per step, per parameter tensor (torch.optim's loop over its
 parameters and DTensor's dispatch of each foreach op over each tensor) and per launch, through
-three steps: the two depths and one layer of Qwen2.5-7B (about the tensors of the 0.5B's one
+three steps: the two depths (14 and 146 tensors: with 3 layers' 38 the cost a tensor moved
+29.6-40.0 us between H200 calibrations, and Qwen3-30B-A3B's looped experts have 789 tensors)
+and one layer of Qwen2.5-7B (about the tensors of the 0.5B's one
 layer over 5.6x its elements, so its launches grow apart from its tensors: without that the
 per-tensor cost reads as per launch, and a model of few large tensors, whose launches come from
 its elements, would pay it on every launch); the fused step as a cost per step and per
 parameter tensor beside its launches (optimizer_fit.fused_fit), through its two depths; the
-optimizer loop per launch, at 3 layers.
+optimizer loop per launch, at the deeper depth.
 Each process runs --repeats times (3), round by round, and each phase's host time is read at
 its fastest steps (host_step_ms: each timed step's host ms per phase): on a VM the host's
 speed moves for seconds at a time, others' work landing on it, and only ever slows it; it moves
@@ -70,7 +72,7 @@ from step_record import fastest_host_ms  # noqa: E402
 from optimizer_fit import foreach_fit, fused_fit  # noqa: E402
 from replay_launches import replay_launches  # noqa: E402
 WORKLOAD = ["--model", "qwen2.5-0.5b", "--micro-batch", "1", "--seq", "512"]
-DEPTHS = (1, 3)  # layers: the two points of each pass's line
+SHALLOW = 1  # layers: the first point of each pass's line (--deep-layers the second)
 # The foreach step's third point: about the tensors of the 0.5B's one layer (15 against 14: the
 # 7B's lm_head is its own) over 5.6x the elements, so its launches grow apart from its tensors
 # (the two depths grow both).
@@ -188,8 +190,8 @@ def pass_line(shallow, deep, phase):
     key = f"host_{phase}_ms"
     extra = d_launches[phase] - s_launches[phase]
     if extra <= 0:
-        raise RuntimeError(f"the {phase} phase launched no more kernels at {DEPTHS[1]} layers "
-                           f"than at {DEPTHS[0]}: no line to fit")
+        raise RuntimeError(f"the {phase} phase launched no more kernels at the deeper depth "
+                           "than at the shallower: no line to fit")
     per_launch = (d_step[key] - s_step[key]) * 1e3 / extra
     per_pass = s_step[key] * 1e3 - per_launch * s_launches[phase]
     if per_pass < 0 or per_launch <= 0:
@@ -233,10 +235,10 @@ def optimizer_point(name, step, launches):
     return step["host_optimizer_ms"], launches["optimizer"], step["optimizer_tensors"]
 
 
-def calibrate(steps, warmup, cpus, records, repeats, replay):
-    shallow_d, deep_d = DEPTHS
+def calibrate(steps, warmup, cpus, records, repeats, replay, deep_layers):
+    depths = shallow_d, deep_d = SHALLOW, deep_layers
     names = {f"{o}_{d}": [*WORKLOAD, "--layers", str(d), "--optimizer", o]
-             for d in DEPTHS for o in ("loop", "foreach", "fused") if o != "loop" or d == deep_d}
+             for d in depths for o in ("loop", "foreach", "fused") if o != "loop" or d == deep_d}
     names["foreach_wide"] = [*WIDE, "--optimizer", "foreach"]
     # Replay pays each figure per launch it issues: the reference's host time is divided by
     # those.
@@ -245,7 +247,7 @@ def calibrate(steps, warmup, cpus, records, repeats, replay):
     # depth's workloads share its host's speed and its pass: the workload is that process's
     # record of its optimizer.
     processes = {f"sweep_{d}": [*WORKLOAD, "--layers", str(d), "--optimizer-sweep"]
-                 for d in DEPTHS}
+                 for d in depths}
     processes["foreach_wide"] = names["foreach_wide"]
     process_of = {n: ("foreach_wide" if n == "foreach_wide" else f"sweep_{n.split('_')[1]}",
                       n.split("_")[0]) for n in names}
@@ -270,9 +272,9 @@ def calibrate(steps, warmup, cpus, records, repeats, replay):
     foreach_steps = (f"foreach_{shallow_d}", f"foreach_{deep_d}", "foreach_wide")
     fused_steps = (f"fused_{shallow_d}", f"fused_{deep_d}")
     floor = {d: {f"host_{ph}_ms": pass_floor(every_run, d, ph) for ph in ("forward", "backward")}
-             for d in DEPTHS}
-    shallow, deep = ((floor[d], replayed[f"foreach_{d}"]) for d in DEPTHS)
-    forward_floor = {n: floor[d]["host_forward_ms"] for d in DEPTHS for n in at_depth(names, d)}
+             for d in depths}
+    shallow, deep = ((floor[d], replayed[f"foreach_{d}"]) for d in depths)
+    forward_floor = {n: floor[d]["host_forward_ms"] for d in depths for n in at_depth(names, d)}
     # The wide step's forward is its own (no workload beside it runs it): its runs are scaled to
     # the fastest of them.
     forward_floor["foreach_wide"] = min(fastest_step(r, "forward")
@@ -345,6 +347,9 @@ def main(argv):
                                                     "replay"),
                    help="the replay binary whose launches the figures are per (its dry run; "
                         "default: build/bin/replay)")
+    p.add_argument("--deep-layers", type=int, default=12,
+                   help="the 0.5B's second depth (default 12: 146 parameter tensors, so the "
+                        "cost a tensor is read over many; the first is 1 layer)")
     p.add_argument("--records", default="",
                    help="keep the references' records in this folder, and fit from those "
                         "already there instead of running them again (default: a temporary "
@@ -353,14 +358,18 @@ def main(argv):
     try:
         if a.repeats < 1:
             raise ValueError(f"--repeats must be at least 1, not {a.repeats}")
+        if a.deep_layers <= SHALLOW:
+            raise ValueError(f"--deep-layers must be more than {SHALLOW}, not {a.deep_layers}")
         if a.cpus:
             cpu_set(a.cpus)
         if a.records:
             os.makedirs(a.records, exist_ok=True)
-            cal = calibrate(a.steps, a.warmup, a.cpus, a.records, a.repeats, a.replay)
+            cal = calibrate(a.steps, a.warmup, a.cpus, a.records, a.repeats, a.replay,
+                            a.deep_layers)
         else:
             with tempfile.TemporaryDirectory() as records:
-                cal = calibrate(a.steps, a.warmup, a.cpus, records, a.repeats, a.replay)
+                cal = calibrate(a.steps, a.warmup, a.cpus, records, a.repeats, a.replay,
+                                a.deep_layers)
     except ValueError as e:
         print(f"host_time_calibrate.py: {e}", file=sys.stderr)
         return 2

@@ -70,7 +70,7 @@ class HostTimeCalibrate : public PythonScriptTest {
   // from a stand-in whose dry run prints replay_counts_ (keyed "MODEL LAYERS OPTIMIZER"), each
   // phase's as one op of half GEMMs, half kernel launches: a GEMM is a launch, as replay pays it.
   std::filesystem::path out() const { return dir_ / "host_time.json"; }
-  Outcome calibrate(int repeats = 1) {
+  Outcome calibrate(int repeats = 1, int deep_layers = 12) {
     std::ofstream(dir_ / "replay_counts.json") << replay_counts_.dump();
     const std::filesystem::path replay = dir_ / "replay";
     write_executable(replay,
@@ -84,9 +84,9 @@ class HostTimeCalibrate : public PythonScriptTest {
                      "print(json.dumps({'compute_ops': [{'phase': p, 'gemms': n // 2, "
                      "'kernels': [{'launches': n - n // 2}]} "
                      "for p, n in counts.items()]}))\n");
-    return run("python3 " + script_ + " --repeats " + std::to_string(repeats) + " --records " +
-               (dir_ / "records").string() + " --replay " + replay.string() + " --out " +
-               out().string());
+    return run("python3 " + script_ + " --repeats " + std::to_string(repeats) + " --deep-layers " +
+               std::to_string(deep_layers) + " --records " + (dir_ / "records").string() +
+               " --replay " + replay.string() + " --out " + out().string());
   }
   // Replay's counts for a workload as reference_step.py's flags name it.
   void replay_counts(const std::string& name, int forward, int backward, int optimizer) {
@@ -121,9 +121,9 @@ class HostTimeCalibrate : public PythonScriptTest {
     int forward, backward, optimizer, tensors;
   };
   const std::vector<Workload> workloads_ = {
-      {"foreach_1", 77, 166, 64, 14}, {"fused_1", 77, 166, 3, 14},
-      {"loop_3", 179, 436, 304, 38},  {"foreach_3", 179, 436, 72, 38},
-      {"fused_3", 179, 436, 4, 38},   {"foreach_wide", 80, 170, 300, 15}};
+      {"foreach_1", 77, 166, 64, 14},  {"fused_1", 77, 166, 3, 14},
+      {"loop_12", 179, 436, 304, 146}, {"foreach_12", 179, 436, 72, 146},
+      {"fused_12", 179, 436, 4, 146},  {"foreach_wide", 80, 170, 300, 15}};
 
   // One run of workload `name` on that host, every phase `slower` times its figure.
   void slowed(const std::string& name, double slower, int run = 1) {
@@ -175,11 +175,12 @@ TEST_F(HostTimeCalibrate, RunsOnEveryCpuAreSaidNotPinned) {
   EXPECT_NE(o.out.find("CPUs any of 16 (not pinned)"), std::string::npos) << o.out;
 }
 
-// Steps whose host time falls as their tensors and launches grow fit no positive costs: the
-// host time over the launches, said as such.
+// Steps whose host time falls as their tensors grow fit no positive costs: the host time over
+// the launches, said as such.
 TEST_F(HostTimeCalibrate, StepsNoPositiveCostsFitAreChargedPerLaunch) {
   one_round();
-  record("foreach_wide", 4.0, 8.5, 0.5, 15);
+  record("foreach_12", 1 + 0.04 * 179, 0.05 * 436, 0.2, 146);
+  record("foreach_wide", 4.0, 8.5, 2.0, 15);
   const Outcome o = calibrate();
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const json cal = json::parse(slurp(out()));
@@ -192,7 +193,7 @@ TEST_F(HostTimeCalibrate, StepsNoPositiveCostsFitAreChargedPerLaunch) {
 // the two steps' mean, charged per step, said as such.
 TEST_F(HostTimeCalibrate, FusedStepsNoCostPerTensorFitsAreChargedPerStep) {
   one_round();
-  record("fused_3", 1 + 0.04 * 179, 0.05 * 436, 0.4, 38);
+  record("fused_12", 1 + 0.04 * 179, 0.05 * 436, 0.4, 146);
   const Outcome o = calibrate();
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const json cal = json::parse(slurp(out()));
@@ -252,7 +253,7 @@ TEST_F(HostTimeCalibrate, AWorkloadWhoseRunsAllRanSlowerIsScaledToTheHostsFastes
   const json cal = json::parse(slurp(out()));
   expect_one_round_host(cal);
   EXPECT_NEAR(cal["speed_scale"]["foreach_1"].get<double>(), 1 / 1.3, 1e-9);
-  EXPECT_DOUBLE_EQ(cal["speed_scale"]["foreach_3"].get<double>(), 1);
+  EXPECT_DOUBLE_EQ(cal["speed_scale"]["foreach_12"].get<double>(), 1);
   EXPECT_NE(o.out.find("scaled to the host's fastest forward: foreach_1 x0.77 ->"),
             std::string::npos)
       << o.out;
@@ -262,10 +263,10 @@ TEST_F(HostTimeCalibrate, AWorkloadWhoseRunsAllRanSlowerIsScaledToTheHostsFastes
 // not scaled that far: no calibration, and the refusal lists its runs' fastest forward steps.
 TEST_F(HostTimeCalibrate, AWorkloadTooFarFromTheHostsFastestSpeedWritesNoCalibration) {
   one_round();
-  slowed("foreach_3", 1.8);
+  slowed("foreach_12", 1.8);
   const Outcome o = calibrate();
   EXPECT_EQ(o.exit_code, 1) << o.err;
-  EXPECT_NE(o.err.find("the host's speed moved between runs: no run of foreach_3 came within "
+  EXPECT_NE(o.err.find("the host's speed moved between runs: no run of foreach_12 came within "
                        "1.5x of the fastest forward at its depth, 8.16 ms of host time (its runs' "
                        "fastest forward steps, ms: 14.69)"),
             std::string::npos)
@@ -302,7 +303,7 @@ TEST_F(HostTimeCalibrate, TheH200HostOfManySpeedsIsFittedAtItsFastestForward) {
       const json& launches = kept_records[1]["launches"];
       replay_counts(name, launches["forward"], launches["backward"], launches["optimizer"]);
     }
-  const Outcome o = calibrate(4);
+  const Outcome o = calibrate(4, 3);  // its records ran 3 layers deep
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const json cal = json::parse(slurp(out()));
   EXPECT_DOUBLE_EQ(cal["forward_floor_ms"]["foreach_1"].get<double>(), 3.5699);
@@ -323,8 +324,8 @@ TEST_F(HostTimeCalibrate, EachPhaseIsTheFastestOfItsRuns) {
   const double fused_1_ms = (150 + 25.0 * 14 + 8.0 * 3) / 1e3;
   record("fused_1", 1.8 * (1 + 0.04 * 77), 1.8 * 0.05 * 166, 1.8 * fused_1_ms, 14, 1);
   record("fused_1", 1.5 * (1 + 0.04 * 77), 1.5 * 0.05 * 166, 1.5 * fused_1_ms, 14, 2);
-  record("foreach_3", 1.6 * (1 + 0.04 * 179), 0.05 * 436, 1.6 * (300 + 20.0 * 38 + 8.0 * 72) / 1e3,
-         38, 3);
+  record("foreach_12", 1.6 * (1 + 0.04 * 179), 0.05 * 436,
+         1.6 * (300 + 20.0 * 146 + 8.0 * 72) / 1e3, 146, 3);
   const Outcome o = calibrate(3);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   expect_one_round_host(json::parse(slurp(out())));
@@ -353,17 +354,31 @@ TEST_F(HostTimeCalibrate, RecordsWithoutEachStepsHostTimeAreOneLineAndExit2) {
 // runs left) are one line and exit 2, and no calibration.
 TEST_F(HostTimeCalibrate, AProcessWithoutAnOptimizersRecordIsOneLineAndExit2) {
   one_round();
-  const std::filesystem::path sweep_3 = dir_ / "records" / "reference_sweep_3.r1.jsonl";
+  const std::filesystem::path sweep_12 = dir_ / "records" / "reference_sweep_12.r1.jsonl";
   std::string kept;
-  for (const json& step : read_jsonl(sweep_3))
+  for (const json& step : read_jsonl(sweep_12))
     if (step["optimizer"] != "fused") kept += step.dump() + "\n";
-  std::ofstream(sweep_3) << kept;
+  std::ofstream(sweep_12) << kept;
   const Outcome o = calibrate();
   EXPECT_EQ(o.exit_code, 2) << o.err;
-  EXPECT_NE(o.err.find("records sweep_3.r1 hold no step record for fused AdamW"), std::string::npos)
+  EXPECT_NE(o.err.find("records sweep_12.r1 hold no step record for fused AdamW"),
+            std::string::npos)
       << o.err;
   EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << o.err;
   EXPECT_FALSE(std::filesystem::exists(out()));
+}
+
+// The second depth must be deeper than the first (1 layer): else no line through the two.
+TEST_F(HostTimeCalibrate, ASecondDepthNotPastTheFirstIsOneLineAndExit2) {
+  one_round();
+  for (const char* bad : {"1", "0", "-3"}) {
+    const Outcome o = run("python3 " + script_ + " --deep-layers " + bad + " --records " +
+                          (dir_ / "records").string() + " --out " + out().string());
+    EXPECT_EQ(o.exit_code, 2) << bad << ": " << o.err;
+    EXPECT_NE(o.err.find("--deep-layers must be more than 1"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << o.err;
+    EXPECT_FALSE(std::filesystem::exists(out()));
+  }
 }
 
 // The calibration runs its references on the CPUs it is given (the runs it stands for are held

@@ -53,5 +53,31 @@ TEST(LaunchOrder, HostTimeIsSpreadOverLaunchesAndAForeachCallsComesFirst) {
   for (std::size_t i = 0; i < 5; ++i) EXPECT_DOUBLE_EQ(launches[i].host_us, expected[i]) << i;
 }
 
+// multi_tensor_apply launches a foreach call's chunk lists one launch's host time apart: a
+// slice's later launches keep that much of their share (at most the share), the first takes the
+// rest, and the op's host time is unchanged. An engine's own launch then runs inside each
+// launch's host time: with nothing after the first it ran on top of the charge, 720 times in
+// Qwen3-30B-A3B's looped optimizer step.
+TEST(LaunchOrder, AForeachCallsLaterLaunchesKeepTheirOwnHostTime) {
+  ComputeOp op;
+  KernelSlice foreach_call;
+  foreach_call.kind = KernelKind::multi_tensor;
+  foreach_call.launches = 4;
+  foreach_call.elements = 4096;
+  foreach_call.read_bytes = foreach_call.write_bytes = 8192;
+  foreach_call.operand_element_bytes = 2;
+  foreach_call.host_us_per_launch = 3;
+  op.kernels = {foreach_call};
+  op.host_us = 40;
+  std::vector<Launch> launches = launch_order(op, 1.0);
+  ASSERT_EQ(launches.size(), 4u);
+  const double expected[] = {31, 3, 3, 3};
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(launches[i].host_us, expected[i]) << i;
+  // A launch's own host time above its share of the op's is held to the share.
+  op.kernels[0].host_us_per_launch = 25;
+  launches = launch_order(op, 1.0);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(launches[i].host_us, 10) << i;
+}
+
 }  // namespace
 }  // namespace collreplay

@@ -91,11 +91,14 @@ TEST(WorkloadsJson, MultiTensorKernelsRoundTrip) {
   const nlohmann::json& kernel = j["ops"][optimizer_op_index(j)]["compute"]["kernels"][0];
   EXPECT_EQ(kernel["kind"], "multi_tensor");
   EXPECT_EQ(kernel["operand_element_bytes"], 2);
+  // The eager defaults' cost of a multi-tensor launch (host_time.hpp).
+  EXPECT_EQ(kernel["host_us_per_launch"], 10);
   const Schedule back = schedule_from_json(text, "mem");
   EXPECT_EQ(schedule_to_json(back), text);
   const KernelSlice& k = back.ops[optimizer_op_index(j)].compute().kernels[0];
   EXPECT_EQ(k.kind, KernelKind::multi_tensor);
   EXPECT_EQ(k.operand_element_bytes, 2u);
+  EXPECT_DOUBLE_EQ(k.host_us_per_launch, 10);
   EXPECT_EQ(multi_tensor_operands(k).reads, 1u);  // param.mul_: one list read, one written
   EXPECT_EQ(multi_tensor_operands(k).writes, 1u);
   // Other kinds write no such field.
@@ -117,6 +120,9 @@ TEST(WorkloadsJson, MultiTensorKernelNeedsItsOperandElementBytes) {
            [&](auto& j) { kernel(j)["operand_element_bytes"] = 3; },
            [&](auto& j) { kernel(j)["operand_element_bytes"] = -2; }})
     EXPECT_NE(reject(edit).find("operand_element_bytes"), std::string::npos);
+  EXPECT_NE(
+      reject([&](auto& j) { kernel(j)["host_us_per_launch"] = -1; }).find("host_us_per_launch"),
+      std::string::npos);
   // More than multi_tensor_apply's 5 tensor lists.
   EXPECT_NE(reject([&](auto& j) {
               kernel(j)["read_bytes"] = kernel(j)["read_bytes"].template get<std::uint64_t>() * 6;
@@ -176,9 +182,9 @@ TEST(WorkloadsJson, DryRunKeysExactly) {
   std::vector<std::string> top;
   for (auto it = j.begin(); it != j.end(); ++it) top.push_back(it.key());
   std::sort(top.begin(), top.end());
-  EXPECT_EQ(top, (std::vector<std::string>{"compute_ops", "ep", "groups", "model",
-                                           "moe", "plan", "shard_group", "totals", "tp", "units",
-                                           "world", "wrap"}));
+  EXPECT_EQ(top,
+            (std::vector<std::string>{"compute_ops", "ep", "groups", "model", "moe", "plan",
+                                      "shard_group", "totals", "tp", "units", "world", "wrap"}));
   for (const char* k : {"name", "params", "shard_bytes", "allgather_bytes", "reduce_scatter_bytes",
                         "allreduce_bytes", "fwd_flops", "bwd_flops"})
     EXPECT_TRUE(j["units"][0].contains(k)) << k;
@@ -192,11 +198,10 @@ TEST(WorkloadsJson, DryRunKeysExactly) {
                         "combine_send_bytes", "combine_cross_rank_bytes"})
     EXPECT_TRUE(j["moe"][0].contains(k)) << k;
   EXPECT_EQ(j["totals"].size(), 19u);
-  for (const char* k :
-       {"params", "active_params", "allgathers", "reduce_scatters", "alltoalls", "allgather_bytes",
-        "reduce_scatter_bytes", "alltoall_bytes", "allreduces", "allreduce_bytes", "broadcasts",
-        "broadcast_bytes", "sends", "send_bytes", "recvs", "recv_bytes", "flops", "host_us",
-        "kernels"})
+  for (const char* k : {"params", "active_params", "allgathers", "reduce_scatters", "alltoalls",
+                        "allgather_bytes", "reduce_scatter_bytes", "alltoall_bytes", "allreduces",
+                        "allreduce_bytes", "broadcasts", "broadcast_bytes", "sends", "send_bytes",
+                        "recvs", "recv_bytes", "flops", "host_us", "kernels"})
     EXPECT_TRUE(j["totals"].contains(k)) << k;
   // Every phase's non-GEMM kernels, the optimizer a phase of its own, each compute op's slices.
   for (const char* phase : {"forward", "backward", "recompute", "optimizer"})

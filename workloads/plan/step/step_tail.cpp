@@ -9,8 +9,8 @@
 namespace collreplay {
 
 void append_summaries(const ResolvedRequest& r, const StepStructure& s,
-               const std::vector<MoeLayerTraffic>& traffic, const std::vector<DdpBucket>& buckets,
-               Schedule& out) {
+                      const std::vector<MoeLayerTraffic>& traffic,
+                      const std::vector<DdpBucket>& buckets, Schedule& out) {
   const double mbs = r.request.micro_batches;
   for (std::size_t b = 0; b < buckets.size(); ++b) {
     UnitSummary sum;
@@ -65,7 +65,7 @@ void append_optimizer_step(const ResolvedRequest& r, const StepStructure& s, std
   for (const Unit& u : s.units) {
     tensors += u.param_tensors;
     numel += r.plan == PlanKind::ddp ? u.params
-                                      : u.gathered_numel / static_cast<std::uint64_t>(u.group_size);
+                                     : u.gathered_numel / static_cast<std::uint64_t>(u.group_size);
   }
   ScheduleOp op;
   op.name = "optimizer.step";
@@ -75,9 +75,14 @@ void append_optimizer_step(const ResolvedRequest& r, const StepStructure& s, std
   for (std::size_t i = last_mb; i < out.ops.size(); ++i)
     if (out.ops[i].is_collective() && out.ops[i].phase == Phase::backward)
       op.deps.push_back(static_cast<int>(i));
-  const Work kernels =
-      optimizer_kernels(r.optimizer, tensors, numel, dtype_size_bytes(r.param_dtype));
-  op.body = ComputeOp{r.param_dtype, {}, kernels.kernels,
+  Work kernels = optimizer_kernels(r.optimizer, tensors, numel, dtype_size_bytes(r.param_dtype));
+  // multi_tensor_apply's loop launches each chunk list at the calibrated cost of a launch, which
+  // optimizer_host_us charges per launch.
+  for (KernelSlice& k : kernels.kernels)
+    if (k.kind == KernelKind::multi_tensor) k.host_us_per_launch = r.host_time.optimizer_multi_us;
+  op.body = ComputeOp{r.param_dtype,
+                      {},
+                      kernels.kernels,
                       optimizer_host_us(r.optimizer, kernels, tensors, r.host_time)};
   out.ops.push_back(std::move(op));
 }
