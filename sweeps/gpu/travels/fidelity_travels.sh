@@ -9,7 +9,8 @@
 #              past CALIBRATE_TIMEOUT_S (300; the runs it finished kept). A process a workload
 #              took about 15 s on an H200 VM's host, the 18 of three rounds with the fused
 #              workloads 268 s; with one process a depth (its optimizers swept) a round is three
-#              processes, and three rounds took 142-152 s on H200 VMs;
+#              processes, and three rounds took 142-152 s on H200 VMs (164 s with the second
+#              depth at 12 layers, as committed);
 #   table      the fidelity table, world 1: q05 q7 q72 mix, real torch against replay
 #              --host-time calibrate, every phase judged (fidelity_summary.py; its exit code
 #              says pass or FAIL); skipped, failing, when this call's calibrate stage wrote no
@@ -26,8 +27,9 @@
 # CALIBRATE_ATTEMPTS=2, accepted at the first; 30 timed steps a run) in 471 s and, on the same
 # machine again, 449 s, and `build check` in 70 s (15 processes a calibration; with the 18 of the
 # fused workloads `build calibrate table` took 542 s on an H200 VM, and grouped did not fit;
-# with one process a depth `build calibrate table grouped` took 397 and 438 s on H200 VMs,
-# CALIBRATE_ATTEMPTS=1). A later call on the same machine finds the
+# with one process a depth `build calibrate table grouped` took 390-438 s on H200 VMs,
+# CALIBRATE_ATTEMPTS=1, and with the 12-layer depth `build calibrate table` 387 s). A later call
+# on the same machine finds the
 # calibration where the first left it (build/gen/host_time.json);
 # `table` without one in build/gen fails its rows. A later `calibrate` into the same OUT_DIR fits
 # from the runs already in OUT_DIR/calibration rather than measuring again (a fresh OUT_DIR
