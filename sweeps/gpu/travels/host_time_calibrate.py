@@ -18,13 +18,12 @@ deeper model's: 61 us a forward launch at 2 layers where the same host spent 45 
 foreach optimizer step as a cost per step, per parameter tensor (torch.optim's loop over its
 parameters and DTensor's dispatch of each foreach op over each tensor) and per launch, through
 three steps: the two depths (14 and 146 tensors: with 3 layers' 38 the cost a tensor moved
-29.6-40.0 us between H200 calibrations, and Qwen3-30B-A3B's looped experts have 789 tensors)
-and one layer of Qwen2.5-7B (about the tensors of the 0.5B's one
-layer over 5.6x its elements, so its launches grow apart from its tensors: without that the
-per-tensor cost reads as per launch, and a model of few large tensors, whose launches come from
-its elements, would pay it on every launch); the fused step as a cost per step and per
-parameter tensor beside its launches (optimizer_fit.fused_fit), through its two depths; the
-optimizer loop per launch, at the deeper depth.
+29.6-40.0 us between H200 calibrations; Qwen3-30B-A3B's looped experts have 789) and one layer
+of Qwen2.5-7B (about the tensors of the 0.5B's one layer over 5.6x its elements, so its launches
+grow apart from its tensors: without that the per-tensor cost reads as per launch, and a model
+of few large tensors, whose launches come from its elements, would pay it on every launch); the
+fused step as a cost per step and per parameter tensor beside its launches
+(optimizer_fit.fused_fit), through its two depths; the optimizer loop per launch, at the deeper.
 Each process runs --repeats times (3), round by round, and each phase's host time is read at
 its fastest steps (host_step_ms: each timed step's host ms per phase): on a VM the host's
 speed moves for seconds at a time, others' work landing on it, and only ever slows it; it moves
@@ -73,9 +72,8 @@ from optimizer_fit import foreach_fit, fused_fit  # noqa: E402
 from replay_launches import replay_launches  # noqa: E402
 WORKLOAD = ["--model", "qwen2.5-0.5b", "--micro-batch", "1", "--seq", "512"]
 SHALLOW = 1  # layers: the first point of each pass's line (--deep-layers the second)
-# The foreach step's third point: about the tensors of the 0.5B's one layer (15 against 14: the
-# 7B's lm_head is its own) over 5.6x the elements, so its launches grow apart from its tensors
-# (the two depths grow both).
+# The foreach step's third point: about the 0.5B's one layer's tensors (15 against 14: the 7B's
+# lm_head is its own) over 5.6x the elements, its launches apart from its tensors.
 WIDE = ["--model", "qwen2.5-7b", "--micro-batch", "1", "--seq", "512", "--layers", "1"]
 # A run's speed is read off its forward, which the workloads of one depth share: on an
 # H200 VM's host, held to one CPU, a process ran its whole run at one speed and its phases slowed
