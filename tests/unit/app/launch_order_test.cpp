@@ -5,19 +5,24 @@
 namespace collreplay {
 namespace {
 
+// A foreach call over bf16 tensors of `elements` in all: one list read and one written.
+KernelSlice foreach_call(std::uint64_t launches, std::uint64_t elements) {
+  KernelSlice k;
+  k.kind = KernelKind::multi_tensor;
+  k.launches = launches;
+  k.elements = elements;
+  k.read_bytes = k.write_bytes = 2 * elements;
+  k.operand_element_bytes = 2;
+  return k;
+}
+
 // A slice of four launches is four shares that walk on through memory (share 0..3), each a
 // quarter of the bytes and elements: the engines start each share where the one before it
 // ended, so a foreach op's launches do not re-read one L2-sized share as if it were four. A
 // foreach call's host time all comes before its first launch (the launches follow back to back).
 TEST(LaunchOrder, ASliceOfFourLaunchesIsFourSuccessiveShares) {
   ComputeOp op;
-  KernelSlice k;
-  k.kind = KernelKind::multi_tensor;
-  k.launches = 4;
-  k.elements = 4 << 20;
-  k.read_bytes = k.write_bytes = 8 << 20;
-  k.operand_element_bytes = 2;
-  op.kernels = {k};
+  op.kernels = {foreach_call(4, 4 << 20)};
   op.host_us = 40;
   const std::vector<Launch> launches = launch_order(op, 1.0);
   ASSERT_EQ(launches.size(), 4u);
@@ -41,11 +46,11 @@ TEST(LaunchOrder, HostTimeIsSpreadOverLaunchesAndAForeachCallsComesFirst) {
   vector.launches = 2;
   vector.elements = 1024;
   vector.read_bytes = vector.write_bytes = 2048;
-  KernelSlice foreach_call = vector;
-  foreach_call.kind = KernelKind::multi_tensor;
-  foreach_call.launches = 3;
-  foreach_call.operand_element_bytes = 2;
-  op.kernels = {vector, foreach_call};
+  KernelSlice one_call = vector;
+  one_call.kind = KernelKind::multi_tensor;
+  one_call.launches = 3;
+  one_call.operand_element_bytes = 2;
+  op.kernels = {vector, one_call};
   op.host_us = 50;
   const std::vector<Launch> launches = launch_order(op, 1.0);
   ASSERT_EQ(launches.size(), 5u);
@@ -60,14 +65,8 @@ TEST(LaunchOrder, HostTimeIsSpreadOverLaunchesAndAForeachCallsComesFirst) {
 // Qwen3-30B-A3B's looped optimizer step.
 TEST(LaunchOrder, AForeachCallsLaterLaunchesKeepTheirOwnHostTime) {
   ComputeOp op;
-  KernelSlice foreach_call;
-  foreach_call.kind = KernelKind::multi_tensor;
-  foreach_call.launches = 4;
-  foreach_call.elements = 4096;
-  foreach_call.read_bytes = foreach_call.write_bytes = 8192;
-  foreach_call.operand_element_bytes = 2;
-  foreach_call.host_us_per_launch = 3;
-  op.kernels = {foreach_call};
+  op.kernels = {foreach_call(4, 4096)};
+  op.kernels[0].host_us_per_launch = 3;
   op.host_us = 40;
   std::vector<Launch> launches = launch_order(op, 1.0);
   ASSERT_EQ(launches.size(), 4u);
