@@ -23,7 +23,7 @@ of Qwen2.5-7B (about the tensors of the 0.5B's one layer over 5.6x its elements,
 grow apart from its tensors: without that the per-tensor cost reads as per launch, and a model
 of few large tensors, whose launches come from its elements, would pay it on every launch); the
 fused step as a cost per step and per parameter tensor beside its launches
-(optimizer_fit.fused_fit), through its two depths; the optimizer loop per launch, at the deeper.
+(optimizer_fit.fused_fit), through the two depths; the optimizer loop per launch at the second.
 Each process runs --repeats times (3), round by round, and each phase's host time is read at
 its fastest steps (host_step_ms: each timed step's host ms per phase): on a VM the host's
 speed moves for seconds at a time, others' work landing on it, and only ever slows it; it moves
