@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "workloads/plan/pipeline/pipeline_request.hpp"
+
 namespace collreplay {
 
 struct WorkloadRequest {
@@ -56,6 +58,8 @@ struct WorkloadRequest {
   std::string trace;
   // --trace-step N: the ProfilerStep#N to import; -1: the step of median duration.
   int trace_step = -1;
+  // --pp, --pp-schedule, --pp-layers (workloads/plan/pipeline/).
+  PipelineRequest pipeline;
 };
 
 }  // namespace collreplay

@@ -4,7 +4,6 @@
 #include <numeric>
 #include <string>
 
-#include "common/sizes.hpp"
 #include "workloads/model/eager_kernels.hpp"
 #include "workloads/plan/moe_routing.hpp"
 #include "workloads/plan/parallel/ddp_buckets.hpp"
@@ -13,6 +12,7 @@
 #include "workloads/plan/parallel/mesh.hpp"
 #include "workloads/plan/parallel/phase_ops.hpp"
 #include "workloads/plan/parallel/tensor_parallel.hpp"
+#include "workloads/plan/pipeline/pipeline_builder.hpp"
 #include "workloads/plan/resolved_request.hpp"
 #include "workloads/plan/step/step_tail.hpp"
 #include "workloads/plan/step_structure.hpp"
@@ -363,6 +363,7 @@ std::vector<MoeLayerTraffic> route_all_layers(const ResolvedRequest& r) {
 }  // namespace
 
 Schedule build_schedule(const WorkloadRequest& request) {
+  if (request.pipeline.pp > 1) return build_pipeline_schedule(request);
   const ResolvedRequest r = resolve_request(request);
   const std::vector<MoeLayerTraffic> traffic = route_all_layers(r);
   const StepStructure s = build_step_structure(r, traffic);

@@ -7,6 +7,7 @@
 #include "common/sizes.hpp"
 #include "workloads/model/eager_kernels.hpp"
 #include "workloads/plan/fsdp_padding.hpp"
+#include "workloads/plan/pipeline/stage_tree.hpp"
 
 namespace collreplay {
 namespace {
@@ -310,7 +311,7 @@ StepStructure build_step_structure(const ResolvedRequest& r,
   opt.ep_index = q.rank / q.tp % q.ep;
   opt.tp = q.tp;
   for (const MoeLayerTraffic& t : traffic) opt.replicated.push_back(t.replicated);
-  s.tree = build_module_tree(r.model, opt);
+  s.tree = stage_tree(build_module_tree(r.model, opt), q.pipeline.stage);
   const ModuleTree& t = s.tree;
   s.node_grad_seg.assign(t.nodes.size(), -1);
 

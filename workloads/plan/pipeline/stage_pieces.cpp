@@ -1,0 +1,236 @@
+#include "workloads/plan/pipeline/stage_pieces.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "common/errors.hpp"
+
+namespace collreplay {
+namespace {
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.rfind(prefix, 0) == 0;
+}
+
+// A block being trimmed: which ops stay, and the kernels taken out of its compute ops.
+struct Trim {
+  OpBlock& block;
+  std::vector<bool> keep;
+  explicit Trim(OpBlock& b) : block(b), keep(b.ops.size(), true) {}
+
+  int find(const std::string& name) const {
+    for (std::size_t i = 0; i < block.ops.size(); ++i)
+      if (block.ops[i].name == name) return static_cast<int>(i);
+    return -1;
+  }
+  // Whether collective `name` is in the block: its op, or (a one-rank FSDP2 group, which calls no
+  // collective) its copy kernels.
+  bool present(const std::string& name) const {
+    if (find(name) >= 0) return true;
+    for (const ScheduleOp& op : block.ops)
+      if (!op.is_collective())
+        for (const KernelSlice& k : op.compute().kernels)
+          if (starts_with(k.label, name + ": FSDP2")) return true;
+    return false;
+  }
+  // Takes the FSDP2 copy kernels of collective `name` ("<name>: FSDP2 ...") out of the compute
+  // ops, with their share of host time; returns them. Whether any was there in `found`.
+  std::vector<KernelSlice> take_kernels(const std::string& name, const HostTimePerLaunch& host,
+                                        bool& found) {
+    std::vector<KernelSlice> taken;
+    for (ScheduleOp& op : block.ops) {
+      if (op.is_collective()) continue;
+      ComputeOp& c = std::get<ComputeOp>(op.body);
+      const double per_launch =
+          op.phase == Phase::forward ? host.forward_us : host.backward_us;
+      for (auto it = c.kernels.begin(); it != c.kernels.end();) {
+        if (!starts_with(it->label, name + ": FSDP2")) {
+          ++it;
+          continue;
+        }
+        c.host_us = std::max(0.0, c.host_us - per_launch * static_cast<double>(it->launches));
+        taken.push_back(*it);
+        it = c.kernels.erase(it);
+      }
+    }
+    found = found || !taken.empty();
+    return taken;
+  }
+  // Drops op `name` and its copy kernels; whether the collective was in the block at all.
+  bool drop(const std::string& name, const HostTimePerLaunch& host) {
+    bool found = false;
+    take_kernels(name, host, found);
+    const int i = find(name);
+    if (i >= 0) keep[static_cast<std::size_t>(i)] = false;
+    return found || i >= 0;
+  }
+  // The block without the dropped ops, indices renumbered (deps on dropped ops vanish).
+  void apply() {
+    std::vector<int> index(block.ops.size(), -1);
+    std::vector<ScheduleOp> kept;
+    for (std::size_t i = 0; i < block.ops.size(); ++i) {
+      if (!keep[i]) continue;
+      index[i] = static_cast<int>(kept.size());
+      kept.push_back(std::move(block.ops[i]));
+    }
+    for (ScheduleOp& op : kept) {
+      std::vector<int> deps;
+      for (int d : op.deps)
+        if (index[static_cast<std::size_t>(d)] >= 0) deps.push_back(index[static_cast<std::size_t>(d)]);
+      op.deps = std::move(deps);
+      if (op.hides_behind >= 0) op.hides_behind = index[static_cast<std::size_t>(op.hides_behind)];
+    }
+    block.ops = std::move(kept);
+  }
+};
+
+std::string mb_prefix(const Schedule& s, int mb) {
+  return s.micro_batches > 1 ? "mb" + std::to_string(mb) + "." : "";
+}
+
+// The built schedule's micro-batch blocks in order (forward, backward, forward, ...), and its
+// optimizer ops, with block-local indices.
+void cut_blocks(const Schedule& s, StagePieces& out) {
+  std::vector<int> block_of(s.ops.size(), -1), local(s.ops.size(), -1);
+  std::vector<OpBlock> blocks;
+  bool in_forward = false;
+  for (std::size_t i = 0; i < s.ops.size(); ++i) {
+    ScheduleOp op = s.ops[i];
+    if (op.phase == Phase::optimizer) {
+      op.deps.clear();
+      out.tail.push_back(std::move(op));
+      continue;
+    }
+    const bool forward = op.phase == Phase::forward;
+    if (blocks.empty() || forward != in_forward) blocks.emplace_back();
+    in_forward = forward;
+    const int b = static_cast<int>(blocks.size()) - 1;
+    block_of[i] = b;
+    local[i] = static_cast<int>(blocks[b].ops.size());
+    for (int& d : op.deps) {
+      if (block_of[static_cast<std::size_t>(d)] != b)
+        throw RuntimeError("pipeline: op '" + op.name + "' waits for another micro-batch's op");
+      d = local[static_cast<std::size_t>(d)];
+    }
+    if (op.hides_behind >= 0) op.hides_behind = local[static_cast<std::size_t>(op.hides_behind)];
+    blocks[b].ops.push_back(std::move(op));
+  }
+  if (static_cast<int>(blocks.size()) != 2 * s.micro_batches)
+    throw RuntimeError("pipeline: the stage's schedule is not one forward and one backward per "
+                       "micro-batch");
+  for (std::size_t b = 0; b < blocks.size(); ++b)
+    (b % 2 == 0 ? out.forward : out.backward).push_back(std::move(blocks[b]));
+}
+
+// The backward that runs last in `order`.
+int last_backward(const std::vector<std::pair<bool, int>>& order) {
+  int last = -1;
+  for (const auto& [forward, mb] : order)
+    if (!forward) last = mb;
+  return last;
+}
+
+// FSDP2 under the pipeline (header): a unit is gathered only while sharded; every unit's copy-in
+// and reduce-scatter (with HSDP's all-reduce) once, in the REDUCE_GRAD block.
+void fsdp2_rules(const Schedule& s, const ResolvedRequest& r,
+                 const std::vector<std::pair<bool, int>>& order, StagePieces& out) {
+  std::map<std::string, bool> gathered;
+  for (const UnitSummary& u : s.units) gathered[u.name] = false;
+  for (const auto& [forward, mb] : order) {
+    Trim trim((forward ? out.forward : out.backward).at(static_cast<std::size_t>(mb)));
+    for (auto& [unit, held] : gathered) {
+      const std::string gather = mb_prefix(s, mb) + (forward ? "ag.fwd." : "ag.bwd.") + unit;
+      if (trim.present(gather)) {
+        if (held)
+          trim.drop(gather, r.host_time);  // unshard() of a gathered unit does nothing
+        else
+          held = true;
+      }
+      // After a forward FSDP2 reshards (reshard_after_forward), the root excepted; after a
+      // backward the pipeline keeps it gathered.
+      if (forward && r.full_shard && unit != "root") held = false;
+    }
+    trim.apply();
+  }
+  const int last = last_backward(order);
+  ScheduleOp post;
+  post.name = "fsdp.post_backward";
+  post.stream = StreamKind::compute;
+  post.phase = Phase::backward;
+  post.unit = "root";
+  ComputeOp copies{r.param_dtype, {}, {}, 0};
+  for (int mb = 0; mb < s.micro_batches; ++mb) {
+    Trim trim(out.backward.at(static_cast<std::size_t>(mb)));
+    for (const auto& [unit, held] : gathered) {
+      const std::string p = mb_prefix(s, mb);
+      bool found = false;
+      const std::vector<KernelSlice> taken = trim.take_kernels(p + "rs." + unit, r.host_time, found);
+      const int rs = trim.find(p + "rs." + unit), ar = trim.find(p + "ar." + unit);
+      if (mb == last) {
+        copies.kernels.insert(copies.kernels.end(), taken.begin(), taken.end());
+        int rs_at = 0;  // the copy-in op
+        for (int i : {rs, ar}) {
+          if (i < 0) continue;
+          ScheduleOp op = trim.block.ops[static_cast<std::size_t>(i)];
+          op.name = op.name.substr(p.size());
+          op.deps = {i == ar && rs >= 0 ? rs_at : 0};
+          op.hides_behind = -1;
+          out.reduce.ops.push_back(std::move(op));
+          if (i == rs) rs_at = static_cast<int>(out.reduce.ops.size());  // index after post
+        }
+      }
+      for (int i : {rs, ar})
+        if (i >= 0) trim.keep[static_cast<std::size_t>(i)] = false;
+    }
+    trim.apply();
+  }
+  if (copies.kernels.empty() && out.reduce.ops.empty()) return;
+  for (const KernelSlice& k : copies.kernels)
+    copies.host_us += r.host_time.backward_us * static_cast<double>(k.launches);
+  post.body = std::move(copies);
+  out.reduce.ops.insert(out.reduce.ops.begin(), std::move(post));
+}
+
+// DDP under the pipeline (header): bucket all-reduces in the last backward only, no buffer
+// broadcast.
+void ddp_rules(const Schedule& s, const ResolvedRequest& r,
+               const std::vector<std::pair<bool, int>>& order, StagePieces& out) {
+  const int last = last_backward(order);
+  for (int mb = 0; mb < s.micro_batches; ++mb) {
+    const std::string p = mb_prefix(s, mb);
+    Trim forward(out.forward.at(static_cast<std::size_t>(mb)));
+    forward.drop(p + "bcast.buffers", r.host_time);
+    forward.apply();
+    if (mb == last) continue;
+    Trim backward(out.backward.at(static_cast<std::size_t>(mb)));
+    for (std::size_t i = 0; i < backward.block.ops.size(); ++i)
+      if (starts_with(backward.block.ops[i].name, p + "ar.bucket")) backward.keep[i] = false;
+    backward.apply();
+  }
+}
+
+}  // namespace
+
+int OpBlock::first_compute() const {
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (!ops[i].is_collective()) return static_cast<int>(i);
+  return -1;
+}
+
+int OpBlock::last_compute() const {
+  for (std::size_t i = ops.size(); i-- > 0;)
+    if (!ops[i].is_collective()) return static_cast<int>(i);
+  return -1;
+}
+
+StagePieces stage_pieces(const Schedule& built, const ResolvedRequest& r,
+                         const std::vector<std::pair<bool, int>>& order) {
+  StagePieces out;
+  cut_blocks(built, out);
+  if (r.plan == PlanKind::fsdp2) fsdp2_rules(built, r, order, out);
+  if (r.plan == PlanKind::ddp) ddp_rules(built, r, order, out);
+  return out;
+}
+
+}  // namespace collreplay
