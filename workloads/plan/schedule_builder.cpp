@@ -363,7 +363,7 @@ std::vector<MoeLayerTraffic> route_all_layers(const ResolvedRequest& r) {
 }  // namespace
 
 Schedule build_schedule(const WorkloadRequest& request) {
-  if (request.pipeline.pp > 1) return build_pipeline_schedule(request);
+  if (request.pipeline.asked()) return build_pipeline_schedule(request);
   const ResolvedRequest r = resolve_request(request);
   const std::vector<MoeLayerTraffic> traffic = route_all_layers(r);
   const StepStructure s = build_step_structure(r, traffic);

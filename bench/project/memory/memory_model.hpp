@@ -41,4 +41,14 @@ MemoryPerGpu memory_per_gpu(const Schedule& schedule, const ModelConfig& model,
 // checkpointing), logits included.
 std::uint64_t activation_bytes(const ModelConfig& model, const WorkloadRequest& request);
 
+// One micro-batch's activations over decoder layers [first, first + count) on one rank: what
+// stays saved until its backward (`held`: with recompute each layer's input, without every
+// layer's set; with the head, the logits the loss reads) and what one layer's recompute needs
+// beside them at the peak (`transient`). activation_bytes is held + transient over every layer.
+struct SpanActivations {
+  std::uint64_t held = 0, transient = 0;
+};
+SpanActivations span_activation_bytes(const ModelConfig& model, const WorkloadRequest& request,
+                                      std::int64_t first, std::int64_t count, bool head);
+
 }  // namespace collreplay::project

@@ -24,6 +24,8 @@ struct PipelineRequest {
   std::string layers;
   // Not a flag: the stage a build covers (set by the pipeline builder).
   StageSpan stage;
+  // Any pipeline flag given (the pipeline builder checks them, --pp 1 with the others included).
+  bool asked() const { return pp != 1 || !schedule.empty() || !layers.empty(); }
 };
 
 }  // namespace collreplay

@@ -186,8 +186,10 @@ void fsdp2_rules(const Schedule& s, const ResolvedRequest& r,
     trim.apply();
   }
   if (copies.kernels.empty() && out.reduce.ops.empty()) return;
-  for (const KernelSlice& k : copies.kernels)
+  for (KernelSlice& k : copies.kernels) {
+    k.at = 0;  // the copy-in op has no GEMMs
     copies.host_us += r.host_time.backward_us * static_cast<double>(k.launches);
+  }
   post.body = std::move(copies);
   out.reduce.ops.insert(out.reduce.ops.begin(), std::move(post));
 }
