@@ -157,6 +157,7 @@ json projection_json(const ProjectionRow& row, const ProjectionLabels& l,
           {"exposed_by_group_ms", row.exposed_by_group_ms},
           {"critical_exposed_ms", row.critical_exposed_ms},
           {"optimizer_ms", row.optimizer_ms},
+          {"pipeline_wait_ms", row.pipeline_wait_ms ? json(*row.pipeline_wait_ms) : json(nullptr)},
           {"tflops_per_gpu", row.tflops_per_gpu ? json(*row.tflops_per_gpu) : json(nullptr)},
           {"mfu", row.mfu ? json(*row.mfu) : json(nullptr)},
           {"algorithms", row.algorithms},
@@ -217,6 +218,14 @@ void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLa
   if (!too_big.empty())
     out << "# does not fit in GPU memory at node count (need per GPU): " << too_big
         << "; their tokens/s read 'no fit'\n";
+  std::string waits;
+  for (const ProjectionRow& r : rows)
+    if (r.pipeline_wait_ms)
+      waits += (waits.empty() ? "" : ", ") + fmt("%.1f", *r.pipeline_wait_ms) + " at " +
+               std::to_string(r.nodes);
+  if (!waits.empty())
+    out << "# pipeline: the stages run together wait (bubble and sends) ms longer than the "
+           "slowest stage alone: " << waits << " nodes\n";
   out << "# tipping point: " << tipping_text(tip) << "\n";
 }
 

@@ -8,10 +8,12 @@
 #include "bench/executor/group_key.hpp"
 #include "bench/project/model/measured_points.hpp"
 #include "bench/project/model/step_sim.hpp"
+#include "bench/project/pipeline/pipeline_projection.hpp"
 #include "bench/replay/flops/step_flops.hpp"
 #include "bench/replay/headroom.hpp"
 #include "common/dtype.hpp"
 #include "common/errors.hpp"
+#include "workloads/plan/pipeline/pipeline_plan.hpp"
 #include "workloads/trace/trace_import.hpp"
 #include "workloads/schedule_summary.hpp"
 
@@ -85,8 +87,40 @@ ProjectionRow project_nodes(const ProjectionInputs& in, int nodes) {
   return slowest;
 }
 
+void set_median_layer(ProjectionRow& row, double ratio_lo, double ratio_hi) {
+  // Per decoder layer (a layer may hold several units: submodule wrapping).
+  std::map<int, UnitProjection> layers;
+  for (const UnitProjection& u : row.units) {
+    if (u.layer < 0) continue;
+    UnitProjection& l = layers[u.layer];
+    l.layer = u.layer;
+    l.comm_ms += u.comm_ms;
+    l.compute_ms += u.compute_ms;
+    l.headroom_ms += u.headroom_ms;
+  }
+  if (layers.empty()) return;
+  std::vector<UnitProjection> sorted;
+  for (const auto& [index, l] : layers) sorted.push_back(l);
+  std::sort(sorted.begin(), sorted.end(), [](const UnitProjection& a, const UnitProjection& b) {
+    return a.headroom_ms < b.headroom_ms;
+  });
+  const UnitProjection& median = sorted[(sorted.size() - 1) / 2];
+  row.median_layer = median.layer;
+  row.layer_comm_ms = median.comm_ms;
+  row.layer_compute_ms = median.compute_ms;
+  row.headroom_ms = median.headroom_ms;
+  row.headroom_lo_ms = median.compute_ms - median.comm_ms * ratio_hi;
+  row.headroom_hi_ms = median.compute_ms - median.comm_ms * ratio_lo;
+}
+
 ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, int nodes,
                                NormalMaxima& maxima) {
+  if (pipelined(in.request)) return project_pipeline(in, s, nodes, maxima);
+  return project_rank(in, s, nodes, maxima);
+}
+
+ProjectionRow project_rank(const ProjectionInputs& in, const Schedule& s, int nodes,
+                           NormalMaxima& maxima, std::vector<double>* op_ms_out) {
   const int g = in.request.gpus_per_node;
   ProjectionRow row;
   row.nodes = nodes;
@@ -121,32 +155,11 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
     }
   }
 
-  // Per unit, then per decoder layer (a layer may hold several units: submodule wrapping).
-  std::map<int, UnitProjection> layers;
   for (const UnitHeadroom& u : unit_headroom(s, times)) {
     const int layer = layer_of_unit.count(u.unit) ? layer_of_unit[u.unit] : -1;
     row.units.push_back({u.unit, layer, u.comm_ms, u.compute_ms, u.headroom_ms});
-    if (layer < 0) continue;
-    UnitProjection& l = layers[layer];
-    l.layer = layer;
-    l.comm_ms += u.comm_ms;
-    l.compute_ms += u.compute_ms;
-    l.headroom_ms += u.headroom_ms;
   }
-  if (!layers.empty()) {
-    std::vector<UnitProjection> sorted;
-    for (const auto& [index, l] : layers) sorted.push_back(l);
-    std::sort(sorted.begin(), sorted.end(), [](const UnitProjection& a, const UnitProjection& b) {
-      return a.headroom_ms < b.headroom_ms;
-    });
-    const UnitProjection& median = sorted[(sorted.size() - 1) / 2];
-    row.median_layer = median.layer;
-    row.layer_comm_ms = median.comm_ms;
-    row.layer_compute_ms = median.compute_ms;
-    row.headroom_ms = median.headroom_ms;
-    row.headroom_lo_ms = median.compute_ms - median.comm_ms * in.ratio_hi;
-    row.headroom_hi_ms = median.compute_ms - median.comm_ms * in.ratio_lo;
-  }
+  set_median_layer(row, in.ratio_lo, in.ratio_hi);
 
   row.optimizer_ms = optimizer_step_ms(
       s, static_cast<double>(dtype_size_bytes(parse_dtype(in.request.param_dtype))), in.terms);
@@ -158,6 +171,7 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
   row.exposed_lo_ms = step_ms(in.ratio_lo) - row.compute_step_ms;
   row.exposed_hi_ms = step_ms(in.ratio_hi) - row.compute_step_ms;
   attribute_exposure(s, op_ms, in.terms, row);
+  if (op_ms_out) *op_ms_out = op_ms;
   if (in.memory) {
     row.memory = memory_per_gpu(s, in.memory->model, in.request, in.memory->states);
     row.fits = row.memory->total_bytes() <= in.memory->budget.usable_bytes();

@@ -70,6 +70,9 @@ struct ProjectionRow {
   double critical_exposed_ms = 0;
   std::optional<MemoryPerGpu> memory;  // when checked
   bool fits = true;                    // false: the row's figures describe a step that cannot run
+  // A pipeline (--pp): how much longer the stages run together than the slowest stage alone
+  // (bench/project/pipeline/): the bubble and the sends and receives the order waits for.
+  std::optional<double> pipeline_wait_ms;
 };
 
 // Where communication stops hiding: the first row with more than one rank whose step fits and
@@ -83,9 +86,16 @@ inline constexpr double kCriticalExposedFraction = 0.01;
 
 ProjectionRow project_nodes(const ProjectionInputs& inputs, int nodes);
 // The same for a schedule already built at world = nodes x gpus_per_node (a fit projects one
-// schedule under many parameter sets).
+// schedule under many parameter sets). A pipeline's rank: every stage projected and run together
+// (bench/project/pipeline/pipeline_projection.hpp).
 ProjectionRow project_schedule(const ProjectionInputs& inputs, const Schedule& schedule, int nodes,
                                NormalMaxima& maxima);
+// One rank's schedule alone (its own streams and dependencies); `op_ms`, when given, gets each
+// op's time (compute at the modelled speed and the slowest rank's, comm by the cost model).
+ProjectionRow project_rank(const ProjectionInputs& inputs, const Schedule& schedule, int nodes,
+                           NormalMaxima& maxima, std::vector<double>* op_ms = nullptr);
+// The median decoder layer of row.units (by headroom) with its band.
+void set_median_layer(ProjectionRow& row, double ratio_lo, double ratio_hi);
 
 std::optional<TippingPoint> tipping_point(const std::vector<ProjectionRow>& rows);
 

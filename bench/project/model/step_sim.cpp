@@ -5,6 +5,7 @@
 
 #include "bench/executor/group_key.hpp"
 #include "common/errors.hpp"
+#include "workloads/plan/pipeline/pipeline_sim.hpp"
 
 namespace collreplay::project {
 
@@ -45,6 +46,11 @@ double simulate_step_ms(const Schedule& schedule, const std::vector<double>& op_
     step = std::max(step, end[i]);
   }
   return step;
+}
+
+double simulate_pipeline_ms(const std::vector<const Schedule*>& stages,
+                            const std::vector<std::vector<double>>& op_ms) {
+  return simulate_ranks(stages, op_ms).step_ms;
 }
 
 }  // namespace collreplay::project

@@ -157,6 +157,12 @@ class Assembler {
 
 }  // namespace
 
+PipelinePlan request_pipeline_plan(const WorkloadRequest& q) {
+  check_pipeline_flags(q);
+  const int stage_world = q.world / q.pipeline.pp;
+  return plan_pipeline(q, resolve_request(stage_request(q, stage_world, StageSpan{})).layers);
+}
+
 Schedule build_pipeline_schedule(const WorkloadRequest& q) {
   check_pipeline_flags(q);
   const int stage_world = q.world / q.pipeline.pp;

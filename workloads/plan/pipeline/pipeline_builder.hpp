@@ -12,6 +12,7 @@
 // last (the pipeline group's stream runs them in order anyway), so that the executor issues
 // torch's batches and no more (workloads/p2p_batches.hpp).
 #pragma once
+#include "workloads/plan/pipeline/pipeline_plan.hpp"
 #include "workloads/plan/request.hpp"
 #include "workloads/schedule.hpp"
 
@@ -19,5 +20,8 @@ namespace collreplay {
 
 // For a request with --pp above 1 (build_schedule calls it). UsageError for bad input.
 Schedule build_pipeline_schedule(const WorkloadRequest& request);
+
+// The request's pipeline plan, every flag checked (UsageError), its model read for the layers.
+PipelinePlan request_pipeline_plan(const WorkloadRequest& request);
 
 }  // namespace collreplay
