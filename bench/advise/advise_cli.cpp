@@ -25,6 +25,9 @@ constexpr const char* kLayoutFlags[] = {"--world",
                                         "--tp",
                                         "--ep",
                                         "--mesh",
+                                        "--pp",
+                                        "--pp-schedule",
+                                        "--pp-layers",
                                         "--no-activation-checkpointing"};
 
 void check(const AdviseOptions& o) {

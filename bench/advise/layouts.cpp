@@ -65,6 +65,38 @@ std::string hsdp_refusal(int nodes, int shard) {
   return "";
 }
 
+// A pipeline of pp stages (1F1B), tp inside each stage, fsdp or ddp across the rest, as torchtitan
+// composes them: FSDP2 with reshard_after_forward=False, its default under a pipeline (each unit
+// gathered once a step, reduce-scattered once after the last backward). Each data-parallel
+// replica of pp x tp ranks runs the base's micro-batches x pp x tp per step: the global batch of
+// the fsdp layout.
+Layout make_pipeline(const WorkloadRequest& base, int world, DataParallel dp, int tp, int pp) {
+  Layout l = make(base, world, dp, tp, 1);
+  l.request.pipeline.pp = pp;
+  l.request.pipeline.schedule = "1f1b";
+  l.request.micro_batches = base.micro_batches * pp * tp;
+  if (dp == DataParallel::fsdp) {
+    l.request.plan = "fsdp2";
+    l.request.sharding = "grad-op";
+  }
+  l.name = (tp > 1 ? "tp" + std::to_string(tp) + "+" : std::string()) + "pp" +
+           std::to_string(pp) + "+" + dp_name(dp);
+  return l;
+}
+
+// Why a pipeline of pp stages with tp does not fit this model and world, or "".
+std::string pp_refusal(const ModelConfig& m, const WorkloadRequest& base, int pp, int tp,
+                       int world) {
+  const std::string what = "pp " + std::to_string(pp);
+  const std::int64_t layers = base.layers < 0 ? m.layers : base.layers;
+  if (layers % pp != 0)
+    return what + " does not divide the " + std::to_string(layers) + " decoder layers";
+  if (world % (pp * tp) != 0 || world == pp * tp)
+    return what + " x tp " + std::to_string(tp) + " leaves no data parallelism in a world of " +
+           std::to_string(world);
+  return "";
+}
+
 }  // namespace
 
 std::vector<Layout> candidate_layouts(const WorkloadRequest& base, const ModelConfig& model,
@@ -91,6 +123,15 @@ std::vector<Layout> candidate_layouts(const WorkloadRequest& base, const ModelCo
     out.push_back(make(base, world, DataParallel::fsdp, 1, ep));
     out.back().refused = ep_refusal(model, ep, world, g);
   }
+  for (int pp : kDegrees)
+    for (int tp : {1, 2, 4, 8}) {
+      std::string refused = tp > 1 ? tp_refusal(model, tp, g) : "";
+      if (refused.empty()) refused = pp_refusal(model, base, pp, tp, world);
+      for (DataParallel dp : {DataParallel::fsdp, DataParallel::ddp}) {
+        out.push_back(make_pipeline(base, world, dp, tp, pp));
+        out.back().refused = refused;
+      }
+    }
   return out;
 }
 

@@ -1,6 +1,7 @@
 // The layouts `advise` weighs for a world of nodes x GPUs per node: ddp, fsdp, hsdp, tensor
 // parallel at 2, 4 and 8 (with fsdp, hsdp or ddp across the rest, or alone: `tp4` when it is the
-// whole world) and expert parallel at 2, 4 and 8 with fsdp. Each is a workload request for the
+// whole world), expert parallel at 2, 4 and 8 with fsdp, and pipelines of 2, 4 and 8 stages with
+// tp 1, 2, 4 or 8 inside each and fsdp or ddp across the rest (`tp4+pp4+fsdp`, `pp2+ddp`). Each is a workload request for the
 // schedule builder, or the reason it does not apply to this model and world.
 #pragma once
 #include <string>
@@ -12,8 +13,8 @@
 namespace collreplay::advise {
 
 struct Layout {
-  std::string name;         // "fsdp", "hsdp", "tp2+fsdp", "tp4", "ddp", "ep8+fsdp"
-  WorkloadRequest request;  // `base` with this layout's plan, sharding, tp, ep and world
+  std::string name;         // "fsdp", "hsdp", "tp2+fsdp", "tp4", "ddp", "ep8+fsdp", "tp4+pp4+fsdp"
+  WorkloadRequest request;  // `base` with this layout's plan, sharding, tp, ep, pp and world
   std::string refused;      // why the layout does not apply ("" when it does)
 };
 
