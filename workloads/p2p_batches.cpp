@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "workloads/plan/parallel/mesh.hpp"
+
 namespace collreplay {
 namespace {
 
@@ -32,6 +34,16 @@ std::vector<int> p2p_group_leaders(const Schedule& schedule) {
     leader[i] = open;
   }
   return leader;
+}
+
+PipelinePlace pipeline_place(const Schedule& schedule) {
+  for (const ScheduleOp& op : schedule.ops) {
+    if (!op.is_collective() || !is_point_to_point(op.collective().kind)) continue;
+    const StridedGroup g = strided_group(op.collective());
+    if (op.collective().group == GroupKind::strided && g.size > 1 && g.block() == schedule.world)
+      return {g.size, g.group_rank(schedule.rank)};
+  }
+  return {};
 }
 
 }  // namespace collreplay

@@ -15,4 +15,12 @@ namespace collreplay {
 // (compute ops and other collectives included).
 std::vector<int> p2p_group_leaders(const Schedule& schedule);
 
+// A pipeline's stage count and this schedule's stage: the strided group of its sends and
+// receives that spans the world (workloads/plan/pipeline/pipeline_builder.hpp) and the rank's
+// place in it; {1, 0} for a schedule without one.
+struct PipelinePlace {
+  int stages = 1, stage = 0;
+};
+PipelinePlace pipeline_place(const Schedule& schedule);
+
 }  // namespace collreplay

@@ -6,6 +6,7 @@
 
 #include "bench/executor/collective_plan.hpp"
 #include "common/errors.hpp"
+#include "workloads/p2p_batches.hpp"
 #include "workloads/plan/parallel/mesh.hpp"
 
 namespace collreplay {
@@ -58,17 +59,10 @@ bool same_on_every_rank(const AgreeMax& agree_max, double value) {
 }
 
 // A pipeline's stages issue different collectives (the embedding on the first, the head on the
-// last): each stage's ranks must agree among themselves. The pipeline group is the strided group
-// of sends and receives that spans the world (workloads/plan/pipeline/pipeline_builder.hpp); this
-// rank's stage is its rank in it. {1, 0} without one.
-std::pair<int, int> pipeline_stage(const Schedule& schedule, int world) {
-  for (const ScheduleOp& op : schedule.ops) {
-    if (!op.is_collective() || !is_point_to_point(op.collective().kind)) continue;
-    const StridedGroup g = strided_group(op.collective());
-    if (op.collective().group == GroupKind::strided && g.size > 1 && g.block() == world)
-      return {g.size, g.group_rank(schedule.rank)};
-  }
-  return {1, 0};
+// last): each stage's ranks must agree among themselves (workloads/p2p_batches.hpp finds them).
+std::pair<int, int> pipeline_stage(const Schedule& schedule) {
+  const PipelinePlace place = pipeline_place(schedule);
+  return {place.stages, place.stage};
 }
 
 // Whether the ranks of each stage hold one `value` (>= 0), the same answer on every rank: one
@@ -127,7 +121,7 @@ GroupComms::GroupComms(Communicator& world, const Schedule& schedule, int node_c
     // Ranks that issue different collectives would pair the wrong calls (wrong sizes, a hang):
     // per-rank traces cut at different points of the job do.
     const CollectiveTally mine = tally(schedule);
-    const std::pair<int, int> stage = pipeline_stage(schedule, world.size());
+    const std::pair<int, int> stage = pipeline_stage(schedule);
     if (stage.first > 1 ? !same_within_stages(agree_max, stage, mine.digest())
                         : !same_on_every_rank(agree_max, mine.digest()))
       throw UsageError("the ranks' schedules issue different collectives (this rank: " +

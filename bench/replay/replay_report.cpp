@@ -9,6 +9,7 @@
 #include "collectives/ops/op_registry.hpp"
 #include "common/sizes.hpp"
 #include "workloads/model/gemm_slices.hpp"
+#include "workloads/p2p_batches.hpp"
 #include "workloads/plan/parallel/mesh.hpp"
 
 namespace collreplay {
@@ -169,6 +170,7 @@ nlohmann::json step_record(const ReplayMeasurements& m, const nlohmann::json& ru
           {"micro_batch", s.micro_batch},
           {"seq", s.seq},
           {"micro_batches", s.micro_batches},
+          {"pp", pipeline_place(s).stages},
           {"tokens_per_step", s.tokens_per_step},
           {"compute_ms", st.compute_ms},
           {"comm_ms", st.comm_ms},
