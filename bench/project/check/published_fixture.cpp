@@ -69,6 +69,8 @@ PublishedRow row_of(const CsvTable& t, std::size_t i, const std::string& catalog
   if (!t.optional_text(i, "tp").empty()) r.tp = static_cast<int>(t.positive(i, "tp", true));
   r.distributed_optimizer = yes_no(t, i, "distributed_optimizer", false);
   r.async_tp = yes_no(t, i, "async_tp", false);
+  if (!t.optional_text(i, "ddp_bucket_size").empty())
+    r.ddp_bucket_size = static_cast<std::int64_t>(t.positive(i, "ddp_bucket_size", true));
   return r;
 }
 

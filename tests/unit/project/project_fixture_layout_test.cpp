@@ -1,5 +1,6 @@
-// The published fixture's optional layout columns: tp, distributed_optimizer and async_tp, read
-// into the row (defaults 1, no, no) and refused with one line naming the place when malformed.
+// The published fixture's optional layout columns: tp, distributed_optimizer, async_tp and
+// ddp_bucket_size, read into the row (defaults 1, no, no, 0) and refused with one line naming the
+// place when malformed.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -34,26 +35,29 @@ TEST(ProjectFixtureLayout, ColumnsDefaultToOneRankAndNo) {
   EXPECT_EQ(rows[0].tp, 1);
   EXPECT_FALSE(rows[0].distributed_optimizer);
   EXPECT_FALSE(rows[0].async_tp);
+  EXPECT_EQ(rows[0].ddp_bucket_size, 0);
 }
 
 TEST(ProjectFixtureLayout, ReadsTensorParallelAndTheDistributedOptimizer) {
-  const std::string text = std::string(kHeader) + ",tp,distributed_optimizer,async_tp\n" +
-                           base_row() + ",4,yes,yes\n" + base_row() + ",2,no,no\n";
+  const std::string text = std::string(kHeader) + ",tp,distributed_optimizer,async_tp,ddp_bucket_size\n" +
+                           base_row() + ",4,yes,yes,52428800\n" + base_row() + ",2,no,no,\n";
   const std::vector<PublishedRow> rows = read_published_fixture(write(text), "");
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].tp, 4);
   EXPECT_TRUE(rows[0].distributed_optimizer);
   EXPECT_TRUE(rows[0].async_tp);
+  EXPECT_EQ(rows[0].ddp_bucket_size, 52428800);
   EXPECT_EQ(rows[1].tp, 2);
+  EXPECT_EQ(rows[1].ddp_bucket_size, 0);
   EXPECT_FALSE(rows[1].distributed_optimizer);
 }
 
 TEST(ProjectFixtureLayout, MalformedValuesAreOneLineNamingTheRow) {
-  for (const std::string& cells : {",0,yes,no", ",4,maybe,no", ",4,yes,on"}) {
+  for (const std::string& cells : {",0,yes,no,1", ",4,maybe,no,1", ",4,yes,on,1", ",4,yes,no,-3"}) {
     try {
       read_published_fixture(
-          write(std::string(kHeader) + ",tp,distributed_optimizer,async_tp\n" + base_row() +
-                cells + "\n"),
+          write(std::string(kHeader) + ",tp,distributed_optimizer,async_tp,ddp_bucket_size\n" +
+                base_row() + cells + "\n"),
           "");
       ADD_FAILURE() << cells << " was read";
     } catch (const UsageError& e) {
