@@ -64,6 +64,7 @@ AdviseFabric advise_on(const project::ProjectOptions& p, int nodes) {
     in.terms = observed.fit.best.terms;
     in.compute = observed.compute;
     labels.fabric = "observed:" + p.fabric;
+    out.fabric.band_source = labels.fabric;
     labels.compute = observed.compute_spec + " x " +
                      project::format_value("%.3f", observed.fit.best.terms.compute_scale);
   } else {
@@ -74,6 +75,7 @@ AdviseFabric advise_on(const project::ProjectOptions& p, int nodes) {
     labels.compute = project::compute_words(p);
     in.compute = project::parse_compute(project::compute_spec(p), p.request);
     labels.fabric = fabric.fabric_label;
+    out.fabric.band_source = fabric.source_label;
   }
   in.memory = project::memory_limit(p.memory, in.compute, p.request);
   labels.gpu_memory_bytes = in.memory->budget.capacity_bytes;

@@ -10,6 +10,7 @@
 #include "bench/project/check/check_runner.hpp"
 #include "bench/project/compute_source.hpp"
 #include "bench/project/fabrics/fabric_answer.hpp"
+#include "bench/project/layouts/layouts.hpp"
 #include "bench/project/fabric_source.hpp"
 #include "bench/project/model/fit.hpp"
 #include "bench/project/model/measured_points.hpp"
@@ -224,8 +225,13 @@ int run_project(const ProjectOptions& o) {
     const ProjectionLabels labels = projection_labels(o, fabric, in);
     print_projection(rows, labels, tip, tables);
     records.insert(records.end(), fabric.fit_records.begin(), fabric.fit_records.end());
-    for (const ProjectionRow& row : rows) records.push_back(projection_json(row, labels, tip));
-    fabrics.push_back({fabric.fabric_label, in});
+    const std::string layout_cost = layout_cost_text(rows);
+    for (const ProjectionRow& row : rows) {
+      records.push_back(projection_json(row, labels, tip));
+      records.back()["layout_cost"] = layout_cost;  // the fabric's rows alike, as its tipping point
+      if (o.request.trace.empty()) records.back()["layout"] = layout_label(o.request);
+    }
+    fabrics.push_back({fabric.fabric_label, in, fabric.source_label});
   }
   print_once(fits.str(), std::cout);  // fabrics that share the intra-node fit print it once
   std::cout << tables.str();

@@ -1,6 +1,8 @@
 #include "bench/project/fabrics/fabric_answer.hpp"
 
+#include <algorithm>
 #include <set>
+#include <utility>
 #include <sstream>
 
 #include "common/errors.hpp"
@@ -9,9 +11,9 @@
 namespace collreplay::project {
 namespace {
 
-// Whole-job tokens/s at the ends of the row's comm-time band: the faster comm gives the more.
+// Whole-job tokens/s at the ends of the row's comm-time band: the faster comm (lo) gives the more.
 struct TokensBand {
-  double lo = 0, hi = 0;
+  double at_slow_comm = 0, at_fast_comm = 0;
 };
 
 TokensBand tokens_band(const ProjectionRow& row) {
@@ -20,6 +22,16 @@ TokensBand tokens_band(const ProjectionRow& row) {
     return step_ms > 0 ? row.tokens_per_s * row.step_ms / step_ms : 0.0;
   };
   return {at(row.exposed_hi_ms), at(row.exposed_lo_ms)};
+}
+
+// The ratio's interval. Two fabrics whose bands come from one fit (nominal profiles: the intra
+// fit's band alone) err together, so both steps move to the same end of it; fits of their own
+// err independently, so the interval spans the opposite ends.
+std::pair<double, double> ratio_interval(const TokensBand& a, const TokensBand& b, bool shared) {
+  if (a.at_slow_comm <= 0 || a.at_fast_comm <= 0) return {0, 0};
+  if (!shared) return {b.at_slow_comm / a.at_fast_comm, b.at_fast_comm / a.at_slow_comm};
+  const double slow = b.at_slow_comm / a.at_slow_comm, fast = b.at_fast_comm / a.at_fast_comm;
+  return {std::min(slow, fast), std::max(slow, fast)};
 }
 
 }  // namespace
@@ -70,10 +82,12 @@ std::vector<records::FabricAnswer> answers_from_rankings(
     }
     if (best_a && best_b && *answer.tokens_per_s_a > 0) {
       answer.ratio = *answer.tokens_per_s_b / *answer.tokens_per_s_a;
-      const TokensBand a = tokens_band(*best_a->projection), b = tokens_band(*best_b->projection);
-      if (a.lo > 0 && a.hi > 0) {
-        answer.ratio_lo = b.lo / a.hi;
-        answer.ratio_hi = b.hi / a.lo;
+      const auto [lo, hi] =
+          ratio_interval(tokens_band(*best_a->projection), tokens_band(*best_b->projection),
+                         fabrics.front().band_source == fabrics[f].band_source);
+      if (lo > 0) {
+        answer.ratio_lo = std::min(lo, *answer.ratio);
+        answer.ratio_hi = std::max(hi, *answer.ratio);
       }
     }
     answers.push_back(std::move(answer));

@@ -19,6 +19,9 @@ std::vector<std::string> split_fabrics(const std::string& text);
 struct LabelledFabric {
   std::string label;        // the profile's name, or the fitted fabric's
   ProjectionInputs inputs;  // its tiers and band; compute, terms and memory limit (required)
+  // Where its comm-time band comes from ("profile": the intra fit's alone; "fit:DIR"): fabrics
+  // of one source err together.
+  std::string band_source;
 };
 
 // The FSDP implementation the answer's FSDP layouts use: the request's plan when it is one

@@ -17,6 +17,11 @@ struct Layout {
   std::string refused;      // why the layout does not apply ("" when it does)
 };
 
+// The layout a request runs, in advise's words: "fsdp", "hsdp", "ddp", "tp2+fsdp", "tp4",
+// "ep8+fsdp"; and with "+recompute" when it checkpoints activations (layout_label).
+std::string layout_name(const WorkloadRequest& request);
+std::string layout_label(const WorkloadRequest& request);
+
 // `base` carries the model, batch shape, dtypes and the FSDP implementation (fsdp1 or fsdp2).
 std::vector<Layout> candidate_layouts(const WorkloadRequest& base, const ModelConfig& model,
                                       int nodes);

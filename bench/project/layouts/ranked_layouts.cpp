@@ -48,7 +48,7 @@ void rank(std::vector<RankedLayout>& all) {
 }  // namespace
 
 std::string RankedLayout::name() const {
-  return layout.name + (recompute && *recompute ? "+recompute" : "");
+  return recompute ? layout_label(layout.request) : layout.name;
 }
 
 std::vector<std::vector<RankedLayout>> rank_layouts(const std::vector<Layout>& layouts, int nodes,

@@ -81,14 +81,16 @@ nlohmann::json tipping_json(const std::optional<TippingPoint>& tip) {
 }
 
 std::string layout_cost_text(const std::vector<ProjectionRow>& rows) {
-  for (const ProjectionRow& r : rows) {
-    if (!r.fits || r.step_ms <= 0) continue;
-    if (r.layout_exposed_ms < 0.001 * r.step_ms) return "";
-    return "the layout's own cost: collectives inside a node (tensor or expert parallel over "
-           "NVLink) expose " + ms_text(r.layout_exposed_ms) + " of a " + ms_text(r.step_ms) +
-           " step at " + nodes_text(r.nodes) + ", on every fabric (not a tipping point)";
-  }
-  return "";
+  // Where collectives across nodes are apart from those inside (more than one node), else what
+  // there is.
+  const ProjectionRow* at = nullptr;
+  for (const ProjectionRow& r : rows)
+    if (r.fits && r.step_ms > 0 && (!at || (at->nodes == 1 && r.nodes > 1))) at = &r;
+  if (!at || at->layout_exposed_ms < 0.001 * at->step_ms) return "";
+  return "the layout's own cost: collectives that stay inside a node (such as tensor or expert "
+         "parallelism over NVLink) expose " + ms_text(at->layout_exposed_ms) + " of a " +
+         ms_text(at->step_ms) + " step at " + nodes_text(at->nodes) +
+         ", on every fabric alike (not a tipping point)";
 }
 
 }  // namespace collreplay::project
