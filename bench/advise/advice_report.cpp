@@ -38,7 +38,7 @@ void print_advice(const std::vector<Advice>& advice, const AdviceLabels& l, std:
   char line[256];
   std::snprintf(line, sizeof line, "%4s  %-10s %9s %10s %10s %12s %11s %12s  %s\n", "rank",
                 "layout", "recompute", "mem_GiB", "step_ms", "tokens/s", "exposed_ms",
-                "headroom_ms", "reason");
+                "headroom_ms", "note");
   out << line;
   for (const Advice& a : advice) {
     const std::string rank = a.rank ? std::to_string(*a.rank) : "-";
