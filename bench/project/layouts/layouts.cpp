@@ -1,6 +1,6 @@
-#include "bench/advise/layouts.hpp"
+#include "bench/project/layouts/layouts.hpp"
 
-namespace collreplay::advise {
+namespace collreplay::project {
 namespace {
 
 constexpr int kDegrees[] = {2, 4, 8};
@@ -30,10 +30,7 @@ Layout make(const WorkloadRequest& base, int world, DataParallel dp, int tp, int
   if (dp == DataParallel::ddp || dp == DataParallel::ddp_do) l.request.plan = "ddp";
   l.request.distributed_optimizer = dp == DataParallel::ddp_do;
   l.request.sharding = dp == DataParallel::hsdp ? "hybrid" : "full";
-  const std::string prefix = tp > 1   ? "tp" + std::to_string(tp) + "+"
-                             : ep > 1 ? "ep" + std::to_string(ep) + "+"
-                                      : "";
-  l.name = tp == world ? "tp" + std::to_string(tp) : prefix + dp_name(dp);
+  l.name = layout_name(l.request);
   return l;
 }
 
@@ -72,6 +69,24 @@ std::string hsdp_refusal(int nodes, int shard) {
 
 }  // namespace
 
+std::string layout_name(const WorkloadRequest& r) {
+  // Tensor parallel over the whole world leaves no data parallelism to name (a world of one GPU
+  // is still fsdp, hsdp or ddp).
+  if (r.tp > 1 && r.tp == r.world) return "tp" + std::to_string(r.tp);
+  const std::string prefix = r.tp > 1   ? "tp" + std::to_string(r.tp) + "+"
+                             : r.ep > 1 ? "ep" + std::to_string(r.ep) + "+"
+                                        : "";
+  const DataParallel ddp = r.distributed_optimizer ? DataParallel::ddp_do : DataParallel::ddp;
+  const DataParallel dp = r.plan == "ddp"                                      ? ddp
+                          : r.sharding == "hybrid" || r.sharding == "hybrid-zero2" ? DataParallel::hsdp
+                                                                               : DataParallel::fsdp;
+  return prefix + dp_name(dp);
+}
+
+std::string layout_label(const WorkloadRequest& r) {
+  return layout_name(r) + (r.activation_checkpointing ? "+recompute" : "");
+}
+
 std::vector<Layout> candidate_layouts(const WorkloadRequest& base, const ModelConfig& model,
                                       int nodes) {
   const int g = base.gpus_per_node;
@@ -99,4 +114,4 @@ std::vector<Layout> candidate_layouts(const WorkloadRequest& base, const ModelCo
   return out;
 }
 
-}  // namespace collreplay::advise
+}  // namespace collreplay::project
