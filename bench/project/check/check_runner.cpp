@@ -29,6 +29,8 @@ WorkloadRequest request_of(const PublishedRow& r, const std::string& catalog_dir
   q.distributed_optimizer = r.distributed_optimizer;
   q.async_tp = r.async_tp;
   q.ddp_bucket_size = r.ddp_bucket_size;
+  q.pipeline.pp = r.pp;
+  q.pipeline.schedule = r.pp_schedule;
   return q;
 }
 

@@ -71,6 +71,8 @@ PublishedRow row_of(const CsvTable& t, std::size_t i, const std::string& catalog
   r.async_tp = yes_no(t, i, "async_tp", false);
   if (!t.optional_text(i, "ddp_bucket_size").empty())
     r.ddp_bucket_size = static_cast<std::int64_t>(t.positive(i, "ddp_bucket_size", true));
+  if (!t.optional_text(i, "pp").empty()) r.pp = static_cast<int>(t.positive(i, "pp", true));
+  r.pp_schedule = t.optional_text(i, "pp_schedule");
   return r;
 }
 

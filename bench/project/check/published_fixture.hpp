@@ -4,7 +4,8 @@
 //   series,model,gpu,gpus_per_node,nodes,fabric,plan,sharding,micro_batch,grad_accum,seq,ac,
 //   reduce_dtype,tokens_per_s_per_gpu,band,source
 //   [optional: compute, tp (default 1), distributed_optimizer and async_tp (yes | no, default no),
-//    ddp_bucket_size (--ddp-bucket-size, default 0: Megatron's)]
+//    ddp_bucket_size (--ddp-bucket-size, default 0: Megatron's), pp (default 1) and pp_schedule
+//    (--pp-schedule: gpipe | 1f1b | interleaved:V, default 1f1b)]
 // model: a catalog name or a model .json path (relative paths are taken from the fixture's folder);
 // gpu: a100 | h100 | h200 | b200; fabric: a sweeps/fabrics.tsv profile; ac: yes | no;
 // band: points of per-GPU ratio error allowed (e.g. 2); `POINTS else explained by TERM` (e.g. `5
@@ -34,7 +35,8 @@ bool parse_series_band(const std::string& text, SeriesBand& band);
 
 struct PublishedRow {
   std::string series, model, gpu, fabric, plan, sharding, reduce_dtype, compute, source;
-  int gpus_per_node = 0, nodes = 0, grad_accum = 1, tp = 1;
+  int gpus_per_node = 0, nodes = 0, grad_accum = 1, tp = 1, pp = 1;
+  std::string pp_schedule;
   bool distributed_optimizer = false, async_tp = false;
   std::int64_t ddp_bucket_size = 0;
   std::int64_t micro_batch = 0, seq = 0;
