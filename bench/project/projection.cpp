@@ -172,8 +172,11 @@ ProjectionRow project_rank(const ProjectionInputs& in, const Schedule& s, int no
   row.exposed_comm_ms = row.step_ms - row.compute_step_ms;
   row.exposed_lo_ms = step_ms(in.ratio_lo) - row.compute_step_ms;
   row.exposed_hi_ms = step_ms(in.ratio_hi) - row.compute_step_ms;
-  attribute_exposure(s, op_ms, crosses_nodes, in.terms, row);
-  if (detail) *detail = {op_ms, crosses_nodes};
+  // With `detail` the caller runs the step with others (a pipeline's stages) and attributes it.
+  if (detail)
+    *detail = {op_ms, crosses_nodes};
+  else
+    attribute_exposure(s, op_ms, crosses_nodes, in.terms, row);
   if (in.memory) {
     row.memory = memory_per_gpu(s, in.memory->model, in.request, in.memory->states);
     row.fits = row.memory->total_bytes() <= in.memory->budget.usable_bytes();

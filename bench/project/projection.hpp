@@ -87,10 +87,16 @@ ProjectionRow project_nodes(const ProjectionInputs& inputs, int nodes);
 // (bench/project/pipeline/pipeline_projection.hpp).
 ProjectionRow project_schedule(const ProjectionInputs& inputs, const Schedule& schedule, int nodes,
                                NormalMaxima& maxima);
-// One rank's schedule alone (its own streams and dependencies); `op_ms`, when given, gets each
-// op's time (compute at the modelled speed and the slowest rank's, comm by the cost model).
+// One rank's schedule alone (its own streams and dependencies); `detail`, when given, gets each
+// op's time (compute at the modelled speed and the slowest rank's, comm by the cost model) and
+// whether its group crosses nodes, and the row's exposure by group is left to the caller (who
+// runs the step with other ranks).
+struct RankOpTimes {
+  std::vector<double> op_ms;
+  std::vector<bool> crosses_nodes;
+};
 ProjectionRow project_rank(const ProjectionInputs& inputs, const Schedule& schedule, int nodes,
-                           NormalMaxima& maxima, std::vector<double>* op_ms = nullptr);
+                           NormalMaxima& maxima, RankOpTimes* detail = nullptr);
 // The median decoder layer of row.units (by headroom) with its band.
 void set_median_layer(ProjectionRow& row, double ratio_lo, double ratio_hi);
 

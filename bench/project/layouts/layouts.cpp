@@ -67,9 +67,9 @@ std::string hsdp_refusal(int nodes, int shard) {
   return "";
 }
 
-// A pipeline of pp stages (1F1B), tp inside each stage, fsdp or ddp across the rest, as torchtitan
-// composes them: FSDP2 with reshard_after_forward=False, its default under a pipeline (each unit
-// gathered once a step, reduce-scattered once after the last backward). Each data-parallel
+// A pipeline of pp stages (1F1B), tp inside each stage, fsdp or ddp across the rest: FSDP2 with
+// reshard_after_forward=False, torchtitan's default under a pipeline (each unit gathered once a
+// step, reduce-scattered once after the last backward). Each data-parallel
 // replica of pp x tp ranks runs the base's micro-batches x pp x tp per step: the global batch of
 // the fsdp layout.
 Layout make_pipeline(const WorkloadRequest& base, int world, DataParallel dp, int tp, int pp) {
@@ -81,8 +81,7 @@ Layout make_pipeline(const WorkloadRequest& base, int world, DataParallel dp, in
     l.request.plan = "fsdp2";
     l.request.sharding = "grad-op";
   }
-  l.name = (tp > 1 ? "tp" + std::to_string(tp) + "+" : std::string()) + "pp" +
-           std::to_string(pp) + "+" + dp_name(dp);
+  l.name = layout_name(l.request);
   return l;
 }
 
@@ -105,9 +104,10 @@ std::string layout_name(const WorkloadRequest& r) {
   // Tensor parallel over the whole world leaves no data parallelism to name (a world of one GPU
   // is still fsdp, hsdp or ddp).
   if (r.tp > 1 && r.tp == r.world) return "tp" + std::to_string(r.tp);
-  const std::string prefix = r.tp > 1   ? "tp" + std::to_string(r.tp) + "+"
-                             : r.ep > 1 ? "ep" + std::to_string(r.ep) + "+"
-                                        : "";
+  std::string prefix = r.tp > 1   ? "tp" + std::to_string(r.tp) + "+"
+                       : r.ep > 1 ? "ep" + std::to_string(r.ep) + "+"
+                                  : "";
+  if (r.pipeline.pp > 1) prefix += "pp" + std::to_string(r.pipeline.pp) + "+";
   const DataParallel ddp = r.distributed_optimizer ? DataParallel::ddp_do : DataParallel::ddp;
   const DataParallel dp = r.plan == "ddp"                                      ? ddp
                           : r.sharding == "hybrid" || r.sharding == "hybrid-zero2" ? DataParallel::hsdp
@@ -143,9 +143,12 @@ std::vector<Layout> candidate_layouts(const WorkloadRequest& base, const ModelCo
     out.push_back(make(base, world, DataParallel::fsdp, 1, ep));
     out.back().refused = ep_refusal(model, ep, world, g);
   }
+  // Pipelines across nodes with TP inside them, as large models run them (Megatron-LM, NeMo,
+  // torchtitan); each is a projection of pp stages run together, so the set is kept to the
+  // issue's tpK+ppN+fsdp|ddp.
   for (int pp : kDegrees)
-    for (int tp : {1, 2, 4, 8}) {
-      std::string refused = tp > 1 ? tp_refusal(model, tp, g) : "";
+    for (int tp : kDegrees) {
+      std::string refused = tp_refusal(model, tp, g);
       if (refused.empty()) refused = pp_refusal(model, base, pp, tp, world);
       for (DataParallel dp : {DataParallel::fsdp, DataParallel::ddp}) {
         out.push_back(make_pipeline(base, world, dp, tp, pp));

@@ -5,7 +5,6 @@
 
 #include "bench/executor/group_key.hpp"
 #include "common/errors.hpp"
-#include "workloads/plan/pipeline/pipeline_sim.hpp"
 
 namespace collreplay::project {
 
@@ -48,9 +47,9 @@ double simulate_step_ms(const Schedule& schedule, const std::vector<double>& op_
   return step;
 }
 
-double simulate_pipeline_ms(const std::vector<const Schedule*>& stages,
+double simulate_pipeline_ms(const RankSimulation& stages,
                             const std::vector<std::vector<double>>& op_ms) {
-  return simulate_ranks(stages, op_ms).step_ms;
+  return stages.run(op_ms).step_ms;
 }
 
 }  // namespace collreplay::project

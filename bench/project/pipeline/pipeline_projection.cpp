@@ -16,31 +16,33 @@ namespace {
 
 struct Stage {
   Schedule schedule;
-  std::vector<double> op_ms;
+  RankOpTimes times;
   ProjectionRow row;
+  std::vector<std::string> group;  // each collective's group label ("" for compute)
 };
+
+// Whether a stage's op is taken as free: (stage, op index).
+using FreeOp = std::function<bool(const Stage&, std::size_t)>;
 
 // The stages run together with comm times x `comm_factor`, the collectives `free` picks taking
 // none, compute slowed under overlap; then the slowest stage's optimizer step.
-double joint_step_ms(const std::vector<Stage>& stages, const StepTerms& terms, double comm_factor,
-                     const std::function<bool(const ScheduleOp&)>& free) {
-  std::vector<const Schedule*> schedules;
+double joint_step_ms(const std::vector<Stage>& stages, const RankSimulation& together,
+                     const StepTerms& terms, double comm_factor, const FreeOp& free) {
   std::vector<std::vector<double>> op_ms;
   double optimizer_ms = 0;
   for (const Stage& st : stages) {
-    std::vector<double> t = st.op_ms;
-    for (std::size_t i = 0; i < t.size(); ++i) {
-      const ScheduleOp& op = st.schedule.ops[i];
-      if (op.is_collective()) t[i] = free(op) ? 0 : t[i] * comm_factor;
-    }
+    std::vector<double> t = st.times.op_ms;
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (st.schedule.ops[i].is_collective()) t[i] = free(st, i) ? 0 : t[i] * comm_factor;
     op_ms.push_back(slowed_compute_ms(st.schedule, t, terms.compute_slowdown));
-    schedules.push_back(&st.schedule);
     optimizer_ms = std::max(optimizer_ms, st.row.optimizer_ms);
   }
-  return simulate_pipeline_ms(schedules, op_ms) + optimizer_ms;
+  return simulate_pipeline_ms(together, op_ms) + optimizer_ms;
 }
 
-const auto kNothingFree = [](const ScheduleOp&) { return false; };
+const FreeOp kNothingFree = [](const Stage&, std::size_t) { return false; };
+
+bool critical(const ScheduleOp& op) { return op.hides_behind < 0 && op.layer >= 0; }
 
 }  // namespace
 
@@ -60,7 +62,7 @@ ProjectionRow project_pipeline(const ProjectionInputs& in, const Schedule& s, in
     Stage& st = stages[static_cast<std::size_t>(p)];
     q.rank = p * plan.stage_world + local;
     st.schedule = p == mine ? s : build_schedule(q);
-    st.row = project_rank(in, st.schedule, nodes, maxima, &st.op_ms);
+    st.row = project_rank(in, st.schedule, nodes, maxima, &st.times);
     for (UnitProjection u : st.row.units) {
       if (u.unit == "root") u.unit = "stage" + std::to_string(p) + ".root";
       row.units.push_back(u);
@@ -80,27 +82,49 @@ ProjectionRow project_pipeline(const ProjectionInputs& in, const Schedule& s, in
   }
   if (row.memory) row.fits = row.memory->total_bytes() <= in.memory->budget.usable_bytes();
   set_median_layer(row, in.ratio_lo, in.ratio_hi);
-  row.step_ms = joint_step_ms(stages, in.terms, 1, kNothingFree);
+  std::vector<const Schedule*> schedules;
+  for (const Stage& st : stages) schedules.push_back(&st.schedule);
+  const RankSimulation together(schedules);
+  const auto joint = [&](double comm_factor, const FreeOp& free) {
+    return joint_step_ms(stages, together, in.terms, comm_factor, free);
+  };
+  row.step_ms = joint(1, kNothingFree);
   row.exposed_comm_ms = row.step_ms - row.compute_step_ms;
-  row.exposed_lo_ms = joint_step_ms(stages, in.terms, in.ratio_lo, kNothingFree) - row.compute_step_ms;
-  row.exposed_hi_ms = joint_step_ms(stages, in.terms, in.ratio_hi, kNothingFree) - row.compute_step_ms;
+  row.exposed_lo_ms = joint(in.ratio_lo, kNothingFree) - row.compute_step_ms;
+  row.exposed_hi_ms = joint(in.ratio_hi, kNothingFree) - row.compute_step_ms;
   row.pipeline_wait_ms = row.step_ms - standalone_ms;
   // What each group's collectives (over every stage) and the layers' critical ones expose.
   std::vector<std::string> labels;
-  for (const Stage& st : stages)
-    for (const ScheduleOp& op : st.schedule.ops)
-      if (op.is_collective()) labels.push_back(group_key_label(group_key(op.collective())));
+  for (Stage& st : stages)
+    for (const ScheduleOp& op : st.schedule.ops) {
+      st.group.push_back(op.is_collective() ? group_key_label(group_key(op.collective())) : "");
+      if (op.is_collective()) labels.push_back(st.group.back());
+    }
   std::sort(labels.begin(), labels.end());
   labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
   for (const std::string& label : labels)
     row.exposed_by_group_ms[label] =
-        row.step_ms - joint_step_ms(stages, in.terms, 1, [&](const ScheduleOp& op) {
-          return group_key_label(group_key(op.collective())) == label;
-        });
+        row.step_ms - joint(1, [&](const Stage& st, std::size_t i) { return st.group[i] == label; });
   row.critical_exposed_ms =
-      row.step_ms - joint_step_ms(stages, in.terms, 1, [](const ScheduleOp& op) {
-        return op.hides_behind < 0 && op.layer >= 0;
+      row.step_ms - joint(1, [](const Stage& st, std::size_t i) {
+        return critical(st.schedule.ops[i]);
       });
+  // What the fabric causes (the collectives that cross nodes) and what the layout's own
+  // collectives inside the nodes cost, as for one rank (projection.hpp).
+  const double without_crossing =
+      joint(1, [](const Stage& st, std::size_t i) {
+        return st.times.crosses_nodes[i];
+      });
+  row.fabric_exposed_ms = row.step_ms - without_crossing;
+  row.layout_exposed_ms = without_crossing - row.compute_step_ms;
+  row.critical_fabric_exposed_ms =
+      row.step_ms - joint(1, [](const Stage& st, std::size_t i) {
+        return st.times.crosses_nodes[i] && critical(st.schedule.ops[i]);
+      });
+  for (const Stage& st : stages)
+    for (std::size_t i = 0; i < st.schedule.ops.size(); ++i)
+      row.median_layer_crosses_nodes |=
+          st.schedule.ops[i].layer == row.median_layer && st.times.crosses_nodes[i];
   if (row.step_ms > 0) {
     row.tokens_per_s = static_cast<double>(s.tokens_per_step) * row.world / (row.step_ms / 1e3);
     row.tokens_per_s_per_gpu = row.tokens_per_s / row.world;

@@ -62,7 +62,7 @@ class Assembler {
         case Kind::backward: {
           const bool fwd = a.kind == Kind::forward;
           if (!fwd && a.mb == last_backward(a.chunk)) sync_from_[a.chunk] = size();
-          const auto& blocks = fwd ? c.pieces.forward : c.pieces.backward;
+          auto& blocks = fwd ? c.pieces.forward : c.pieces.backward;
           produced_[{a.chunk, !fwd, a.mb}] = append(blocks.at(static_cast<std::size_t>(a.mb)), c);
           break;
         }
@@ -81,11 +81,12 @@ class Assembler {
     return static_cast<int>(chunks_[static_cast<std::size_t>(chunk)].pieces.backward.size()) - 1;
   }
 
-  // Appends the block; its first compute op takes the pending waits. Returns its last compute op.
-  int append(const OpBlock& block, const Chunk& c) {
-    const int base = size(), first = block.first_compute();
+  // Appends the block (its ops moved: each block runs once); its first compute op takes the
+  // pending waits. Returns its last compute op.
+  int append(OpBlock& block, const Chunk& c) {
+    const int base = size(), first = block.first_compute(), last = block.last_compute();
     for (std::size_t i = 0; i < block.ops.size(); ++i) {
-      ScheduleOp op = block.ops[i];
+      ScheduleOp op = std::move(block.ops[i]);
       op.name = c.prefix + op.name;
       op.unit = c.prefix + op.unit;
       for (int& d : op.deps) d += base;
@@ -93,7 +94,6 @@ class Assembler {
       if (static_cast<int>(i) == first) take_pending(op);
       out_.ops.push_back(std::move(op));
     }
-    const int last = block.last_compute();
     return last < 0 ? -1 : base + last;
   }
 
@@ -177,14 +177,17 @@ Schedule build_pipeline_schedule(const WorkloadRequest& q) {
     Chunk& c = chunks[static_cast<std::size_t>(v)];
     c.stage = plan.stage_of(rank, v);
     c.prefix = plan.virtual_stages > 1 ? "stage" + std::to_string(c.stage) + "." : "";
-    const WorkloadRequest sq =
+    // One micro-batch's blocks, copied for the others (stage_pieces.hpp): they are alike.
+    WorkloadRequest sq =
         stage_request(q, stage_world, plan.stages[static_cast<std::size_t>(c.stage)]);
+    sq.micro_batches = 1;
     c.built = build_schedule(sq);
     const MeshLayout mesh{stage_world, q.gpus_per_node, c.built.tp, c.built.ep,
                           c.built.shard_group};
     for (ScheduleOp& op : c.built.ops)
       if (op.is_collective()) op.body = on_stage_group(op.collective(), mesh);
-    c.pieces = stage_pieces(c.built, resolve_request(sq), block_order(actions, v));
+    c.pieces =
+        stage_pieces(c.built, q.micro_batches, resolve_request(sq), block_order(actions, v));
   }
 
   const Schedule& first = chunks.front().built;
@@ -202,13 +205,18 @@ Schedule build_pipeline_schedule(const WorkloadRequest& q) {
   out.seq = q.seq;
   out.micro_batches = q.micro_batches;
   // The tokens of a step, shared by the pipeline's stages as by a TP group's ranks.
-  out.tokens_per_step = first.tokens_per_step / static_cast<std::uint64_t>(plan.pp);
+  out.tokens_per_step =
+      checked_mul(first.tokens_per_step, static_cast<std::uint64_t>(q.micro_batches),
+                  "tokens per step") /
+      static_cast<std::uint64_t>(plan.pp);
   const ModelTotals totals = model_totals(whole.model, whole.layers);
   out.model_params = totals.params;
   out.active_params = totals.active_params;
   for (const Chunk& c : chunks) {
     for (UnitSummary u : c.built.units) {
       u.name = c.prefix + u.name;
+      u.fwd_flops *= q.micro_batches;  // the stage was built for one micro-batch
+      u.bwd_flops *= q.micro_batches;
       out.units.push_back(std::move(u));
     }
     const StageSpan& span = plan.stages[static_cast<std::size_t>(c.stage)];

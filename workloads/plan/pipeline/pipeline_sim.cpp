@@ -12,22 +12,22 @@
 #include "workloads/plan/parallel/mesh.hpp"
 
 namespace collreplay {
+
+// What a rank's schedule is to the simulation, worked out once.
+struct RankSimulation::Rank {
+  const Schedule* s = nullptr;
+  std::vector<std::vector<int>> streams;  // per stream: compute ops, collectives, p2p leaders
+  // Per leader (and every other op alone): the ops issued with it, [group_begin, group_end) in
+  // members.
+  std::vector<int> group_begin, group_end, members;
+  std::vector<std::pair<int, int>> partner;  // p2p: (rank index, op), else (-1, -1)
+};
+
 namespace {
 
 constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 
 bool known(double t) { return !std::isnan(t); }
-
-struct RankState {
-  const Schedule* s = nullptr;
-  const std::vector<double>* ms = nullptr;
-  std::vector<int> leader;               // p2p group leader per op
-  std::vector<std::vector<int>> group;    // per leader: the ops issued with it (itself first)
-  std::vector<std::vector<int>> streams;  // per stream: compute ops, collectives, p2p leaders
-  std::vector<std::size_t> cursor;
-  std::vector<double> start, end;
-  std::vector<std::pair<int, int>> partner;  // p2p: (rank index, op), else (-1, -1)
-};
 
 // Stream 0: compute; then one per group (kind, size, stride).
 std::vector<std::vector<int>> stream_lists(const Schedule& s, const std::vector<int>& leader) {
@@ -55,32 +55,57 @@ std::vector<std::vector<int>> stream_lists(const Schedule& s, const std::vector<
 }
 
 int peer_world_rank(const Schedule& s, const CollectiveOp& c) {
-  if (c.group == GroupKind::strided) return StridedGroup{c.group_size, c.group_stride}.member(s.rank, c.peer);
+  if (c.group == GroupKind::strided)
+    return StridedGroup{c.group_size, c.group_stride}.member(s.rank, c.peer);
   if (c.group == GroupKind::world) return c.peer;
   throw RuntimeError("pipeline simulation: a send or receive outside a strided or world group");
 }
 
-// The k-th send a -> b meets the k-th receive on b from a.
-void match_partners(std::vector<RankState>& ranks) {
+// Per-run state of one rank.
+struct Times {
+  std::vector<std::size_t> cursor;
+  std::vector<double> start, end;
+};
+
+}  // namespace
+
+RankSimulation::RankSimulation(const std::vector<const Schedule*>& schedules)
+    : ranks_(schedules.size()) {
   std::map<int, int> index_of_rank;
-  for (std::size_t i = 0; i < ranks.size(); ++i) index_of_rank[ranks[i].s->rank] = static_cast<int>(i);
   std::map<std::tuple<int, int, bool>, std::vector<int>> queue;  // (from, to, is_send) -> ops
-  for (RankState& r : ranks) {
-    r.partner.assign(r.s->ops.size(), {-1, -1});
-    for (int i = 0; i < static_cast<int>(r.s->ops.size()); ++i) {
-      const ScheduleOp& op = r.s->ops[static_cast<std::size_t>(i)];
-      if (!op.is_collective()) continue;
-      const CollectiveKind k = op.collective().kind;
+  for (std::size_t i = 0; i < schedules.size(); ++i) index_of_rank[schedules[i]->rank] = static_cast<int>(i);
+  for (std::size_t i = 0; i < schedules.size(); ++i) {
+    Rank& r = ranks_[i];
+    r.s = schedules[i];
+    const auto count = r.s->ops.size();
+    const std::vector<int> leader = p2p_group_leaders(*r.s);
+    r.streams = stream_lists(*r.s, leader);
+    std::vector<std::vector<int>> group(count);
+    for (std::size_t op = 0; op < count; ++op)
+      group[static_cast<std::size_t>(leader[op])].push_back(static_cast<int>(op));
+    r.group_begin.assign(count, 0);
+    r.group_end.assign(count, 0);
+    for (std::size_t op = 0; op < count; ++op) {
+      r.group_begin[op] = static_cast<int>(r.members.size());
+      r.members.insert(r.members.end(), group[op].begin(), group[op].end());
+      r.group_end[op] = static_cast<int>(r.members.size());
+    }
+    r.partner.assign(count, {-1, -1});
+    for (int op = 0; op < static_cast<int>(count); ++op) {
+      const ScheduleOp& o = r.s->ops[static_cast<std::size_t>(op)];
+      if (!o.is_collective()) continue;
+      const CollectiveKind k = o.collective().kind;
       if (k != CollectiveKind::send && k != CollectiveKind::recv) continue;
-      const int peer = peer_world_rank(*r.s, op.collective());
+      const int peer = peer_world_rank(*r.s, o.collective());
       if (!index_of_rank.count(peer))
-        throw RuntimeError("pipeline simulation: '" + op.name + "' on rank " +
+        throw RuntimeError("pipeline simulation: '" + o.name + "' on rank " +
                            std::to_string(r.s->rank) + " talks to rank " + std::to_string(peer) +
                            ", which is not simulated");
       const bool send = k == CollectiveKind::send;
-      queue[{send ? r.s->rank : peer, send ? peer : r.s->rank, send}].push_back(i);
+      queue[{send ? r.s->rank : peer, send ? peer : r.s->rank, send}].push_back(op);
     }
   }
+  // The k-th send a -> b meets the k-th receive on b from a.
   for (const auto& [key, sends] : queue) {
     const auto [from, to, is_send] = key;
     if (!is_send) continue;
@@ -89,101 +114,102 @@ void match_partners(std::vector<RankState>& ranks) {
       throw RuntimeError("pipeline simulation: rank " + std::to_string(from) + " sends " +
                          std::to_string(sends.size()) + " times to rank " + std::to_string(to) +
                          ", which receives " + std::to_string(recvs.size()));
-    const int a = index_of_rank[from], b = index_of_rank[to];
+    const auto a = static_cast<std::size_t>(index_of_rank[from]);
+    const auto b = static_cast<std::size_t>(index_of_rank[to]);
     for (std::size_t k = 0; k < sends.size(); ++k) {
-      ranks[static_cast<std::size_t>(a)].partner[static_cast<std::size_t>(sends[k])] = {b, recvs[k]};
-      ranks[static_cast<std::size_t>(b)].partner[static_cast<std::size_t>(recvs[k])] = {a, sends[k]};
+      ranks_[a].partner[static_cast<std::size_t>(sends[k])] = {static_cast<int>(b), recvs[k]};
+      ranks_[b].partner[static_cast<std::size_t>(recvs[k])] = {static_cast<int>(a), sends[k]};
     }
   }
 }
 
-// Advances one stream as far as it can; whether it moved.
-bool advance(std::vector<RankState>& ranks, RankState& r, std::size_t stream) {
-  bool moved = false;
-  const std::vector<int>& list = r.streams[stream];
-  while (r.cursor[stream] < list.size()) {
-    const int op = list[r.cursor[stream]];
-    const double free = r.cursor[stream] == 0 ? 0 : r.end[static_cast<std::size_t>(list[r.cursor[stream] - 1])];
-    const std::vector<int>& group = r.group[static_cast<std::size_t>(op)];
-    if (!known(r.start[static_cast<std::size_t>(op)])) {
-      double t = free;
-      for (int m : group)
-        for (int d : r.s->ops[static_cast<std::size_t>(m)].deps) {
-          if (!known(r.end[static_cast<std::size_t>(d)])) return moved;
-          t = std::max(t, r.end[static_cast<std::size_t>(d)]);
+RankSimulation::~RankSimulation() = default;
+
+PipelineStep RankSimulation::run(const std::vector<std::vector<double>>& op_ms) const {
+  if (op_ms.size() != ranks_.size()) throw RuntimeError("pipeline simulation: times per rank");
+  std::vector<Times> t(ranks_.size());
+  for (std::size_t i = 0; i < ranks_.size(); ++i) {
+    if (op_ms[i].size() != ranks_[i].s->ops.size())
+      throw RuntimeError("pipeline simulation: one time per op needed");
+    t[i].cursor.assign(ranks_[i].streams.size(), 0);
+    t[i].start.assign(op_ms[i].size(), kUnknown);
+    t[i].end.assign(op_ms[i].size(), kUnknown);
+  }
+  // Advances one stream as far as it can; whether it moved.
+  const auto advance = [&](std::size_t ri, std::size_t stream) {
+    const Rank& r = ranks_[ri];
+    Times& mine = t[ri];
+    const std::vector<double>& ms = op_ms[ri];
+    const std::vector<int>& list = r.streams[stream];
+    bool moved = false;
+    while (mine.cursor[stream] < list.size()) {
+      const auto op = static_cast<std::size_t>(list[mine.cursor[stream]]);
+      const std::size_t at = mine.cursor[stream];
+      const double free = at == 0 ? 0 : mine.end[static_cast<std::size_t>(list[at - 1])];
+      const int* first = r.members.data() + r.group_begin[op];
+      const int* last = r.members.data() + r.group_end[op];
+      if (!known(mine.start[op])) {
+        double start = free;
+        for (const int* m = first; m != last; ++m)
+          for (int d : r.s->ops[static_cast<std::size_t>(*m)].deps) {
+            if (!known(mine.end[static_cast<std::size_t>(d)])) return moved;
+            start = std::max(start, mine.end[static_cast<std::size_t>(d)]);
+          }
+        for (const int* m = first; m != last; ++m) mine.start[static_cast<std::size_t>(*m)] = start;
+        moved = true;
+      }
+      const double start = mine.start[op];
+      double end = start + ms[op];
+      for (const int* m = first; m != last; ++m) {
+        const auto me = static_cast<std::size_t>(*m);
+        const auto [j, q] = r.partner[me];
+        if (j < 0) {
+          end = std::max(end, start + ms[me]);
+          continue;
         }
-      for (int m : group) r.start[static_cast<std::size_t>(m)] = t;
+        const double theirs = t[static_cast<std::size_t>(j)].start[static_cast<std::size_t>(q)];
+        if (!known(theirs)) return moved;
+        // Both sides move the same bytes: the slower side's time.
+        const double transfer = std::max(ms[me], op_ms[static_cast<std::size_t>(j)][static_cast<std::size_t>(q)]);
+        end = std::max(end, std::max(start, theirs) + transfer);
+      }
+      for (const int* m = first; m != last; ++m) mine.end[static_cast<std::size_t>(*m)] = end;
+      ++mine.cursor[stream];
       moved = true;
     }
-    const double start = r.start[static_cast<std::size_t>(op)];
-    double end = start + (*r.ms)[static_cast<std::size_t>(op)];
-    for (int m : group) {
-      const auto [j, q] = r.partner[static_cast<std::size_t>(m)];
-      if (j < 0) {
-        end = std::max(end, start + (*r.ms)[static_cast<std::size_t>(m)]);
-        continue;
-      }
-      const RankState& other = ranks[static_cast<std::size_t>(j)];
-      const double theirs = other.start[static_cast<std::size_t>(q)];
-      if (!known(theirs)) return moved;
-      const double transfer = std::max((*r.ms)[static_cast<std::size_t>(m)],
-                                       (*other.ms)[static_cast<std::size_t>(q)]);
-      end = std::max(end, std::max(start, theirs) + transfer);
-    }
-    for (int m : group) r.end[static_cast<std::size_t>(m)] = end;
-    ++r.cursor[stream];
-    moved = true;
+    return moved;
+  };
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (std::size_t i = 0; i < ranks_.size(); ++i)
+      for (std::size_t s = 0; s < ranks_[i].streams.size(); ++s) moved = advance(i, s) || moved;
   }
-  return moved;
+  PipelineStep step;
+  for (std::size_t i = 0; i < ranks_.size(); ++i) {
+    const Schedule& s = *ranks_[i].s;
+    RankTimeline line;
+    line.rank = s.rank;
+    line.first_ms = std::numeric_limits<double>::infinity();
+    for (std::size_t op = 0; op < s.ops.size(); ++op) {
+      if (!known(t[i].end[op]))
+        throw RuntimeError("pipeline simulation: '" + s.ops[op].name + "' on rank " +
+                           std::to_string(s.rank) + " never runs: the ranks wait for each "
+                           "other (their sends and receives are not in one order)");
+      line.end_ms = std::max(line.end_ms, t[i].end[op]);
+      if (s.ops[op].is_collective()) continue;
+      line.compute_ms += op_ms[i][op];
+      line.first_ms = std::min(line.first_ms, t[i].start[op]);
+    }
+    if (!std::isfinite(line.first_ms)) line.first_ms = 0;
+    step.step_ms = std::max(step.step_ms, line.end_ms);
+    step.ranks.push_back(line);
+  }
+  return step;
 }
-
-}  // namespace
 
 PipelineStep simulate_ranks(const std::vector<const Schedule*>& schedules,
                             const std::vector<std::vector<double>>& op_ms) {
-  if (schedules.size() != op_ms.size()) throw RuntimeError("pipeline simulation: times per rank");
-  std::vector<RankState> ranks(schedules.size());
-  for (std::size_t i = 0; i < schedules.size(); ++i) {
-    RankState& r = ranks[i];
-    r.s = schedules[i];
-    r.ms = &op_ms[i];
-    if (op_ms[i].size() != r.s->ops.size())
-      throw RuntimeError("pipeline simulation: one time per op needed");
-    r.leader = p2p_group_leaders(*r.s);
-    r.streams = stream_lists(*r.s, r.leader);
-    r.group.resize(r.s->ops.size());
-    for (std::size_t op = 0; op < r.s->ops.size(); ++op)
-      r.group[static_cast<std::size_t>(r.leader[op])].push_back(static_cast<int>(op));
-    r.cursor.assign(r.streams.size(), 0);
-    r.start.assign(r.s->ops.size(), kUnknown);
-    r.end.assign(r.s->ops.size(), kUnknown);
-  }
-  match_partners(ranks);
-  for (bool moved = true; moved;) {
-    moved = false;
-    for (RankState& r : ranks)
-      for (std::size_t s = 0; s < r.streams.size(); ++s) moved = advance(ranks, r, s) || moved;
-  }
-  PipelineStep step;
-  for (const RankState& r : ranks) {
-    RankTimeline t;
-    t.rank = r.s->rank;
-    t.first_ms = std::numeric_limits<double>::infinity();
-    for (std::size_t i = 0; i < r.s->ops.size(); ++i) {
-      if (!known(r.end[i]))
-        throw RuntimeError("pipeline simulation: '" + r.s->ops[i].name + "' on rank " +
-                           std::to_string(r.s->rank) + " never runs: the ranks wait for each "
-                           "other (their sends and receives are not in one order)");
-      t.end_ms = std::max(t.end_ms, r.end[i]);
-      if (r.s->ops[i].is_collective()) continue;
-      t.compute_ms += (*r.ms)[i];
-      t.first_ms = std::min(t.first_ms, r.start[i]);
-    }
-    if (!std::isfinite(t.first_ms)) t.first_ms = 0;
-    step.step_ms = std::max(step.step_ms, t.end_ms);
-    step.ranks.push_back(t);
-  }
-  return step;
+  return RankSimulation(schedules).run(op_ms);
 }
 
 }  // namespace collreplay

@@ -25,8 +25,26 @@ struct PipelineStep {
   std::vector<RankTimeline> ranks;
 };
 
-// `schedules[i]` with `op_ms[i]` (one time per op). Every send and receive must have its peer
-// among the schedules. RuntimeError when the ranks wait for each other forever.
+// The schedules' streams, p2p groups and matched sends and receives, worked out once for runs
+// under many sets of op times (a projection's exposure by group). The schedules must outlive it.
+class RankSimulation {
+ public:
+  // Every send and receive must have its peer among the schedules (RuntimeError otherwise).
+  explicit RankSimulation(const std::vector<const Schedule*>& schedules);
+  ~RankSimulation();
+  RankSimulation(const RankSimulation&) = delete;
+  RankSimulation& operator=(const RankSimulation&) = delete;
+
+  // `op_ms[i]`: one time per op of schedules[i]. RuntimeError when the ranks wait for each other
+  // forever.
+  PipelineStep run(const std::vector<std::vector<double>>& op_ms) const;
+
+ private:
+  struct Rank;
+  std::vector<Rank> ranks_;
+};
+
+// One run of RankSimulation.
 PipelineStep simulate_ranks(const std::vector<const Schedule*>& schedules,
                             const std::vector<std::vector<double>>& op_ms);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 
 #include "common/errors.hpp"
@@ -85,18 +86,37 @@ struct Trim {
   }
 };
 
-std::string mb_prefix(const Schedule& s, int mb) {
-  return s.micro_batches > 1 ? "mb" + std::to_string(mb) + "." : "";
+std::string mb_prefix(int micro_batches, int mb) {
+  return micro_batches > 1 ? "mb" + std::to_string(mb) + "." : "";
 }
 
-// The built schedule's micro-batch blocks in order (forward, backward, forward, ...), and its
-// optimizer ops, with block-local indices.
-void cut_blocks(const Schedule& s, StagePieces& out) {
+// Micro-batch `mb`'s copy of one micro-batch's block: its ops, and the kernels named after one
+// of them ("<op>: FSDP2 copy-out ...", "<op>: result read ..."), prefixed "mb<mb>.", as the
+// builder names a step's micro-batches.
+OpBlock micro_batch_copy(const OpBlock& block, int micro_batches, int mb) {
+  OpBlock copy = block;
+  const std::string p = mb_prefix(micro_batches, mb);
+  if (p.empty()) return copy;
+  std::set<std::string> names;
+  for (const ScheduleOp& op : block.ops) names.insert(op.name);
+  for (ScheduleOp& op : copy.ops) {
+    op.name = p + op.name;
+    if (op.is_collective()) continue;
+    for (KernelSlice& k : std::get<ComputeOp>(op.body).kernels)
+      if (names.count(k.label.substr(0, k.label.find(": ")))) k.label = p + k.label;
+  }
+  return copy;
+}
+
+// The built schedule's forward and backward blocks (one micro-batch's), each copied for every
+// micro-batch of the step (they are alike but for their names), and its optimizer ops, with
+// block-local indices.
+void cut_blocks(Schedule& s, int micro_batches, StagePieces& out) {
   std::vector<int> block_of(s.ops.size(), -1), local(s.ops.size(), -1);
   std::vector<OpBlock> blocks;
   bool in_forward = false;
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
-    ScheduleOp op = s.ops[i];
+    ScheduleOp op = std::move(s.ops[i]);
     if (op.phase == Phase::optimizer) {
       op.deps.clear();
       out.tail.push_back(std::move(op));
@@ -116,11 +136,13 @@ void cut_blocks(const Schedule& s, StagePieces& out) {
     if (op.hides_behind >= 0) op.hides_behind = local[static_cast<std::size_t>(op.hides_behind)];
     blocks[b].ops.push_back(std::move(op));
   }
-  if (static_cast<int>(blocks.size()) != 2 * s.micro_batches)
-    throw RuntimeError("pipeline: the stage's schedule is not one forward and one backward per "
-                       "micro-batch");
-  for (std::size_t b = 0; b < blocks.size(); ++b)
-    (b % 2 == 0 ? out.forward : out.backward).push_back(std::move(blocks[b]));
+  if (blocks.size() != 2 || s.micro_batches != 1)
+    throw RuntimeError("pipeline: the stage's schedule is not one micro-batch's forward and "
+                       "backward");
+  for (int mb = 0; mb < micro_batches; ++mb) {
+    out.forward.push_back(micro_batch_copy(blocks[0], micro_batches, mb));
+    out.backward.push_back(micro_batch_copy(blocks[1], micro_batches, mb));
+  }
 }
 
 // The backward that runs last in `order`.
@@ -133,14 +155,14 @@ int last_backward(const std::vector<std::pair<bool, int>>& order) {
 
 // FSDP2 under the pipeline (header): a unit is gathered only while sharded; every unit's copy-in
 // and reduce-scatter (with HSDP's all-reduce) once, in the REDUCE_GRAD block.
-void fsdp2_rules(const Schedule& s, const ResolvedRequest& r,
+void fsdp2_rules(const Schedule& s, int m, const ResolvedRequest& r,
                  const std::vector<std::pair<bool, int>>& order, StagePieces& out) {
   std::map<std::string, bool> gathered;
   for (const UnitSummary& u : s.units) gathered[u.name] = false;
   for (const auto& [forward, mb] : order) {
     Trim trim((forward ? out.forward : out.backward).at(static_cast<std::size_t>(mb)));
     for (auto& [unit, held] : gathered) {
-      const std::string gather = mb_prefix(s, mb) + (forward ? "ag.fwd." : "ag.bwd.") + unit;
+      const std::string gather = mb_prefix(m, mb) + (forward ? "ag.fwd." : "ag.bwd.") + unit;
       if (trim.present(gather)) {
         if (held)
           trim.drop(gather, r.host_time);  // unshard() of a gathered unit does nothing
@@ -160,10 +182,10 @@ void fsdp2_rules(const Schedule& s, const ResolvedRequest& r,
   post.phase = Phase::backward;
   post.unit = "root";
   ComputeOp copies{r.param_dtype, {}, {}, 0};
-  for (int mb = 0; mb < s.micro_batches; ++mb) {
+  for (int mb = 0; mb < m; ++mb) {
     Trim trim(out.backward.at(static_cast<std::size_t>(mb)));
     for (const auto& [unit, held] : gathered) {
-      const std::string p = mb_prefix(s, mb);
+      const std::string p = mb_prefix(m, mb);
       bool found = false;
       const std::vector<KernelSlice> taken = trim.take_kernels(p + "rs." + unit, r.host_time, found);
       const int rs = trim.find(p + "rs." + unit), ar = trim.find(p + "ar." + unit);
@@ -196,11 +218,11 @@ void fsdp2_rules(const Schedule& s, const ResolvedRequest& r,
 
 // DDP under the pipeline (header): bucket all-reduces in the last backward only, no buffer
 // broadcast.
-void ddp_rules(const Schedule& s, const ResolvedRequest& r,
-               const std::vector<std::pair<bool, int>>& order, StagePieces& out) {
+void ddp_rules(int m, const ResolvedRequest& r, const std::vector<std::pair<bool, int>>& order,
+               StagePieces& out) {
   const int last = last_backward(order);
-  for (int mb = 0; mb < s.micro_batches; ++mb) {
-    const std::string p = mb_prefix(s, mb);
+  for (int mb = 0; mb < m; ++mb) {
+    const std::string p = mb_prefix(m, mb);
     Trim forward(out.forward.at(static_cast<std::size_t>(mb)));
     forward.drop(p + "bcast.buffers", r.host_time);
     forward.apply();
@@ -226,12 +248,13 @@ int OpBlock::last_compute() const {
   return -1;
 }
 
-StagePieces stage_pieces(const Schedule& built, const ResolvedRequest& r,
+StagePieces stage_pieces(Schedule& built, int micro_batches, const ResolvedRequest& r,
                          const std::vector<std::pair<bool, int>>& order) {
   StagePieces out;
-  cut_blocks(built, out);
-  if (r.plan == PlanKind::fsdp2) fsdp2_rules(built, r, order, out);
-  if (r.plan == PlanKind::ddp) ddp_rules(built, r, order, out);
+  cut_blocks(built, micro_batches, out);
+  built.ops.clear();
+  if (r.plan == PlanKind::fsdp2) fsdp2_rules(built, micro_batches, r, order, out);
+  if (r.plan == PlanKind::ddp) ddp_rules(micro_batches, r, order, out);
   return out;
 }
 
