@@ -1,6 +1,7 @@
 #include "workloads/plan/pipeline/pipeline_builder.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -49,10 +50,24 @@ class Assembler {
  public:
   Assembler(const PipelinePlan& plan, int rank, std::vector<Chunk>& chunks, CollectiveOp p2p,
             Schedule& out)
-      : plan_(plan), rank_(rank), chunks_(chunks), p2p_(p2p), out_(out) {}
+      : plan_(plan), rank_(rank), chunks_(chunks), p2p_(p2p), out_(out), placed_(chunks.size()) {
+    // Interleaved, Megatron launches a model chunk's parameter all-gathers (distributed
+    // optimizer) ahead of its first forward (param_sync_func in forward_step_helper: chunk c + 1's
+    // when the virtual micro-batch pipeline-rank steps before chunk c's first; chunks 0 and 1 at
+    // the step's start).
+    hoisted_.resize(chunks.size());
+    if (plan.virtual_stages > 1)
+      for (std::size_t v = 0; v < chunks.size(); ++v) {
+        const std::vector<ScheduleOp>& ops = chunks[v].pieces.forward.front().ops;
+        for (std::size_t i = 0; i < ops.size(); ++i)
+          if (ops[i].is_collective() && ops[i].name.find("ag.fwd.bucket") != std::string::npos)
+            hoisted_[v].push_back(static_cast<int>(i));
+      }
+  }
 
   void run(const std::vector<PipeAction>& actions) {
     std::vector<int> op_of(actions.size(), -1);
+    int forwards = 0;
     for (std::size_t i = 0; i < actions.size(); ++i) {
       const PipeAction& a = actions[i];
       for (int w : a.waits) pending_.push_back(op_of[static_cast<std::size_t>(w)]);
@@ -61,9 +76,12 @@ class Assembler {
         case Kind::forward:
         case Kind::backward: {
           const bool fwd = a.kind == Kind::forward;
+          if (fwd) launch_gathers(forwards++);
           if (!fwd && a.mb == last_backward(a.chunk)) sync_from_[a.chunk] = size();
           auto& blocks = fwd ? c.pieces.forward : c.pieces.backward;
-          produced_[{a.chunk, !fwd, a.mb}] = append(blocks.at(static_cast<std::size_t>(a.mb)), c);
+          produced_[{a.chunk, !fwd, a.mb}] =
+              append(blocks.at(static_cast<std::size_t>(a.mb)), c,
+                     fwd && a.mb == 0 ? &placed_[static_cast<std::size_t>(a.chunk)] : nullptr);
           break;
         }
         case Kind::send:
@@ -81,20 +99,46 @@ class Assembler {
     return static_cast<int>(chunks_[static_cast<std::size_t>(chunk)].pieces.backward.size()) - 1;
   }
 
-  // Appends the block (its ops moved: each block runs once); its first compute op takes the
-  // pending waits. Returns its last compute op.
-  int append(OpBlock& block, const Chunk& c) {
-    const int base = size(), first = block.first_compute(), last = block.last_compute();
+  // Before the `k`-th forward of the rank: the hoisted all-gathers of the chunks launched there.
+  void launch_gathers(int k) {
+    for (std::size_t v = 0; v < hoisted_.size(); ++v) {
+      const int at = v <= 1 ? 0 : std::max(0, (static_cast<int>(v) - 1) * plan_.pp - rank_);
+      if (at != k) continue;
+      std::vector<ScheduleOp>& ops = chunks_[v].pieces.forward.front().ops;
+      for (int i : hoisted_[v]) {
+        ScheduleOp op = ops[static_cast<std::size_t>(i)];
+        op.name = chunks_[v].prefix + op.name;
+        op.unit = chunks_[v].prefix + op.unit;
+        op.deps.clear();  // launched ahead: the data-parallel stream runs them in this order
+        op.hides_behind = -1;
+        placed_[v][i] = size();
+        out_.ops.push_back(std::move(op));
+      }
+    }
+  }
+
+  // Appends the block (its ops moved: each block runs once) but for the ops already placed
+  // (`placed`: their indices in the schedule); its first compute op takes the pending waits.
+  // Returns its last compute op.
+  int append(OpBlock& block, const Chunk& c, const std::map<int, int>* placed = nullptr) {
+    std::vector<int> index(block.ops.size());
+    for (std::size_t i = 0, next = out_.ops.size(); i < block.ops.size(); ++i) {
+      const auto found = placed ? placed->find(static_cast<int>(i)) : std::map<int, int>::const_iterator{};
+      index[i] = placed && found != placed->end() ? found->second : static_cast<int>(next++);
+    }
+    const int first = block.first_compute(), last = block.last_compute();
     for (std::size_t i = 0; i < block.ops.size(); ++i) {
+      if (placed && placed->count(static_cast<int>(i))) continue;
       ScheduleOp op = std::move(block.ops[i]);
       op.name = c.prefix + op.name;
       op.unit = c.prefix + op.unit;
-      for (int& d : op.deps) d += base;
-      if (op.hides_behind >= 0) op.hides_behind += base;
+      for (int& d : op.deps) d = index[static_cast<std::size_t>(d)];
+      std::sort(op.deps.begin(), op.deps.end());
+      if (op.hides_behind >= 0) op.hides_behind = index[static_cast<std::size_t>(op.hides_behind)];
       if (static_cast<int>(i) == first) take_pending(op);
       out_.ops.push_back(std::move(op));
     }
-    return last < 0 ? -1 : base + last;
+    return last < 0 ? -1 : index[static_cast<std::size_t>(last)];
   }
 
   void take_pending(ScheduleOp& op) {
@@ -153,6 +197,8 @@ class Assembler {
   std::map<std::tuple<int, bool, int>, int> produced_;  // (chunk, gradient?, mb) -> last compute
   std::map<int, int> sync_from_;  // chunk -> where its last backward starts
   int batch_ = -1, last_p2p_ = -1;
+  std::vector<std::vector<int>> hoisted_;  // per chunk: ops of its first forward launched ahead
+  std::vector<std::map<int, int>> placed_;  // per chunk: those placed, op -> schedule index
 };
 
 }  // namespace
@@ -177,10 +223,14 @@ Schedule build_pipeline_schedule(const WorkloadRequest& q) {
     Chunk& c = chunks[static_cast<std::size_t>(v)];
     c.stage = plan.stage_of(rank, v);
     c.prefix = plan.virtual_stages > 1 ? "stage" + std::to_string(c.stage) + "." : "";
-    // One micro-batch's blocks, copied for the others (stage_pieces.hpp): they are alike.
+    // Two micro-batches stand for the step's (stage_pieces.hpp): the rest are alike.
     WorkloadRequest sq =
         stage_request(q, stage_world, plan.stages[static_cast<std::size_t>(c.stage)]);
-    sq.micro_batches = 1;
+    sq.micro_batches = std::min(q.micro_batches, 2);
+    // Megatron's DDP buckets only the first pipeline rank's first model chunk: the others keep
+    // one bucket (bucket_size None off the first stage, disable_bucketing for later chunks).
+    if (sq.distributed_optimizer && (rank > 0 || v > 0))
+      sq.ddp_bucket_size = std::numeric_limits<std::int64_t>::max();
     c.built = build_schedule(sq);
     const MeshLayout mesh{stage_world, q.gpus_per_node, c.built.tp, c.built.ep,
                           c.built.shard_group};
@@ -206,8 +256,8 @@ Schedule build_pipeline_schedule(const WorkloadRequest& q) {
   out.micro_batches = q.micro_batches;
   // The tokens of a step, shared by the pipeline's stages as by a TP group's ranks.
   out.tokens_per_step =
-      checked_mul(first.tokens_per_step, static_cast<std::uint64_t>(q.micro_batches),
-                  "tokens per step") /
+      checked_mul(first.tokens_per_step / static_cast<std::uint64_t>(first.micro_batches),
+                  static_cast<std::uint64_t>(q.micro_batches), "tokens per step") /
       static_cast<std::uint64_t>(plan.pp);
   const ModelTotals totals = model_totals(whole.model, whole.layers);
   out.model_params = totals.params;
@@ -215,8 +265,9 @@ Schedule build_pipeline_schedule(const WorkloadRequest& q) {
   for (const Chunk& c : chunks) {
     for (UnitSummary u : c.built.units) {
       u.name = c.prefix + u.name;
-      u.fwd_flops *= q.micro_batches;  // the stage was built for one micro-batch
-      u.bwd_flops *= q.micro_batches;
+      // The stage was built for fewer micro-batches (stage_pieces.hpp).
+      u.fwd_flops = u.fwd_flops / c.built.micro_batches * q.micro_batches;
+      u.bwd_flops = u.bwd_flops / c.built.micro_batches * q.micro_batches;
       out.units.push_back(std::move(u));
     }
     const StageSpan& span = plan.stages[static_cast<std::size_t>(c.stage)];

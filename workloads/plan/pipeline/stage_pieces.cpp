@@ -90,27 +90,32 @@ std::string mb_prefix(int micro_batches, int mb) {
   return micro_batches > 1 ? "mb" + std::to_string(mb) + "." : "";
 }
 
-// Micro-batch `mb`'s copy of one micro-batch's block: its ops, and the kernels named after one
-// of them ("<op>: FSDP2 copy-out ...", "<op>: result read ..."), prefixed "mb<mb>.", as the
-// builder names a step's micro-batches.
-OpBlock micro_batch_copy(const OpBlock& block, int micro_batches, int mb) {
+// Micro-batch `mb`'s copy of a block built as micro-batch `built` of `built_count`: its ops, and
+// the kernels named after one of them ("<op>: FSDP2 copy-out ...", "<op>: result read ..."),
+// renamed as the builder names micro-batch mb of `micro_batches`.
+OpBlock micro_batch_copy(const OpBlock& block, int built_count, int built, int micro_batches,
+                         int mb) {
   OpBlock copy = block;
-  const std::string p = mb_prefix(micro_batches, mb);
-  if (p.empty()) return copy;
+  const std::string from = mb_prefix(built_count, built), to = mb_prefix(micro_batches, mb);
+  if (from == to) return copy;
   std::set<std::string> names;
   for (const ScheduleOp& op : block.ops) names.insert(op.name);
+  const auto renamed = [&](const std::string& name) { return to + name.substr(from.size()); };
   for (ScheduleOp& op : copy.ops) {
-    op.name = p + op.name;
+    op.name = renamed(op.name);
     if (op.is_collective()) continue;
     for (KernelSlice& k : std::get<ComputeOp>(op.body).kernels)
-      if (names.count(k.label.substr(0, k.label.find(": ")))) k.label = p + k.label;
+      if (names.count(k.label.substr(0, k.label.find(": ")))) k.label = renamed(k.label);
   }
   return copy;
 }
 
-// The built schedule's forward and backward blocks (one micro-batch's), each copied for every
-// micro-batch of the step (they are alike but for their names), and its optimizer ops, with
-// block-local indices.
+// The built schedule's forward and backward blocks, and its optimizer ops, with block-local
+// indices. It holds two micro-batches (one when the step has one): a step's first forward is the
+// first's, its other forwards the second's; its last backward the second's, the others the
+// first's. Every micro-batch but the first and the last is alike but for its names (a plan may
+// treat those two apart: the distributed optimizer gathers before the first forward and
+// reduce-scatters in the last backward).
 void cut_blocks(Schedule& s, int micro_batches, StagePieces& out) {
   std::vector<int> block_of(s.ops.size(), -1), local(s.ops.size(), -1);
   std::vector<OpBlock> blocks;
@@ -136,12 +141,17 @@ void cut_blocks(Schedule& s, int micro_batches, StagePieces& out) {
     if (op.hides_behind >= 0) op.hides_behind = local[static_cast<std::size_t>(op.hides_behind)];
     blocks[b].ops.push_back(std::move(op));
   }
-  if (blocks.size() != 2 || s.micro_batches != 1)
-    throw RuntimeError("pipeline: the stage's schedule is not one micro-batch's forward and "
-                       "backward");
+  const int built = s.micro_batches;
+  if (static_cast<int>(blocks.size()) != 2 * built || built != std::min(micro_batches, 2))
+    throw RuntimeError("pipeline: the stage's schedule is not the forward and backward of " +
+                       std::to_string(std::min(micro_batches, 2)) + " micro-batch(es)");
+  const int second = built - 1;  // the built micro-batch that stands for the later ones
   for (int mb = 0; mb < micro_batches; ++mb) {
-    out.forward.push_back(micro_batch_copy(blocks[0], micro_batches, mb));
-    out.backward.push_back(micro_batch_copy(blocks[1], micro_batches, mb));
+    const int f = mb == 0 ? 0 : second, b = mb == micro_batches - 1 ? second : 0;
+    out.forward.push_back(micro_batch_copy(blocks[static_cast<std::size_t>(2 * f)], built, f,
+                                           micro_batches, mb));
+    out.backward.push_back(micro_batch_copy(blocks[static_cast<std::size_t>(2 * b + 1)], built,
+                                            b, micro_batches, mb));
   }
 }
 

@@ -1,6 +1,7 @@
 // One (virtual) stage's step cut into the pieces a pipeline schedule orders: each micro-batch's
-// forward and backward (with its recompute), cut from the schedule the builder makes for one
-// micro-batch of the stage alone (every micro-batch's are alike), and the gradient synchronisation as
+// forward and backward (with its recompute), cut from the schedule the builder makes for the
+// stage alone (two micro-batches: the first and the last, the others alike), and the gradient
+// synchronisation as
 // torch.distributed.pipelining runs it beside data parallelism
 // (torch/distributed/pipelining/stage.py):
 //   fsdp2 (FSDPModule): every backward runs with set_requires_gradient_sync(False) and
@@ -39,10 +40,11 @@ struct StagePieces {
   std::vector<ScheduleOp> tail;  // the optimizer step, its deps cleared
 };
 
-// `built`: the stage's own schedule of one micro-batch (its forward, its backward, then the
-// optimizer; its ops are moved out, its header and units stay), copied for each of
-// `micro_batches` as the builder names them ("mb<j>." when more than one); `order`: the stage's
-// blocks as the pipeline runs them, (forward?, micro-batch). `r`: the stage's request.
+// `built`: the stage's own schedule of min(micro_batches, 2) micro-batches (their forwards and
+// backwards, then the optimizer; its ops are moved out, its header and units stay), copied for
+// each of `micro_batches` as the builder names them ("mb<j>." when more than one): the first
+// forward and the last backward from the ones built as such, the rest alike; `order`: the
+// stage's blocks as the pipeline runs them, (forward?, micro-batch). `r`: the stage's request.
 StagePieces stage_pieces(Schedule& built, int micro_batches, const ResolvedRequest& r,
                          const std::vector<std::pair<bool, int>>& order);
 
