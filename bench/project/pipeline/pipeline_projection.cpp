@@ -15,7 +15,8 @@ namespace collreplay::project {
 namespace {
 
 struct Stage {
-  Schedule schedule;
+  Schedule built;                    // the other stages' (the asked rank's is the caller's)
+  const Schedule* schedule = nullptr;
   RankOpTimes times;
   ProjectionRow row;
   std::vector<std::string> group;  // each collective's group label ("" for compute)
@@ -33,8 +34,8 @@ double joint_step_ms(const std::vector<Stage>& stages, const RankSimulation& tog
   for (const Stage& st : stages) {
     std::vector<double> t = st.times.op_ms;
     for (std::size_t i = 0; i < t.size(); ++i)
-      if (st.schedule.ops[i].is_collective()) t[i] = free(st, i) ? 0 : t[i] * comm_factor;
-    op_ms.push_back(slowed_compute_ms(st.schedule, t, terms.compute_slowdown));
+      if (st.schedule->ops[i].is_collective()) t[i] = free(st, i) ? 0 : t[i] * comm_factor;
+    op_ms.push_back(slowed_compute_ms(*st.schedule, t, terms.compute_slowdown));
     optimizer_ms = std::max(optimizer_ms, st.row.optimizer_ms);
   }
   return simulate_pipeline_ms(together, op_ms) + optimizer_ms;
@@ -61,8 +62,9 @@ ProjectionRow project_pipeline(const ProjectionInputs& in, const Schedule& s, in
   for (int p = 0; p < plan.pp; ++p) {
     Stage& st = stages[static_cast<std::size_t>(p)];
     q.rank = p * plan.stage_world + local;
-    st.schedule = p == mine ? s : build_schedule(q);
-    st.row = project_rank(in, st.schedule, nodes, maxima, &st.times);
+    if (p != mine) st.built = build_schedule(q);
+    st.schedule = p == mine ? &s : &st.built;
+    st.row = project_rank(in, *st.schedule, nodes, maxima, &st.times);
     for (UnitProjection u : st.row.units) {
       if (u.unit == "root") u.unit = "stage" + std::to_string(p) + ".root";
       row.units.push_back(u);
@@ -72,18 +74,18 @@ ProjectionRow project_pipeline(const ProjectionInputs& in, const Schedule& s, in
     row.optimizer_ms = std::max(row.optimizer_ms, st.row.optimizer_ms);
     row.algorithms.insert(st.row.algorithms.begin(), st.row.algorithms.end());
     standalone_ms = std::max(standalone_ms, st.row.step_ms);
-    const StepFlops f = schedule_step_flops(st.schedule);
+    const StepFlops f = schedule_step_flops(*st.schedule);
     flops_known = flops_known && f.hardware.has_value();
     flops += f.hardware.value_or(0) / plan.pp;
     if (!in.memory) continue;
     const MemoryPerGpu mem =
-        pipeline_memory_per_gpu(st.schedule, in.memory->model, q, in.memory->states);
+        pipeline_memory_per_gpu(*st.schedule, in.memory->model, q, in.memory->states);
     if (!row.memory || mem.total_bytes() > row.memory->total_bytes()) row.memory = mem;
   }
   if (row.memory) row.fits = row.memory->total_bytes() <= in.memory->budget.usable_bytes();
   set_median_layer(row, in.ratio_lo, in.ratio_hi);
   std::vector<const Schedule*> schedules;
-  for (const Stage& st : stages) schedules.push_back(&st.schedule);
+  for (const Stage& st : stages) schedules.push_back(st.schedule);
   const RankSimulation together(schedules);
   const auto joint = [&](double comm_factor, const FreeOp& free) {
     return joint_step_ms(stages, together, in.terms, comm_factor, free);
@@ -96,7 +98,7 @@ ProjectionRow project_pipeline(const ProjectionInputs& in, const Schedule& s, in
   // What each group's collectives (over every stage) and the layers' critical ones expose.
   std::vector<std::string> labels;
   for (Stage& st : stages)
-    for (const ScheduleOp& op : st.schedule.ops) {
+    for (const ScheduleOp& op : st.schedule->ops) {
       st.group.push_back(op.is_collective() ? group_key_label(group_key(op.collective())) : "");
       if (op.is_collective()) labels.push_back(st.group.back());
     }
@@ -107,7 +109,7 @@ ProjectionRow project_pipeline(const ProjectionInputs& in, const Schedule& s, in
         row.step_ms - joint(1, [&](const Stage& st, std::size_t i) { return st.group[i] == label; });
   row.critical_exposed_ms =
       row.step_ms - joint(1, [](const Stage& st, std::size_t i) {
-        return critical(st.schedule.ops[i]);
+        return critical(st.schedule->ops[i]);
       });
   // What the fabric causes (the collectives that cross nodes) and what the layout's own
   // collectives inside the nodes cost, as for one rank (projection.hpp).
@@ -119,12 +121,12 @@ ProjectionRow project_pipeline(const ProjectionInputs& in, const Schedule& s, in
   row.layout_exposed_ms = without_crossing - row.compute_step_ms;
   row.critical_fabric_exposed_ms =
       row.step_ms - joint(1, [](const Stage& st, std::size_t i) {
-        return st.times.crosses_nodes[i] && critical(st.schedule.ops[i]);
+        return st.times.crosses_nodes[i] && critical(st.schedule->ops[i]);
       });
   for (const Stage& st : stages)
-    for (std::size_t i = 0; i < st.schedule.ops.size(); ++i)
+    for (std::size_t i = 0; i < st.schedule->ops.size(); ++i)
       row.median_layer_crosses_nodes |=
-          st.schedule.ops[i].layer == row.median_layer && st.times.crosses_nodes[i];
+          st.schedule->ops[i].layer == row.median_layer && st.times.crosses_nodes[i];
   if (row.step_ms > 0) {
     row.tokens_per_s = static_cast<double>(s.tokens_per_step) * row.world / (row.step_ms / 1e3);
     row.tokens_per_s_per_gpu = row.tokens_per_s / row.world;

@@ -95,15 +95,11 @@ TEST_F(OneStepModel, ProjectAndAdviseWriteOneAnswerForTheMissionModels) {
       EXPECT_EQ(answer["layout_b"], from_project["layout_b"]);
       EXPECT_FALSE(answer["layout_a"].get<std::string>().empty());
       EXPECT_EQ(answer["compute"], "model:h100 (default)");
-      // eth-100g is far behind 8 x NDR for Mixtral; Qwen2.5-72B's best on eth-100g is a pipeline
-      // (a stage boundary moves one activation per micro-batch where FSDP gathers every layer's
-      // weights), which keeps it above half of IB's tokens/s.
-      if (model == "mixtral-8x7b") {
-        EXPECT_LT(answer["ratio"].get<double>(), 0.5) << model << " " << nodes;
-      } else {
-        EXPECT_NE(answer["layout_b"].get<std::string>().find("+pp"), std::string::npos) << nodes;
-        EXPECT_GT(answer["ratio"].get<double>(), 0.5) << model << " " << nodes;
-      }
+      // eth-100g is behind 8 x NDR for these models; its best layout is a pipeline (a stage
+      // boundary moves one activation per micro-batch where FSDP gathers every layer's weights).
+      EXPECT_LT(answer["ratio"].get<double>(), 1.0) << model << " " << nodes;
+      EXPECT_NE(answer["layout_b"].get<std::string>().find("+pp"), std::string::npos)
+          << model << " " << nodes << ": " << answer["layout_b"];
       // The same table line in both programs' output.
       const std::string row_start = "\n" + std::string(7 - std::to_string(nodes).size(), ' ') +
                                     std::to_string(nodes) + " ";

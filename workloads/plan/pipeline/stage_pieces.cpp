@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <string>
 
 #include "common/errors.hpp"
@@ -14,46 +15,53 @@ bool starts_with(const std::string& text, const std::string& prefix) {
   return text.rfind(prefix, 0) == 0;
 }
 
-// A block being trimmed: which ops stay, and the kernels taken out of its compute ops.
+// A block being trimmed: which ops stay, and the kernels taken out of its compute ops. Ops are
+// found by name and FSDP2 copy kernels ("<collective>: FSDP2 ...") by their collective's name
+// through indexes built once.
 struct Trim {
   OpBlock& block;
   std::vector<bool> keep;
-  explicit Trim(OpBlock& b) : block(b), keep(b.ops.size(), true) {}
+  std::unordered_map<std::string, int> op_of;
+  // collective name -> (op, kernel) of its FSDP2 copy kernels; taken ones are marked in `taken_`.
+  std::unordered_map<std::string, std::vector<std::pair<int, int>>> copies_of;
+  std::set<std::pair<int, int>> taken_;
+
+  explicit Trim(OpBlock& b) : block(b), keep(b.ops.size(), true) {
+    for (std::size_t i = 0; i < b.ops.size(); ++i) {
+      op_of.emplace(b.ops[i].name, static_cast<int>(i));
+      if (b.ops[i].is_collective()) continue;
+      const std::vector<KernelSlice>& kernels = b.ops[i].compute().kernels;
+      for (std::size_t k = 0; k < kernels.size(); ++k) {
+        const std::size_t at = kernels[k].label.find(": FSDP2");
+        if (at != std::string::npos)
+          copies_of[kernels[k].label.substr(0, at)].emplace_back(static_cast<int>(i),
+                                                                 static_cast<int>(k));
+      }
+    }
+  }
 
   int find(const std::string& name) const {
-    for (std::size_t i = 0; i < block.ops.size(); ++i)
-      if (block.ops[i].name == name) return static_cast<int>(i);
-    return -1;
+    const auto it = op_of.find(name);
+    return it == op_of.end() ? -1 : it->second;
   }
   // Whether collective `name` is in the block: its op, or (a one-rank FSDP2 group, which calls no
   // collective) its copy kernels.
-  bool present(const std::string& name) const {
-    if (find(name) >= 0) return true;
-    for (const ScheduleOp& op : block.ops)
-      if (!op.is_collective())
-        for (const KernelSlice& k : op.compute().kernels)
-          if (starts_with(k.label, name + ": FSDP2")) return true;
-    return false;
-  }
-  // Takes the FSDP2 copy kernels of collective `name` ("<name>: FSDP2 ...") out of the compute
-  // ops, with their share of host time; returns them. Whether any was there in `found`.
+  bool present(const std::string& name) const { return find(name) >= 0 || copies_of.count(name); }
+  // Takes the FSDP2 copy kernels of collective `name` out of the compute ops, with their share of
+  // host time; returns them. Whether any was there in `found`.
   std::vector<KernelSlice> take_kernels(const std::string& name, const HostTimePerLaunch& host,
                                         bool& found) {
     std::vector<KernelSlice> taken;
-    for (ScheduleOp& op : block.ops) {
-      if (op.is_collective()) continue;
-      ComputeOp& c = std::get<ComputeOp>(op.body);
-      const double per_launch =
-          op.phase == Phase::forward ? host.forward_us : host.backward_us;
-      for (auto it = c.kernels.begin(); it != c.kernels.end();) {
-        if (!starts_with(it->label, name + ": FSDP2")) {
-          ++it;
-          continue;
-        }
-        c.host_us = std::max(0.0, c.host_us - per_launch * static_cast<double>(it->launches));
-        taken.push_back(*it);
-        it = c.kernels.erase(it);
-      }
+    const auto it = copies_of.find(name);
+    if (it == copies_of.end()) return taken;
+    for (const auto& [op, k] : it->second) {
+      if (!taken_.insert({op, k}).second) continue;
+      ScheduleOp& o = block.ops[static_cast<std::size_t>(op)];
+      ComputeOp& c = std::get<ComputeOp>(o.body);
+      const double per_launch = o.phase == Phase::forward ? host.forward_us : host.backward_us;
+      const KernelSlice& slice = c.kernels[static_cast<std::size_t>(k)];
+      c.host_us = std::max(0.0, c.host_us - per_launch * static_cast<double>(slice.launches));
+      taken.push_back(slice);
     }
     found = found || !taken.empty();
     return taken;
@@ -68,6 +76,11 @@ struct Trim {
   }
   // The block without the dropped ops, indices renumbered (deps on dropped ops vanish).
   void apply() {
+    for (auto it = taken_.rbegin(); it != taken_.rend(); ++it) {  // later kernels first
+      std::vector<KernelSlice>& kernels =
+          std::get<ComputeOp>(block.ops[static_cast<std::size_t>(it->first)].body).kernels;
+      kernels.erase(kernels.begin() + it->second);
+    }
     std::vector<int> index(block.ops.size(), -1);
     std::vector<ScheduleOp> kept;
     for (std::size_t i = 0; i < block.ops.size(); ++i) {
