@@ -281,6 +281,10 @@ void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
                st.compute_ms, st.comm_ms, st.overlapped_ms, st.exposed_comm_ms);
   std::fprintf(out, "#   fwd+bwd %.3f  optimizer %.3f (in every step time)\n", st.fwd_bwd_ms,
                st.optimizer_ms);
+  if (const int stages = pipeline_place(*m.schedule).stages; stages > 1)
+    std::fprintf(out, "#   pipeline of %d stages: exposed_comm holds the bubble (the overlapped "
+                      "step waits for the other stages; the compute-only pass does not)\n",
+                 stages);
   std::fprintf(out, "#   overlap_efficiency %s  compute_slowdown %s  tokens/s %s\n",
                optional_text(st.overlap_efficiency, "%.3f").c_str(),
                optional_text(st.compute_slowdown, "%.3f").c_str(),

@@ -173,7 +173,8 @@ std::vector<nlohmann::json> report_replay(ReplayMeasurements& m, const ReportInp
                           in.flops.model.value_or(0), in.peak.tflops});
   m.op_headroom = op_headroom(schedule, m.op_times);
   m.units = unit_headroom(schedule, m.op_times);
-  m.sanity_problems = step_sanity(m.step, kSanityTolerance);
+  m.sanity_problems =
+      step_sanity(m.step, kSanityTolerance, pipeline_place(schedule).stages > 1);
   m.peak_tflops = in.peak.tflops;
   m.peak_source = in.peak.source;
   m.flops_per_step = in.flops.hardware;
