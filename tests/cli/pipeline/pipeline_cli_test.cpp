@@ -96,5 +96,27 @@ TEST_F(PipelineCli, HostReplayRunsTheStagesWithRealSendsAndReceives) {
   EXPECT_EQ(recvs, 4);
 }
 
+// The GPU reference's pipeline plan reads its arguments before it imports torch: --help and bad
+// input work on a machine without torch (a CPU test can hold them).
+class PipelineReferenceScript : public PythonScriptTest {
+ protected:
+  PipelineReferenceScript() : PythonScriptTest("sweeps/gpu/reference/pipeline/pipeline_step.py") {}
+};
+
+TEST_F(PipelineReferenceScript, HelpAndBadInputNeedNoTorch) {
+  const Outcome help = run("python3 " + script_ + " --help");
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_NE(help.out.find("--schedule {gpipe,1f1b}"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--micro-batches"), std::string::npos);
+  const Outcome bad = run("python3 " + script_ + " --model qwen2.5-0.5b --micro-batches 0");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "pipeline_step: --micro-batches must be positive\n");
+  const Outcome launcher =
+      run((bin_dir().parent_path().parent_path() / "sweeps/gpu/reference/pipeline/pipeline_reference.sh").string() +
+          " --help");
+  EXPECT_EQ(launcher.exit_code, 0) << launcher.err;
+  EXPECT_NE(launcher.out.find("sweeps/gpu/reference/pipeline/pipeline_reference.sh OUT_DIR"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace collreplay
