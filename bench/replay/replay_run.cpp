@@ -20,6 +20,7 @@
 #include "bench/compute/compute_model.hpp"
 #include "bench/compute/cpu/host_threads.hpp"
 #include "bench/executor/executor.hpp"
+#include "bench/app/run/line_rate.hpp"
 #include "bench/flags/run_flags.hpp"
 #include "bench/flags/run_start.hpp"
 #include "bench/preflight/preflight.hpp"
@@ -287,6 +288,8 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& asked,
       {options, setup.dilation, compute.peak.tflops, r.planned.flops.model.value_or(0),
        slowest_rank_agreement(options.timeout_s), r.rank});
   measured.m.schedule = &schedule;
+  measured.m.node_links =
+      emulated_node_links(setup.fabric, setup.emulated, meta.hosts, setup.emulate_nodes);
   // Collective: every host's counters to rank 0, before the other ranks are done.
   std::vector<nlohmann::json> counter_records =
       finish_host_monitor(monitor.get(), MPI_COMM_WORLD, options.timeout_s);
