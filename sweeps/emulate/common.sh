@@ -47,9 +47,10 @@ shaped_rate_mbit() {
   awk -v g="$gbit" -v d="$dilate" 'BEGIN { if (g <= 0) print 0; else printf "%.3f\n", g * 1000 / d }'
 }
 
-# tbf's burst in bytes for a rate in Mbit/s: SHAPE_BURST_US at the rate, at least two frames.
+# tbf's burst in bytes for a rate in Mbit/s: $2 (default SHAPE_BURST_US) microseconds at the
+# rate, at least two frames.
 shape_burst_bytes() {
-  awk -v r="$1" -v us="$SHAPE_BURST_US" -v f="$FRAME_BYTES" \
+  awk -v r="$1" -v us="${2:-$SHAPE_BURST_US}" -v f="$FRAME_BYTES" \
     'BEGIN { b = r * us / 8; if (b < 2 * f) b = 2 * f; printf "%d\n", b }'
 }
 
