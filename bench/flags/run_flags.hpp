@@ -38,7 +38,7 @@ struct RunFlags {
   std::optional<std::string> fabric;  // as given; unset: the cluster's, else "real"
   std::string fabrics_file;
   bool emulated = false;
-  std::optional<double> dilation;     // as given; unset: the cluster's, else 1
+  std::optional<double> dilation;  // as given; unset: the cluster's, else 1
   std::string compute = "auto";
   MonitorOptions monitor;
 };
@@ -62,8 +62,7 @@ struct RunSetup {
 // run can use (--dilate, --emulate-nodes, --compute, --transport, --fabric, the monitor's), and
 // inside an emulated cluster for a --fabric or --dilate that is not the cluster's. No MPI, no
 // backend, so that --dry-run refuses what a run refuses.
-RunSetup parse_run_flags(const RunFlags& flags,
-                         const std::optional<EmulatedCluster>& cluster);
+RunSetup parse_run_flags(const RunFlags& flags, const std::optional<EmulatedCluster>& cluster);
 // The same on the cluster this process runs on (find_emulated_cluster), if any.
 RunSetup parse_run_flags(const RunFlags& flags);
 
