@@ -11,6 +11,7 @@
 #include "bench/project/compute_source.hpp"
 #include "bench/project/fabrics/fabric_comparison.hpp"
 #include "bench/project/fabric_source.hpp"
+#include "bench/project/interval/scaling_interval.hpp"
 #include "bench/project/model/fit.hpp"
 #include "bench/project/model/measured_points.hpp"
 #include "bench/project/observed/observed_cli.hpp"
@@ -186,6 +187,7 @@ int run_project(const ProjectOptions& o) {
   const std::vector<int> counts = parse_node_counts(o.nodes);
   const std::vector<std::string> fabric_names = split_fabrics(o.fabric);
   const ProjectionInputs base = projection_inputs(o);
+  const IntervalCalibration calibration = published_calibration();
 
   // The fits go out with the projection: input refused on the way (expert groups that do not
   // tile nodes) leaves its one line and nothing else.
@@ -202,8 +204,10 @@ int run_project(const ProjectOptions& o) {
     in.ratio_hi = fabric.ratio_hi;
     FabricProjection projected{fabric.fabric_label, {}, std::nullopt};
     for (int nodes : counts) projected.rows.push_back(project_nodes(in, nodes));
+    apply_intervals(projected.rows, calibration, fabric.measured_max_nodes);
     projected.tip = tipping_point(projected.rows);
-    const ProjectionLabels labels = projection_labels(o, fabric, in);
+    ProjectionLabels labels = projection_labels(o, fabric, in);
+    labels.interval = interval_words(calibration, fabric.measured_max_nodes);
     print_projection(projected.rows, labels, projected.tip, tables);
     records.insert(records.end(), fabric.fit_records.begin(), fabric.fit_records.end());
     for (const ProjectionRow& row : projected.rows)

@@ -10,7 +10,6 @@
 #include "bench/project/model/step_sim.hpp"
 #include "bench/replay/flops/step_flops.hpp"
 #include "bench/replay/headroom.hpp"
-#include "common/dtype.hpp"
 #include "common/errors.hpp"
 #include "workloads/trace/trace_import.hpp"
 #include "workloads/schedule_summary.hpp"
@@ -43,8 +42,7 @@ void attribute_exposure(const Schedule& s, const std::vector<double>& op_ms,
       labels.emplace(streams[i], group_key_label(group_key(s.ops[i].collective())));
   for (const auto& [stream, label] : labels) {
     const double without = overlapped_step_ms(
-        s, freed(s, op_ms, [&](std::size_t i) { return streams[i] == stream; }), terms,
-        row.optimizer_ms);
+        s, freed(s, op_ms, [&](std::size_t i) { return streams[i] == stream; }), terms);
     row.exposed_by_group_ms[label] = row.step_ms - without;
   }
   // A schedule without decoder layers (an imported trace) has no first gather to set apart: every
@@ -55,7 +53,7 @@ void attribute_exposure(const Schedule& s, const std::vector<double>& op_ms,
       s, freed(s, op_ms, [&](std::size_t i) {
         return s.ops[i].hides_behind < 0 && (s.ops[i].layer >= 0 || !layered);
       }),
-      terms, row.optimizer_ms);
+      terms);
   row.critical_exposed_ms = row.step_ms - without_critical;
 }
 
@@ -148,10 +146,9 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
     row.headroom_hi_ms = median.compute_ms - median.comm_ms * in.ratio_lo;
   }
 
-  row.optimizer_ms = optimizer_step_ms(
-      s, static_cast<double>(dtype_size_bytes(parse_dtype(in.request.param_dtype))), in.terms);
+  row.optimizer_ms = optimizer_phase_ms(s, op_ms);
   const auto step_ms = [&](double comm_factor) {
-    return overlapped_step_ms(s, scaled_comm(s, op_ms, comm_factor), in.terms, row.optimizer_ms);
+    return overlapped_step_ms(s, scaled_comm(s, op_ms, comm_factor), in.terms);
   };
   row.step_ms = step_ms(1);
   row.exposed_comm_ms = row.step_ms - row.compute_step_ms;
