@@ -1,6 +1,6 @@
-#include "bench/advise/layouts.hpp"
+#include "bench/project/layouts/layouts.hpp"
 
-namespace collreplay::advise {
+namespace collreplay::project {
 namespace {
 
 constexpr int kDegrees[] = {2, 4, 8};
@@ -28,7 +28,9 @@ Layout make(const WorkloadRequest& base, int world, DataParallel dp, int tp, int
   const std::string prefix = tp > 1   ? "tp" + std::to_string(tp) + "+"
                              : ep > 1 ? "ep" + std::to_string(ep) + "+"
                                       : "";
-  l.name = tp == world ? "tp" + std::to_string(tp) : prefix + dp_name(dp);
+  // Tensor parallel over the whole world leaves no data parallelism to name (a world of one
+  // GPU is still fsdp, hsdp or ddp).
+  l.name = tp > 1 && tp == world ? "tp" + std::to_string(tp) : prefix + dp_name(dp);
   return l;
 }
 
@@ -94,4 +96,4 @@ std::vector<Layout> candidate_layouts(const WorkloadRequest& base, const ModelCo
   return out;
 }
 
-}  // namespace collreplay::advise
+}  // namespace collreplay::project
