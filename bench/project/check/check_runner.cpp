@@ -210,7 +210,10 @@ int run_check(const ProjectOptions& o, std::ostream& out) {
 }
 
 std::vector<std::string> published_fixture_files() {
-  const std::string dir = require_data_file(kPublishedFixtures, "--check FIXTURE...");
+  // The intervals need them: `make install` copies them into PREFIX/share/collreplay.
+  const std::string dir = require_data_file(
+      kPublishedFixtures, "COLLREPLAY_DATA=DIR, DIR holding tests/fixtures/published (the "
+                          "declared rows every projection's intervals come from)");
   std::vector<std::string> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir))
     if (entry.path().extension() == ".csv") files.push_back(entry.path().string());
