@@ -28,6 +28,10 @@ WorkloadRequest request_of(const PublishedRow& r, const std::string& catalog_dir
   q.seq = r.seq;
   q.activation_checkpointing = r.activation_checkpointing;
   q.reduce_dtype = r.reduce_dtype;
+  q.tp = r.tp;
+  q.distributed_optimizer = r.distributed_optimizer;
+  q.async_tp = r.async_tp;
+  q.ddp_bucket_size = r.ddp_bucket_size;
   return q;
 }
 

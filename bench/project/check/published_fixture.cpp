@@ -27,6 +27,14 @@ std::string model_of(const std::string& text, const std::string& fixture) {
   return (std::filesystem::path(fixture).parent_path() / text).string();
 }
 
+// An optional yes / no column; `fallback` when the column or its cell is empty.
+bool yes_no(const CsvTable& t, std::size_t i, const std::string& column, bool fallback) {
+  const std::string v = t.optional_text(i, column);
+  if (v.empty()) return fallback;
+  if (v != "yes" && v != "no") t.fail(i, column + " '" + v + "' is not yes or no");
+  return v == "yes";
+}
+
 PublishedRow row_of(const CsvTable& t, std::size_t i, const std::string& catalog_dir) {
   PublishedRow r;
   r.where = t.path() + ":" + std::to_string(t.line(i));
@@ -64,6 +72,11 @@ PublishedRow row_of(const CsvTable& t, std::size_t i, const std::string& catalog
                   r.band.text + "'");
   r.source = t.text(i, "source");
   r.compute = t.optional_text(i, "compute");
+  if (!t.optional_text(i, "tp").empty()) r.tp = static_cast<int>(t.positive(i, "tp", true));
+  r.distributed_optimizer = yes_no(t, i, "distributed_optimizer", false);
+  r.async_tp = yes_no(t, i, "async_tp", false);
+  if (!t.optional_text(i, "ddp_bucket_size").empty())
+    r.ddp_bucket_size = static_cast<std::int64_t>(t.positive(i, "ddp_bucket_size", true));
   return r;
 }
 

@@ -2,7 +2,9 @@
 // published point, grouped into series (one cluster, model and layout at several node counts).
 // Header, columns in any order ('#' lines hold each source's description):
 //   series,model,gpu,gpus_per_node,nodes,fabric,plan,sharding,micro_batch,grad_accum,seq,ac,
-//   reduce_dtype,tokens_per_s_per_gpu,band,source        [optional: compute, role]
+//   reduce_dtype,tokens_per_s_per_gpu,band,source
+//   [optional: compute, role, tp (default 1), distributed_optimizer and async_tp (yes | no,
+//    default no), ddp_bucket_size (--ddp-bucket-size, default 0: Megatron's)]
 // model: a catalog name or a model .json path (relative paths are taken from the fixture's folder);
 // gpu: a100 | h100 | h200 | b200; fabric: a sweeps/fabrics.tsv profile; ac: yes | no;
 // band: points of per-GPU ratio error allowed (e.g. 2), a point beyond it fails its series;
@@ -33,7 +35,9 @@ bool parse_series_band(const std::string& text, SeriesBand& band);
 
 struct PublishedRow {
   std::string series, model, gpu, fabric, plan, sharding, reduce_dtype, compute, source;
-  int gpus_per_node = 0, nodes = 0, grad_accum = 1;
+  int gpus_per_node = 0, nodes = 0, grad_accum = 1, tp = 1;
+  bool distributed_optimizer = false, async_tp = false;
+  std::int64_t ddp_bucket_size = 0;
   std::int64_t micro_batch = 0, seq = 0;
   bool activation_checkpointing = true;
   bool declared = false;  // role: an input of the intervals' calibration, not a held-out check
