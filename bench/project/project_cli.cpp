@@ -235,13 +235,15 @@ int run_project(const ProjectOptions& o) {
       records.back()["layout_cost"] = layout_cost;  // the fabric's rows alike, as its tipping point
       if (o.request.trace.empty()) records.back()["layout"] = layout_label(o.request);
     }
-    fabrics.push_back({fabric.fabric_label, in, fabric.source_label});
+    fabrics.push_back(
+        {fabric.fabric_label, in, fabric.source_label, fabric.measured_max_nodes});
   }
   print_once(fits.str(), std::cout);  // fabrics that share the intra-node fit print it once
   std::cout << tables.str();
   // The answer weighs every layout, so it needs a catalog model to lay out and its memory.
   if (fabrics.size() > 1 && o.request.trace.empty()) {
-    for (const auto& answers : answer_fabrics(o.request, fabrics, counts, answer_assumptions(o))) {
+    const records::AnswerAssumptions assumed = answer_assumptions(o);
+    for (const auto& answers : answer_fabrics(o.request, fabrics, counts, assumed, calibration)) {
       std::cout << records::answer_table_text(answers);
       for (const records::FabricAnswer& a : answers) records.push_back(records::answer_json(a));
     }

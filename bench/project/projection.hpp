@@ -62,6 +62,7 @@ struct ProjectionRow {
   // (bench/project/interval/scaling_interval.hpp: apply_intervals sets them; until then the
   // ratio is 1 and the interval empty).
   double per_gpu_vs_first = 1, per_gpu_vs_first_lo = 1, per_gpu_vs_first_hi = 1;
+  int first_nodes = 0;  // the first row's node count: what per_gpu_vs_first is against
   double tokens_per_s_per_gpu_lo = 0, tokens_per_s_per_gpu_hi = 0;
   double optimizer_ms = 0;  // the schedule's optimizer phase (its compute ops), ms per step
   std::optional<double> tflops_per_gpu;  // FLOPs per rank / step; unknown for a trace without shapes

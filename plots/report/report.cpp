@@ -172,12 +172,21 @@ void headroom_tables(std::ostream& md, const std::vector<Record>& records) {
   }
 }
 
+// "[lo, hi]" of a field's _lo and _hi, "-" without them.
+std::string interval_cell(const nlohmann::json& r, const std::string& field, int decimals) {
+  const auto lo = number_at(r, field + "_lo"), hi = number_at(r, field + "_hi");
+  return lo && hi ? "[" + fixed(*lo, decimals) + ", " + fixed(*hi, decimals) + "]" : "-";
+}
+
 void projection_table(std::ostream& md, const std::vector<Record>& records) {
   const auto projections = of_kind(records, "projection");
   if (projections.empty()) return;
   md << "## Projection (not measured: the cost model over each fabric)\n\n"
-     << "| model | fabric | nodes | headroom_ms | band | tokens/s per GPU | step_ms | exposed_ms "
-        "|\n|---|---|--:|--:|--:|--:|--:|--:|\n";
+     << "Per GPU: tokens/s per GPU with its interval, and against the projection's first node "
+        "count (bench/project/interval/: the width from the published fixtures' declared rows, "
+        "growing with the doublings extrapolated).\n\n"
+     << "| model | fabric | nodes | headroom_ms | band | tokens/s per GPU | interval | vs first "
+        "| interval | step_ms | exposed_ms |\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
   std::map<std::pair<std::string, std::string>, std::string> tipping;
   for (const Record* p : projections) {
     const nlohmann::json& r = p->data;
@@ -186,7 +195,10 @@ void projection_table(std::ostream& md, const std::vector<Record>& records) {
        << optional_fixed(r, "headroom_ms") << " | " << optional_fixed(r, "headroom_lo_ms")
        << " .. " << optional_fixed(r, "headroom_hi_ms") << " | "
        << (r.value("fits", true) ? optional_fixed(r, "tokens_per_s_per_gpu", 0) : "no fit")
-       << " | " << optional_fixed(r, "step_ms", 1) << " | "
+       << " | " << interval_cell(r, "tokens_per_s_per_gpu", 0) << " | "
+       << optional_fixed(r, "per_gpu_vs_first", 3) << " | "
+       << interval_cell(r, "per_gpu_vs_first", 3) << " | " << optional_fixed(r, "step_ms", 1)
+       << " | "
        << optional_fixed(r, "exposed_comm_ms", 1) << " |\n";
     if (auto words = text_at(r, "tipping_point")) tipping[{model, fabric_of(r)}] = *words;
   }

@@ -46,6 +46,7 @@ void apply_intervals(std::vector<ProjectionRow>& rows, const IntervalCalibration
   const int first_world = first.world;
   for (ProjectionRow& r : rows) {
     r.per_gpu_vs_first = first_per_gpu > 0 ? r.tokens_per_s_per_gpu / first_per_gpu : 0;
+    r.first_nodes = first.nodes;
     const double d = extrapolation_distance(r.world, first_world, r.nodes, measured_max_nodes);
     const RatioInterval i = ratio_interval(c, r.per_gpu_vs_first, d);
     r.per_gpu_vs_first_lo = i.lo;
@@ -53,6 +54,12 @@ void apply_intervals(std::vector<ProjectionRow>& rows, const IntervalCalibration
     r.tokens_per_s_per_gpu_lo = first_per_gpu * i.lo;
     r.tokens_per_s_per_gpu_hi = first_per_gpu * i.hi;
   }
+}
+
+double scaling_halfwidth_from_one_node(const IntervalCalibration& c, int nodes,
+                                       int measured_max_nodes) {
+  const double d = extrapolation_distance(nodes, 1, nodes, measured_max_nodes);
+  return c.points_per_root_doubling * std::sqrt(d) / 100;
 }
 
 std::string calibration_text(const IntervalCalibration& c) {

@@ -57,6 +57,12 @@ RatioInterval ratio_interval(const IntervalCalibration& calibration, double rati
 void apply_intervals(std::vector<ProjectionRow>& rows, const IntervalCalibration& calibration,
                      int measured_max_nodes = 0);
 
+// The same error for one projected row with no first row of its own (advise's layouts, the fabric
+// answer's best layouts): the half-width, as a fraction of the row's throughput, over the doublings
+// from one node to `nodes` (and beyond a fitted fabric's measured node counts).
+double scaling_halfwidth_from_one_node(const IntervalCalibration& calibration, int nodes,
+                                       int measured_max_nodes = 0);
+
 // "+-1.90 points x sqrt(doublings of the GPU count), from 8 declared rows of ...".
 std::string calibration_text(const IntervalCalibration& calibration);
 // The same as a table's header says it: the calibration, from which row the doublings count, and
