@@ -37,6 +37,10 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
     if (text_at(r->data, "placement").value_or("") == "out_of_place") any_out_of_place = true;
   }
   std::map<std::string, std::map<double, std::vector<double>>> curves;
+  // An emulated fabric's line rate per size (bench/app/run/line_rate.hpp: the most busbw its node
+  // links allow for that op and placement), and the points measured above it.
+  std::map<std::string, std::map<double, double>> line_rate;
+  std::map<std::string, std::vector<std::vector<double>>> above;
   for (const Record* r : of_kind(records, "perf")) {
     const auto bytes = number_at(r->data, "bytes");
     const auto busbw = number_at(r->data, "busbw_GBps");
@@ -46,7 +50,10 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
         text_at(r->data, "placement").value_or("out_of_place") != "out_of_place")
       continue;
     // One fabric over one transport, op, placement and node count: the report's table's column.
-    curves[busbw_curve(r->data)][*bytes].push_back(*busbw);
+    const std::string curve = busbw_curve(r->data);
+    curves[curve][*bytes].push_back(*busbw);
+    if (auto limit = number_at(r->data, "line_rate_busbw_GBps")) line_rate[curve][*bytes] = *limit;
+    if (r->data.value("above_line_rate", false)) above[curve].push_back({*bytes, *busbw});
   }
   if (curves.empty())
     throw UsageError(
@@ -77,9 +84,24 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
       min_bytes = std::min(min_bytes, bytes);
       max_bytes = std::max(max_bytes, bytes);
     }
-    series.push_back({"using 1:2 with linespoints lw 2.5 pt 7 ps 1.2 lc " + colour(index++) +
+    series.push_back({"using 1:2 with linespoints lw 2.5 pt 7 ps 1.2 lc " + colour(index) +
                           " title " + quoted(name),
                       rows});
+    if (line_rate.count(name)) {
+      std::vector<std::vector<double>> limit;
+      for (const auto& [bytes, gbps] : line_rate.at(name)) {
+        limit.push_back({bytes, gbps});
+        max_busbw = std::max(max_busbw, gbps);
+      }
+      series.push_back({"using 1:2 with lines lw 1.5 dt (6,4) lc " + colour(index) + " title " +
+                            quoted(name + ": the profile's line rate"),
+                        limit});
+    }
+    if (above.count(name))
+      series.push_back({"using 1:2 with points pt 2 ps 2.5 lw 2 lc " + colour(index) + " title " +
+                            quoted(name + ": above its line rate (not possible; a shaper's burst)"),
+                        above.at(name)});
+    ++index;
   }
   std::vector<std::string> marks;
   int model_index = 0, mark_id = 200;

@@ -113,12 +113,14 @@ void environment(std::ostream& md, const std::vector<Record>& records) {
 
 void busbw_table(std::ostream& md, const std::vector<Record>& records) {
   std::map<double, std::map<std::string, std::vector<double>>> table;  // bytes -> curve -> busbw
+  std::set<std::pair<double, std::string>> above;  // cells with a point above the line rate
   std::set<std::string> curves;
   for (const Record* r : of_kind(records, "perf")) {
     const auto bytes = number_at(r->data, "bytes"), busbw = number_at(r->data, "busbw_GBps");
     const auto op = text_at(r->data, "op");
     if (!bytes || !busbw || !op) continue;
     const std::string curve = busbw_curve(r->data);  // one fabric and transport a column
+    if (r->data.value("above_line_rate", false)) above.insert({*bytes, curve});
     table[*bytes][curve].push_back(*busbw);
     curves.insert(curve);
   }
@@ -133,11 +135,15 @@ void busbw_table(std::ostream& md, const std::vector<Record>& records) {
     md << "| " << fixed(bytes, 0) << " |";
     for (const std::string& c : curves) {
       const auto it = row.find(c);
-      md << " " << (it == row.end() ? "-" : fixed(median_of(it->second))) << " |";
+      md << " " << (it == row.end() ? "-" : fixed(median_of(it->second)))
+         << (above.count({bytes, c}) ? " !" : "") << " |";
     }
     md << "\n";
   }
   md << "\n";
+  if (!above.empty())
+    md << "! a point above its emulated fabric's line rate (the node links cannot carry it: a "
+          "shaper's burst passed it unshaped); the records say `above_line_rate` and the bound.\n\n";
 }
 
 void headroom_tables(std::ostream& md, const std::vector<Record>& records) {
