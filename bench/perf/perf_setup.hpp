@@ -1,5 +1,5 @@
-// The perf harness's setup before anything is timed: the table's type names, the host-memory
-// check of a size sweep, Google Benchmark's flags, and how cases are named and weighed.
+// The perf harness's setup before anything is timed: the host-memory check of a size sweep,
+// Google Benchmark's flags, and how cases are named and weighed.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -10,9 +10,6 @@
 #include "common/dtype.hpp"
 
 namespace collreplay {
-
-// nccl-tests' names for the type column.
-const char* table_type_name(DType t);
 
 // UsageError when the largest size's buffers cannot fit in this node's memory (checked before
 // MPI, so absurd sizes are a usage error instead of an allocation failure halfway through).
