@@ -78,7 +78,8 @@ void add_nccl_tests_flags(CLI::App& app, NcclTestsTexts& t) {
   app.add_option("-y,--stream_null", t.stream_null, "0: collreplay's own stream (1 is refused)");
   app.add_option("-p,--parallel_init", t.parallel_init, "0|1: no effect (one thread per rank)");
   app.add_option("-J,--output_file", t.output_file, "JSON Lines results file (as --out)");
-  app.add_option("-V,--device_cta_count", t.device_cta_count, "no effect without -D (refused)");
+  app.add_option("-V,--device_cta_count", t.device_cta_count,
+                 "accepted, no effect: it sizes -D's kernels, which are not offered");
   for (std::size_t i = 0; i < std::size(kOffOnlyFlags); ++i) {
     const OffOnlyFlag& f = kOffOnlyFlags[i];
     app.add_option(std::string(f.short_name) + "," + f.long_name, t.off_only[i],
