@@ -38,10 +38,10 @@ project_mission() {
     "$bin/project" --model "$model" $rest --fabric "$fabrics" \
       --nodes 1,2,4,8,16,32,64,128,256,512,1024 --out "$out/projection/$model.jsonl" \
       >"$out/projection/$model.txt"
-    sed -n "s/^# tipping point on \([^:]*\): /   $model on \1 tips at /p" "$out/projection/$model.txt"
-    awk -v m="$model" '/^# fabrics side by side/ { on = 1; next }
-      on && $1 == 8 { printf "   %s at 8 nodes: eth-100g gives %s of ib-ndr-8x400'"'"'s tokens/s\n", m, $NF }
-      on && /^#/ { on = 0 }' "$out/projection/$model.txt"
+    # The answer as project prints it (records/fabric_answer.hpp), at 8 and 32 nodes.
+    awk '/^# answer: / { on = 1; sub(/^# answer: /, "   "); print; next }
+      on && ($1 == "nodes" || $1 == 8 || $1 == 32) { print "   " $0; next }
+      on && !/^ *[0-9]/ { on = 0 }' "$out/projection/$model.txt"
   done
 }
 # 8 GPUs a node (intra-node: the measured H200 NVLink sweep), H100 compute as project models it

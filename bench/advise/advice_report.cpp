@@ -15,6 +15,17 @@ std::string recompute_word(const Advice& a) {
   return !a.recompute ? "-" : *a.recompute ? "yes" : "no";
 }
 
+// Why a layout does not fit or apply; for one that fits, whether its communication still shows:
+// a layout ranked high may be one whose layers cannot hide their collectives.
+std::string note(const Advice& a) {
+  if (!a.reason.empty() || !a.projection) return a.reason;
+  const project::ProjectionRow& p = *a.projection;
+  if (p.median_layer >= 0 && p.headroom_ms < 0)
+    return "headroom < 0: the median layer's communication outlasts its compute (" +
+           format_value("%.1f", p.exposed_comm_ms) + " ms exposed a step)";
+  return "";
+}
+
 }  // namespace
 
 void print_advice(const std::vector<Advice>& advice, const AdviceLabels& l, std::ostream& out) {
@@ -27,7 +38,7 @@ void print_advice(const std::vector<Advice>& advice, const AdviceLabels& l, std:
   char line[256];
   std::snprintf(line, sizeof line, "%4s  %-10s %9s %10s %10s %12s %11s %12s  %s\n", "rank",
                 "layout", "recompute", "mem_GiB", "step_ms", "tokens/s", "exposed_ms",
-                "headroom_ms", "reason");
+                "headroom_ms", "note");
   out << line;
   for (const Advice& a : advice) {
     const std::string rank = a.rank ? std::to_string(*a.rank) : "-";
@@ -39,7 +50,7 @@ void print_advice(const std::vector<Advice>& advice, const AdviceLabels& l, std:
                   p ? format_value("%.0f", p->tokens_per_s).c_str() : "-",
                   p ? format_value("%.1f", p->exposed_comm_ms).c_str() : "-",
                   p ? format_value("%.2f", p->headroom_ms).c_str() : "-");
-    out << line << a.reason << "\n";
+    out << line << note(a) << "\n";
   }
 }
 
@@ -58,6 +69,7 @@ nlohmann::json advice_json(const Advice& a, const AdviceLabels& l) {
       {"exposed_comm_ms", p ? nlohmann::json(p->exposed_comm_ms) : nlohmann::json()},
       {"headroom_ms", p ? nlohmann::json(p->headroom_ms) : nlohmann::json()},
       {"reason", a.reason},
+      {"note", note(a)},
       {"model", l.model},
       {"fabric", l.fabric},
       {"compute", l.compute},

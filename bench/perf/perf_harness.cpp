@@ -19,9 +19,10 @@
 #include "bench/flags/run_start.hpp"
 #include "bench/monitor/host_monitor.hpp"
 #include "bench/perf/perf_buffers.hpp"
-#include "bench/perf/nccl_tests_flags.hpp"
-#include "bench/perf/perf_cli.hpp"
+#include "bench/perf/cli/nccl_tests_flags.hpp"
+#include "bench/perf/cli/perf_cli.hpp"
 #include "bench/perf/perf_context.hpp"
+#include "bench/perf/perf_line_rate.hpp"
 #include "bench/perf/perf_report.hpp"
 #include "bench/perf/timing/perf_samples.hpp"
 #include "bench/perf/perf_setup.hpp"
@@ -75,12 +76,12 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
       throw TimeoutError(label + ": " + e.what());  // the op, its size and its group, first
     }
     if (sampled) fabric = fabric_bytes_between(before, ctx.monitor->fabric_now());
-    for (double& us : timed.samples_us) us /= ctx.options.run.dilation;
+    for (double& us : timed.samples_us) us /= ctx.dilation;
     summary = summarize_samples(timed.samples_us);
     samples_us = timed.samples_us;
     ops_timed = timed.ops;
     ops_per_sample = timed.ops_per_sample;
-    cpu_us = timed.cpu_us / ctx.options.run.dilation;
+    cpu_us = timed.cpu_us;  // the host's own time: dilation slows the fabric, not the issuing
     state.SetIterationTime(summary.mean * 1e-6);
   }
   // -c N: N checks, the first that finds wrong elements ends them (as nccl-tests).
@@ -96,7 +97,8 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
   state.counters["cpu_us"] = cpu_us;
   const int repetition = ctx.repetitions_seen[label]++;
   ctx.measurements.push_back({bytes, layout.count, p, summary, samples_us, ops_timed, cpu_us,
-                              ops_per_sample, warmed.ops, bus_bytes, wrong, repetition, fabric});
+                              ops_per_sample, warmed.ops, bus_bytes, wrong, repetition, fabric,
+                              judge_perf_line_rate(ctx, layout, bytes, bus_bytes, summary)});
   // Written now (into the results' .partial file), so a run that fails at a later size keeps it.
   if (ctx.results) {
     ctx.meta->nccl_algo = ctx.comm.algorithms();  // what NCCL reported for the sizes so far
@@ -196,7 +198,10 @@ void run_cases(PerfContext& ctx, const RunMetadata& meta) {
     benchmark::RunSpecifiedBenchmarks();  // the library's json/csv reporter
   else
     benchmark::RunSpecifiedBenchmarks(&table);
-  if (rank0 && !own_format) table.print_footer();
+  if (rank0 && !own_format) {
+    table.print_footer();
+    print_line_rate_note(ctx);
+  }
   benchmark::Shutdown();
 }
 
@@ -243,6 +248,9 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   ctx.monitor = monitor.get();
   ctx.results = &results;
   ctx.meta = &meta;
+  ctx.dilation = setup.dilation;
+  ctx.node_links =
+      emulated_node_links(setup.fabric, setup.emulated, meta.hosts, setup.emulate_nodes);
   const PerfCases cases = plan_cases(op, options, sizes, comm);
   double total_work = 0;
   for (const auto& c : cases.by_size)

@@ -56,6 +56,7 @@ nlohmann::json record_for(const PerfContext& ctx, const Measurement& m, const Ru
                            {"run", meta.to_json()}};
   if (ctx.op.name() == "all_to_allv") record["skew"] = skew_name(o.skew);
   if (ctx.op.has_root()) record["root"] = o.root;
+  if (m.line_rate) write_line_rate(record, *m.line_rate);
   if (m.fabric) {
     // Counted over the timed iterations and the time_ops bookkeeping between them.
     record["fabric_tx_bytes"] = m.fabric->tx;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/perf/perf_cli.hpp"
+#include "bench/perf/cli/perf_cli.hpp"
 #include "collectives/ops/op_spec.hpp"
 #include "common/dtype.hpp"
 

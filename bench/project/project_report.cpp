@@ -124,7 +124,7 @@ json projection_json(const ProjectionRow& row, const ProjectionLabels& l,
                      {"comm_ms", u.comm_ms},
                      {"compute_ms", u.compute_ms},
                      {"headroom_ms", u.headroom_ms}});
-  return {{"record", "projection"},
+  json record = {{"record", "projection"},
           {"source", "projected"},
           {"model", l.model},
           {"fabric", l.fabric},
@@ -160,16 +160,12 @@ json projection_json(const ProjectionRow& row, const ProjectionLabels& l,
           {"tflops_per_gpu", row.tflops_per_gpu ? json(*row.tflops_per_gpu) : json(nullptr)},
           {"mfu", row.mfu ? json(*row.mfu) : json(nullptr)},
           {"algorithms", row.algorithms},
-          {"tipping_point_nodes", tip ? json(tip->nodes) : json(nullptr)},
-          {"tipping_point", tipping_text(tip)},
+          {"fabric_exposed_ms", row.fabric_exposed_ms},
+          {"critical_fabric_exposed_ms", row.critical_fabric_exposed_ms},
+          {"layout_exposed_ms", row.layout_exposed_ms},
           {"units", units}};
-}
-
-std::string tipping_text(const std::optional<TippingPoint>& tip) {
-  if (!tip)
-    return "none in range (every layer's communication hides behind its compute and nothing on "
-           "the critical path is exposed, at every node count with more than one rank)";
-  return std::to_string(tip->nodes) + (tip->nodes == 1 ? " node: " : " nodes: ") + tip->reason;
+  record.update(tipping_json(tip));
+  return record;
 }
 
 void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLabels& l,
@@ -218,6 +214,7 @@ void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLa
     out << "# does not fit in GPU memory at node count (need per GPU): " << too_big
         << "; their tokens/s read 'no fit'\n";
   out << "# tipping point: " << tipping_text(tip) << "\n";
+  if (const std::string cost = layout_cost_text(rows); !cost.empty()) out << "# " << cost << "\n";
 }
 
 std::vector<json> validation_json(const ValidationReport& r, const std::string& source) {

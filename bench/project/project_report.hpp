@@ -12,6 +12,7 @@
 
 #include "bench/project/model/fit.hpp"
 #include "bench/project/projection.hpp"
+#include "bench/project/tipping/tipping_point.hpp"
 #include "bench/project/validate.hpp"
 
 namespace collreplay::project {
@@ -39,8 +40,6 @@ nlohmann::json projection_json(const ProjectionRow& row, const ProjectionLabels&
                                const std::optional<TippingPoint>& tipping_point);
 void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLabels& labels,
                       const std::optional<TippingPoint>& tipping_point, std::ostream& out);
-// "1 node: collectives on the critical path ...", "none in range (...)".
-std::string tipping_text(const std::optional<TippingPoint>& tipping_point);
 
 std::vector<nlohmann::json> validation_json(const ValidationReport& report,
                                             const std::string& source);

@@ -32,37 +32,35 @@ std::vector<double> freed(const Schedule& s, std::vector<double> op_ms, Pick fre
   return op_ms;
 }
 
-// What each process group's collectives, and the decoder layers' critical-path ones, add to the
-// step: the step less the step with them free.
+// What each process group's collectives, the decoder layers' critical-path ones, and those that
+// cross nodes add to the step: the step less the step with them free.
 void attribute_exposure(const Schedule& s, const std::vector<double>& op_ms,
-                        const StepTerms& terms, ProjectionRow& row) {
+                        const std::vector<bool>& crosses_nodes, const StepTerms& terms,
+                        ProjectionRow& row) {
   const std::vector<int> streams = op_streams(s);
+  const auto step_without = [&](auto free) {
+    return overlapped_step_ms(s, freed(s, op_ms, free), terms, row.optimizer_ms);
+  };
   std::map<int, std::string> labels;
   for (std::size_t i = 0; i < s.ops.size(); ++i)
     if (s.ops[i].is_collective())
       labels.emplace(streams[i], group_key_label(group_key(s.ops[i].collective())));
-  for (const auto& [stream, label] : labels) {
-    const double without = overlapped_step_ms(
-        s, freed(s, op_ms, [&](std::size_t i) { return streams[i] == stream; }), terms,
-        row.optimizer_ms);
-    row.exposed_by_group_ms[label] = row.step_ms - without;
-  }
+  for (const auto& [stream, label] : labels)
+    row.exposed_by_group_ms[label] =
+        row.step_ms - step_without([&](std::size_t i) { return streams[i] == stream; });
   // A schedule without decoder layers (an imported trace) has no first gather to set apart: every
   // collective that hides behind nothing is on the critical path.
   const bool layered = std::any_of(s.ops.begin(), s.ops.end(),
                                    [](const ScheduleOp& op) { return op.layer >= 0; });
-  const double without_critical = overlapped_step_ms(
-      s, freed(s, op_ms, [&](std::size_t i) {
-        return s.ops[i].hides_behind < 0 && (s.ops[i].layer >= 0 || !layered);
-      }),
-      terms, row.optimizer_ms);
-  row.critical_exposed_ms = row.step_ms - without_critical;
-}
-
-std::string ms_text(double ms) {
-  char text[32];
-  std::snprintf(text, sizeof text, std::fabs(ms) < 10 ? "%.2f ms" : "%.1f ms", ms);
-  return text;
+  const auto critical = [&](std::size_t i) {
+    return s.ops[i].hides_behind < 0 && (s.ops[i].layer >= 0 || !layered);
+  };
+  row.critical_exposed_ms = row.step_ms - step_without(critical);
+  const double without_crossing = step_without([&](std::size_t i) { return crosses_nodes[i]; });
+  row.fabric_exposed_ms = row.step_ms - without_crossing;
+  row.layout_exposed_ms = without_crossing - row.compute_step_ms;
+  row.critical_fabric_exposed_ms =
+      row.step_ms - step_without([&](std::size_t i) { return crosses_nodes[i] && critical(i); });
 }
 
 }  // namespace
@@ -95,6 +93,7 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
   times.compute_only_ms.assign(s.ops.size(), 0.0);
   times.comm_only_ms.assign(s.ops.size(), 0.0);
   std::vector<double> op_ms(s.ops.size(), 0.0);
+  std::vector<bool> crosses_nodes(s.ops.size(), false);
   std::map<std::string, double> largest;
   std::map<std::string, int> layer_of_unit;
   // Compute at the modelled speed, then the slowest of the step's ranks (step_terms.hpp).
@@ -110,6 +109,7 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
     const CollectiveOp& c = op.collective();
     const CollKind kind = cost_class(c.kind);
     const GroupSpan span = schedule_op_span(s, c, nodes, g);
+    crosses_nodes[i] = span.nodes > 1;
     Algo algo = Algo::ring;
     op_ms[i] = times.comm_only_ms[i] =
         collective_ms(kind, static_cast<double>(c.bytes), span, in.model, in.terms, maxima, &algo);
@@ -146,6 +146,8 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
     row.headroom_ms = median.headroom_ms;
     row.headroom_lo_ms = median.compute_ms - median.comm_ms * in.ratio_hi;
     row.headroom_hi_ms = median.compute_ms - median.comm_ms * in.ratio_lo;
+    for (std::size_t i = 0; i < s.ops.size(); ++i)
+      row.median_layer_crosses_nodes |= s.ops[i].layer == median.layer && crosses_nodes[i];
   }
 
   row.optimizer_ms = optimizer_step_ms(
@@ -157,7 +159,7 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
   row.exposed_comm_ms = row.step_ms - row.compute_step_ms;
   row.exposed_lo_ms = step_ms(in.ratio_lo) - row.compute_step_ms;
   row.exposed_hi_ms = step_ms(in.ratio_hi) - row.compute_step_ms;
-  attribute_exposure(s, op_ms, in.terms, row);
+  attribute_exposure(s, op_ms, crosses_nodes, in.terms, row);
   if (in.memory) {
     row.memory = memory_per_gpu(s, in.memory->model, in.request, in.memory->states);
     row.fits = row.memory->total_bytes() <= in.memory->budget.usable_bytes();
@@ -172,21 +174,6 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
   row.tflops_per_gpu = tflops_per_s(flops.hardware, row.step_ms);
   row.mfu = flops_utilization(flops.hardware, row.step_ms, in.compute.peak_tflops);
   return row;
-}
-
-std::optional<TippingPoint> tipping_point(const std::vector<ProjectionRow>& rows) {
-  for (const ProjectionRow& r : rows) {
-    if (r.world < 2 || !r.fits) continue;  // one rank uses no network; a step too big never runs
-    if (r.median_layer >= 0 && r.headroom_ms < 0)
-      return TippingPoint{r.nodes, "the median decoder layer's headroom is " +
-                                       ms_text(r.headroom_ms) + " (its communication outlasts "
-                                       "its compute)"};
-    if (r.step_ms > 0 && r.critical_exposed_ms > kCriticalExposedFraction * r.step_ms)
-      return TippingPoint{r.nodes, "collectives on the critical path (nothing to hide behind) "
-                                   "expose " + ms_text(r.critical_exposed_ms) + " of a " +
-                                   ms_text(r.step_ms) + " step"};
-  }
-  return std::nullopt;
 }
 
 }  // namespace collreplay::project

@@ -68,25 +68,20 @@ struct ProjectionRow {
   // The same for the decoder layers' collectives that nothing can hide (hides_behind -1: TP's
   // all-reduces without --async-tp, MoE dispatch and combine): exposed by design.
   double critical_exposed_ms = 0;
+  // Exposure the fabric causes: the step less the step with every collective that crosses nodes
+  // free; and the same for those of them on the critical path. What the collectives inside a node
+  // expose (the step with the crossing ones free, less compute) is the layout's own cost, the
+  // same on any fabric (tipping/tipping_point.hpp).
+  double fabric_exposed_ms = 0, critical_fabric_exposed_ms = 0, layout_exposed_ms = 0;
+  bool median_layer_crosses_nodes = false;  // a collective of the median layer spans nodes
   std::optional<MemoryPerGpu> memory;  // when checked
   bool fits = true;                    // false: the row's figures describe a step that cannot run
 };
-
-// Where communication stops hiding: the first row with more than one rank whose step fits and
-// either its median decoder layer's headroom is negative or collectives on the critical path
-// expose more than kCriticalExposedFraction of its step. `reason` says which, with its number.
-struct TippingPoint {
-  int nodes = 0;
-  std::string reason;
-};
-inline constexpr double kCriticalExposedFraction = 0.01;
 
 ProjectionRow project_nodes(const ProjectionInputs& inputs, int nodes);
 // The same for a schedule already built at world = nodes x gpus_per_node (a fit projects one
 // schedule under many parameter sets).
 ProjectionRow project_schedule(const ProjectionInputs& inputs, const Schedule& schedule, int nodes,
                                NormalMaxima& maxima);
-
-std::optional<TippingPoint> tipping_point(const std::vector<ProjectionRow>& rows);
 
 }  // namespace collreplay::project

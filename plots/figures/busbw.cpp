@@ -9,6 +9,7 @@
 
 #include "common/errors.hpp"
 #include "plots/figures.hpp"
+#include "plots/quantities.hpp"
 
 namespace collreplay::plots {
 namespace {
@@ -32,10 +33,8 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
   // out-of-place rows are one curve each when both exist; out-of-place is what nccl-tests leads
   // with.
   bool any_out_of_place = false;
-  std::set<int> node_counts;
   for (const Record* r : of_kind(records, "perf")) {
     if (text_at(r->data, "placement").value_or("") == "out_of_place") any_out_of_place = true;
-    node_counts.insert(nodes_of(r->data));
   }
   std::map<std::string, std::map<double, std::vector<double>>> curves;
   for (const Record* r : of_kind(records, "perf")) {
@@ -46,11 +45,8 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
     if (any_out_of_place &&
         text_at(r->data, "placement").value_or("out_of_place") != "out_of_place")
       continue;
-    // The fabric a run stands for (emulated profiles) names its curve; a real run, its transport.
-    const std::string fabric = fabric_of(r->data);
-    std::string name = (fabric == "real" ? transport_of(r->data) : fabric) + " " + *op;
-    if (node_counts.size() > 1) name += ", " + std::to_string(nodes_of(r->data)) + " nodes";
-    curves[name][*bytes].push_back(*busbw);
+    // One fabric over one transport, op, placement and node count: the report's table's column.
+    curves[busbw_curve(r->data)][*bytes].push_back(*busbw);
   }
   if (curves.empty())
     throw UsageError(

@@ -75,6 +75,26 @@ TEST_F(AdviseCli, RanksHsdpAboveFullShardOnTheMeasuredEth1gCluster) {
   }
 }
 
+// Every layout that fits 2 nodes of eth-1g leaves its layers' communication exposed: each says so
+// beside its rank, in the table and in its record, rather than ranking silently.
+TEST_F(AdviseCli, AFittingLayoutWhoseHeadroomIsNegativeSaysSo) {
+  const fs::path out = dir_ / "a.jsonl";
+  const Outcome r = run(advise() + kEth1g + " --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int fitting = 0;
+  for (const nlohmann::json& rec : read_jsonl(out)) {
+    if (rec["record"] != "advice" || !rec["fits"].get<bool>()) continue;
+    ++fitting;
+    const bool negative = rec["headroom_ms"].get<double>() < 0;
+    EXPECT_EQ(rec["note"].get<std::string>().rfind("headroom < 0", 0) == 0, negative)
+        << rec["layout"] << ": " << rec["note"];
+  }
+  EXPECT_GT(fitting, 0);
+  EXPECT_NE(r.out.find("headroom < 0: the median layer's communication outlasts its compute"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(AdviseCli, RefusesWhatDoesNotFitWithTheReason) {
   const fs::path out = dir_ / "a.jsonl";
   const Outcome r = run(advise() +

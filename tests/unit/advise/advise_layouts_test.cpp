@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "bench/advise/advice.hpp"
-#include "bench/advise/layouts.hpp"
+#include "bench/project/layouts/layouts.hpp"
+#include "bench/project/layouts/ranked_layouts.hpp"
 
-namespace collreplay::advise {
+namespace collreplay::project {
 namespace {
 
 const Layout& named(const std::vector<Layout>& layouts, const std::string& name) {
@@ -47,6 +47,14 @@ TEST(AdviseLayouts, OneNodeRefusesHsdpAndNamesTensorParallelAlone) {
   EXPECT_NE(named(all, "tp4+fsdp").refused.find("exceeds 2 GPUs per node"), std::string::npos);
 }
 
+TEST(AdviseLayouts, OneGpuIsNamedByItsDataParallelPlanNotTp1) {
+  const ModelConfig qwen = load_model("qwen2.5-0.5b", "");
+  const std::vector<Layout> all = candidate_layouts(base("qwen2.5-0.5b", 1), qwen, 1);
+  for (const Layout& l : all) EXPECT_NE(l.name, "tp1");
+  EXPECT_EQ(named(all, "fsdp").refused, "");
+  EXPECT_EQ(named(all, "ddp").refused, "");
+}
+
 TEST(AdviseLayouts, MoeSpreadsExpertsWhereTheyTileTheNodes) {
   const ModelConfig mixtral = load_model("mixtral-8x7b", "");
   const std::vector<Layout> all = candidate_layouts(base("mixtral-8x7b", 8), mixtral, 2);
@@ -58,27 +66,26 @@ TEST(AdviseLayouts, RanksOnlyWhatFitsByTokensPerSecond) {
   WorkloadRequest request = base("qwen2.5-0.5b", 2);
   request.layers = 2;
   request.seq = 512;
-  AdviceInputs in;
-  in.nodes = 2;
-  in.projection.model.inter = {50, 0.125, 0, 1};
-  in.projection.model.intra = {0, 100, 0, 1};
-  in.projection.compute.peak_tflops = 989.4;
-  in.projection.compute.mfu = 0.5;
+  ProjectionInputs in;
+  in.model.inter = {50, 0.125, 0, 1};
+  in.model.intra = {0, 100, 0, 1};
+  in.compute.peak_tflops = 989.4;
+  in.compute.mfu = 0.5;
   // 1.5 GiB usable beside the reserve: room for fsdp and tp2, not for ddp.
-  project::MemoryBudget budget;
+  MemoryBudget budget;
   budget.capacity_bytes = static_cast<std::uint64_t>(
-      1.5 * project::kGiB * (1 + project::kAllocatorSlack) + project::kCudaContextBytes +
-      project::kNcclBuffersBytes);
-  in.projection.memory = project::MemoryLimit{load_model("qwen2.5-0.5b", ""), budget,
+      1.5 * kGiB * (1 + kAllocatorSlack) + kCudaContextBytes +
+      kNcclBuffersBytes);
+  in.memory = MemoryLimit{load_model("qwen2.5-0.5b", ""), budget,
                                               OptimizerStates::plan};
   const std::uint64_t usable = budget.usable_bytes();
-  EXPECT_NEAR(static_cast<double>(usable), 1.5 * project::kGiB, 1e6);
-  const std::vector<Advice> advice =
-      advise_layouts(candidate_layouts(request, in.projection.memory->model, 2), in);
+  EXPECT_NEAR(static_cast<double>(usable), 1.5 * kGiB, 1e6);
+  const std::vector<RankedLayout> advice =
+      rank_layouts(candidate_layouts(request, in.memory->model, 2), 2, {in}).front();
   int expected_rank = 0;
   double previous = 1e300;
   bool some_too_big = false;
-  for (const Advice& a : advice) {
+  for (const RankedLayout& a : advice) {
     if (a.fits) {
       ASSERT_TRUE(a.rank);
       EXPECT_EQ(*a.rank, ++expected_rank);
@@ -96,4 +103,4 @@ TEST(AdviseLayouts, RanksOnlyWhatFitsByTokensPerSecond) {
 }
 
 }  // namespace
-}  // namespace collreplay::advise
+}  // namespace collreplay::project

@@ -1,6 +1,6 @@
-#include "bench/advise/layouts.hpp"
+#include "bench/project/layouts/layouts.hpp"
 
-namespace collreplay::advise {
+namespace collreplay::project {
 namespace {
 
 constexpr int kDegrees[] = {2, 4, 8};
@@ -25,10 +25,7 @@ Layout make(const WorkloadRequest& base, int world, DataParallel dp, int tp, int
   l.request.shard_group = 0;  // hybrid: the node's ranks of one TP index
   if (dp == DataParallel::ddp) l.request.plan = "ddp";
   l.request.sharding = dp == DataParallel::hsdp ? "hybrid" : "full";
-  const std::string prefix = tp > 1   ? "tp" + std::to_string(tp) + "+"
-                             : ep > 1 ? "ep" + std::to_string(ep) + "+"
-                                      : "";
-  l.name = tp == world ? "tp" + std::to_string(tp) : prefix + dp_name(dp);
+  l.name = layout_name(l.request);
   return l;
 }
 
@@ -67,6 +64,23 @@ std::string hsdp_refusal(int nodes, int shard) {
 
 }  // namespace
 
+std::string layout_name(const WorkloadRequest& r) {
+  // Tensor parallel over the whole world leaves no data parallelism to name (a world of one GPU
+  // is still fsdp, hsdp or ddp).
+  if (r.tp > 1 && r.tp == r.world) return "tp" + std::to_string(r.tp);
+  const std::string prefix = r.tp > 1   ? "tp" + std::to_string(r.tp) + "+"
+                             : r.ep > 1 ? "ep" + std::to_string(r.ep) + "+"
+                                        : "";
+  const DataParallel dp = r.plan == "ddp"                                      ? DataParallel::ddp
+                          : r.sharding == "hybrid" || r.sharding == "hybrid-zero2" ? DataParallel::hsdp
+                                                                               : DataParallel::fsdp;
+  return prefix + dp_name(dp);
+}
+
+std::string layout_label(const WorkloadRequest& r) {
+  return layout_name(r) + (r.activation_checkpointing ? "+recompute" : "");
+}
+
 std::vector<Layout> candidate_layouts(const WorkloadRequest& base, const ModelConfig& model,
                                       int nodes) {
   const int g = base.gpus_per_node;
@@ -94,4 +108,4 @@ std::vector<Layout> candidate_layouts(const WorkloadRequest& base, const ModelCo
   return out;
 }
 
-}  // namespace collreplay::advise
+}  // namespace collreplay::project

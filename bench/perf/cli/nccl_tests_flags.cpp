@@ -1,4 +1,4 @@
-#include "bench/perf/nccl_tests_flags.hpp"
+#include "bench/perf/cli/nccl_tests_flags.hpp"
 
 #include "common/errors.hpp"
 

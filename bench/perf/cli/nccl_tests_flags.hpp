@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/perf/perf_cli.hpp"
+#include "bench/perf/cli/perf_cli.hpp"
 
 namespace collreplay {
 

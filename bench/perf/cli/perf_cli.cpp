@@ -1,4 +1,4 @@
-#include "bench/perf/perf_cli.hpp"
+#include "bench/perf/cli/perf_cli.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "bench/app/guarded_main.hpp"
-#include "bench/perf/nccl_tests_flags.hpp"
+#include "bench/perf/cli/nccl_tests_flags.hpp"
 #include "collectives/backend.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"

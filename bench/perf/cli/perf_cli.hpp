@@ -12,7 +12,7 @@
 //   -G N  capture -n ops into a CUDA graph and time N launches of it (nccl-tests' --cudagraph)
 //   -R 0|1  allocate with ncclMemAlloc and register the buffers (nccl-tests' --local_register)
 //   --stable PCT  stop timing a size once its p50's 95% confidence interval is within PCT%, at
-//                 most -n samples; warm-up and ops per sample sized to the op (timing/sampling_plan.hpp)
+//                 most -n samples; warm-up and ops per sample sized to the op (bench/perf/timing/sampling_plan.hpp)
 //   --benchmark_*  passed to Google Benchmark (e.g. --benchmark_repetitions=3)
 #pragma once
 #include <cstdint>
