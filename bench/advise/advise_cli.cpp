@@ -25,6 +25,7 @@ constexpr const char* kLayoutFlags[] = {"--world",
                                         "--tp",
                                         "--ep",
                                         "--mesh",
+                                        "--distributed-optimizer",
                                         "--no-activation-checkpointing"};
 
 void check(const AdviseOptions& o) {

@@ -50,6 +50,12 @@ void add_workload_options(CLI::App& app, WorkloadRequest& q) {
       ->capture_default_str();
   app.add_option("--grad-compression", q.grad_compression, "ddp: none | powersgd:R")
       ->capture_default_str();
+  app.add_flag("--distributed-optimizer", q.distributed_optimizer,
+               "ddp: Megatron's DistributedOptimizer (ZeRO-1): bucket reduce-scatters in "
+               "backward, Adam on this rank's shard, bucket all-gathers before the next forward");
+  app.add_option("--ddp-bucket-size", q.ddp_bucket_size,
+                 "--distributed-optimizer: parameters per bucket (default max(4e7, 1e6 x "
+                 "data-parallel ranks), Megatron's)");
   app.add_option("--a2a", q.a2a, "MoE all-to-all: flat | hierarchical")->capture_default_str();
   app.add_option("--a2a-dtype", q.a2a_dtype,
                  "dispatch dtype: bf16 | fp16 | fp8 (default: param dtype)");

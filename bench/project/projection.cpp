@@ -10,7 +10,6 @@
 #include "bench/project/model/step_sim.hpp"
 #include "bench/replay/flops/step_flops.hpp"
 #include "bench/replay/headroom.hpp"
-#include "common/dtype.hpp"
 #include "common/errors.hpp"
 #include "workloads/trace/trace_import.hpp"
 #include "workloads/schedule_summary.hpp"
@@ -39,7 +38,7 @@ void attribute_exposure(const Schedule& s, const std::vector<double>& op_ms,
                         ProjectionRow& row) {
   const std::vector<int> streams = op_streams(s);
   const auto step_without = [&](auto free) {
-    return overlapped_step_ms(s, freed(s, op_ms, free), terms, row.optimizer_ms);
+    return overlapped_step_ms(s, freed(s, op_ms, free), terms);
   };
   std::map<int, std::string> labels;
   for (std::size_t i = 0; i < s.ops.size(); ++i)
@@ -150,10 +149,9 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
       row.median_layer_crosses_nodes |= s.ops[i].layer == median.layer && crosses_nodes[i];
   }
 
-  row.optimizer_ms = optimizer_step_ms(
-      s, static_cast<double>(dtype_size_bytes(parse_dtype(in.request.param_dtype))), in.terms);
+  row.optimizer_ms = optimizer_phase_ms(s, op_ms);
   const auto step_ms = [&](double comm_factor) {
-    return overlapped_step_ms(s, scaled_comm(s, op_ms, comm_factor), in.terms, row.optimizer_ms);
+    return overlapped_step_ms(s, scaled_comm(s, op_ms, comm_factor), in.terms);
   };
   row.step_ms = step_ms(1);
   row.exposed_comm_ms = row.step_ms - row.compute_step_ms;

@@ -5,7 +5,7 @@
 # OUT_DIR; sweeps/gpu/fidelity_summary.py prints the closing markdown table (and writes it to
 # OUT_DIR/summary_<mode>.md). Three modes, each one GPU call:
 #   sweeps/gpu/fidelity.sh OUT_DIR [case...]              world 1: q05 q7 q72 mix (default), q3moe,
-#       and mixg q3moeg: Mixtral and Qwen3-30B-A3B with --experts grouped on both sides
+#       nem (Nemotron-4 15B), and mixg q3moeg: Mixtral and Qwen3-30B-A3B with --experts grouped on both sides
 #       (torch._grouped_mm in the reference, replay's grouped GEMMs). The reference times 30 steps
 #       (as the calibration's runs do: on a VM the host's speed moves within a run, and each step
 #       is a chance at it undisturbed), and the summary judges each phase at its fastest step (of
@@ -72,7 +72,9 @@ workload() {
     # The same two, experts grouped (torch._grouped_mm over stacked experts, as torchtitan).
     mixg) echo "--model mixtral-8x7b --layers 2 --micro-batch 2 --seq 2048 --experts grouped" ;;
     q3moeg) echo "--model qwen3-30b-a3b --layers 2 --micro-batch 2 --seq 2048 --experts grouped" ;;
-    *) echo "fidelity.sh: unknown model case '$1' (q05 q7 q72 mix q3moe mixg q3moeg)" >&2; return 2 ;;
+    # Nemotron-4 15B (LayerNorm1P, squared ReLU, partial rotary) at its published seq 4096.
+    nem) echo "--model nemotron-4-15b --layers 2 --micro-batch 1 --seq 4096" ;;
+    *) echo "fidelity.sh: unknown model case '$1' (q05 q7 q72 mix q3moe mixg q3moeg nem)" >&2; return 2 ;;
   esac
 }
 

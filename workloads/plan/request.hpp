@@ -35,6 +35,10 @@ struct WorkloadRequest {
   std::string mesh;               // "DPxEPxTP" (MoE): sets ep and tp, checked against world
   double bucket_cap_mb = 25;      // ddp: bucket cap in MiB (the first bucket is 1 MiB)
   std::string grad_compression = "none";  // ddp: none | powersgd:R
+  // ddp: Megatron's DistributedOptimizer (ZeRO-1; workloads/plan/distopt/): bucketed
+  // reduce-scatter, the step on the rank's shard, bucketed all-gather before the next forward.
+  bool distributed_optimizer = false;
+  std::int64_t ddp_bucket_size = 0;  // its parameters per bucket; 0: max(4e7, 1e6 x DP)
   std::string a2a = "flat";               // MoE all-to-all: flat | hierarchical
   std::string a2a_dtype;                  // dispatch dtype (bf16 | fp16 | fp8); empty: param dtype
   std::string a2a_combine_dtype;          // combine dtype; empty: param dtype

@@ -5,13 +5,17 @@ namespace {
 
 constexpr int kDegrees[] = {2, 4, 8};
 
-enum class DataParallel { fsdp, hsdp, ddp };
+// ddp_do: DDP with Megatron's distributed optimizer (optimizer states sharded over the rest).
+enum class DataParallel { fsdp, hsdp, ddp, ddp_do };
+constexpr DataParallel kDataParallel[] = {DataParallel::fsdp, DataParallel::hsdp,
+                                          DataParallel::ddp, DataParallel::ddp_do};
 
 const char* dp_name(DataParallel dp) {
   switch (dp) {
     case DataParallel::fsdp: return "fsdp";
     case DataParallel::hsdp: return "hsdp";
     case DataParallel::ddp: return "ddp";
+    case DataParallel::ddp_do: return "ddp+do";
   }
   return "?";
 }
@@ -23,7 +27,8 @@ Layout make(const WorkloadRequest& base, int world, DataParallel dp, int tp, int
   l.request.tp = tp;
   l.request.ep = ep;
   l.request.shard_group = 0;  // hybrid: the node's ranks of one TP index
-  if (dp == DataParallel::ddp) l.request.plan = "ddp";
+  if (dp == DataParallel::ddp || dp == DataParallel::ddp_do) l.request.plan = "ddp";
+  l.request.distributed_optimizer = dp == DataParallel::ddp_do;
   l.request.sharding = dp == DataParallel::hsdp ? "hybrid" : "full";
   l.name = layout_name(l.request);
   return l;
@@ -71,7 +76,8 @@ std::string layout_name(const WorkloadRequest& r) {
   const std::string prefix = r.tp > 1   ? "tp" + std::to_string(r.tp) + "+"
                              : r.ep > 1 ? "ep" + std::to_string(r.ep) + "+"
                                         : "";
-  const DataParallel dp = r.plan == "ddp"                                      ? DataParallel::ddp
+  const DataParallel ddp = r.distributed_optimizer ? DataParallel::ddp_do : DataParallel::ddp;
+  const DataParallel dp = r.plan == "ddp"                                      ? ddp
                           : r.sharding == "hybrid" || r.sharding == "hybrid-zero2" ? DataParallel::hsdp
                                                                                : DataParallel::fsdp;
   return prefix + dp_name(dp);
@@ -86,13 +92,13 @@ std::vector<Layout> candidate_layouts(const WorkloadRequest& base, const ModelCo
   const int g = base.gpus_per_node;
   const int world = nodes * g;
   std::vector<Layout> out;
-  for (DataParallel dp : {DataParallel::fsdp, DataParallel::hsdp, DataParallel::ddp}) {
+  for (DataParallel dp : kDataParallel) {
     out.push_back(make(base, world, dp, 1, 1));
     if (dp == DataParallel::hsdp) out.back().refused = hsdp_refusal(nodes, g);
   }
   for (int tp : kDegrees) {
     const std::string refused = tp_refusal(model, tp, g);
-    for (DataParallel dp : {DataParallel::fsdp, DataParallel::hsdp, DataParallel::ddp}) {
+    for (DataParallel dp : kDataParallel) {
       // Alone, tensor parallelism is one layout whatever the data-parallel plan would be.
       if (tp == world && dp != DataParallel::fsdp) continue;
       out.push_back(make(base, world, dp, tp, 1));

@@ -1,6 +1,7 @@
-// The layouts `advise` and the fabric answer weigh for a world of nodes x GPUs per node: ddp, fsdp, hsdp, tensor
-// parallel at 2, 4 and 8 (with fsdp, hsdp or ddp across the rest, or alone: `tp4` when it is the
-// whole world) and expert parallel at 2, 4 and 8 with fsdp. Each is a workload request for the
+// The layouts `advise` and the fabric answer weigh for a world of nodes x GPUs per node: ddp,
+// ddp+do (DDP with Megatron's distributed optimizer), fsdp, hsdp, tensor parallel at 2, 4 and 8
+// (with fsdp, hsdp, ddp or ddp+do across the rest, or alone: `tp4` when it is the whole world)
+// and expert parallel at 2, 4 and 8 with fsdp. Each is a workload request for the
 // schedule builder, or the reason it does not apply to this model and world.
 #pragma once
 #include <string>
@@ -12,13 +13,13 @@
 namespace collreplay::project {
 
 struct Layout {
-  std::string name;         // "fsdp", "hsdp", "tp2+fsdp", "tp4", "ddp", "ep8+fsdp"
+  std::string name;         // "fsdp", "hsdp", "tp2+fsdp", "tp4", "ddp", "tp2+ddp+do", "ep8+fsdp"
   WorkloadRequest request;  // `base` with this layout's plan, sharding, tp, ep and world
   std::string refused;      // why the layout does not apply ("" when it does)
 };
 
-// The layout a request runs, in advise's words: "fsdp", "hsdp", "ddp", "tp2+fsdp", "tp4",
-// "ep8+fsdp"; and with "+recompute" when it checkpoints activations (layout_label).
+// The layout a request runs, in advise's words: "fsdp", "hsdp", "ddp", "tp2+ddp+do", "tp2+fsdp",
+// "tp4", "ep8+fsdp"; and with "+recompute" when it checkpoints activations (layout_label).
 std::string layout_name(const WorkloadRequest& request);
 std::string layout_label(const WorkloadRequest& request);
 

@@ -47,8 +47,29 @@ std::uint64_t activation_bytes(const ModelConfig& m, const WorkloadRequest& r) {
   return static_cast<std::uint64_t>(layers) * layer_input + largest_layer + logits;
 }
 
+namespace {
+
+// Megatron's distributed optimizer: the whole padded parameter and gradient buffers (its buckets'
+// all-gather and reduce-scatter sizes), fp32 main parameters and Adam moments over the shard.
+MemoryPerGpu distributed_optimizer_memory(const Schedule& s, const ModelConfig& m,
+                                          const WorkloadRequest& r) {
+  MemoryPerGpu mem;
+  std::uint64_t shard_numel = 0;
+  for (const UnitSummary& u : s.units) {
+    mem.params_bytes += u.allgather_bytes;
+    mem.grads_bytes += u.reduce_scatter_bytes;
+    shard_numel += u.shard_bytes / size_of(r.param_dtype);
+  }
+  mem.optimizer_bytes = 3 * shard_numel * 4;
+  mem.activations_bytes = activation_bytes(m, r);
+  return mem;
+}
+
+}  // namespace
+
 MemoryPerGpu memory_per_gpu(const Schedule& s, const ModelConfig& m, const WorkloadRequest& r,
                             OptimizerStates states) {
+  if (r.distributed_optimizer) return distributed_optimizer_memory(s, m, r);
   const std::uint64_t param = size_of(r.param_dtype);
   const std::uint64_t reduce = size_of(r.reduce_dtype);
   std::uint64_t shard_numel = 0, root_gathered = 0, largest_gathered = 0;

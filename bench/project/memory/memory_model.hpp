@@ -6,7 +6,9 @@
 // --reduce-dtype, sharded as the schedule shards them; AdamW's two moments in the parameter dtype,
 // no master copy, as the schedule's optimizer step times them (torch.optim.AdamW over bf16
 // parameters), or --optimizer-states fp32: an fp32 master copy and fp32 moments (12 bytes per
-// parameter, what mixed-precision recipes keep).
+// parameter, what mixed-precision recipes keep). The distributed optimizer (--distributed-
+// optimizer) holds every parameter and gradient of its padded buffer and keeps fp32 main
+// parameters and fp32 moments over its shard alone, whatever --optimizer-states says.
 #pragma once
 #include <cstdint>
 #include <string>

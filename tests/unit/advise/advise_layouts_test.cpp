@@ -39,6 +39,20 @@ TEST(AdviseLayouts, DenseModelOnTwoNodesOfEight) {
   EXPECT_NE(named(all, "ep8+fsdp").refused.find("dense model"), std::string::npos);
 }
 
+// The distributed optimizer beside DDP: the same plan and mesh, its optimizer states sharded.
+TEST(AdviseLayouts, DistributedOptimizerBesideEachDdp) {
+  const ModelConfig nemotron = load_model("nemotron-4-15b", "");
+  const std::vector<Layout> all = candidate_layouts(base("nemotron-4-15b", 8), nemotron, 2);
+  for (const char* name : {"ddp+do", "tp2+ddp+do", "tp4+ddp+do", "tp8+ddp+do"}) {
+    const Layout& l = named(all, name);
+    EXPECT_EQ(l.refused, "") << name;
+    EXPECT_EQ(l.request.plan, "ddp") << name;
+    EXPECT_TRUE(l.request.distributed_optimizer) << name;
+  }
+  EXPECT_FALSE(named(all, "tp4+ddp").request.distributed_optimizer);
+  EXPECT_EQ(named(all, "tp4+ddp+do").request.tp, 4);
+}
+
 TEST(AdviseLayouts, OneNodeRefusesHsdpAndNamesTensorParallelAlone) {
   const ModelConfig qwen = load_model("qwen2.5-0.5b", "");
   const std::vector<Layout> all = candidate_layouts(base("qwen2.5-0.5b", 2), qwen, 1);
