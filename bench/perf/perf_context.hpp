@@ -12,7 +12,7 @@
 #include "bench/app/run/line_rate.hpp"
 #include "bench/app/run/run_metadata.hpp"
 #include "bench/monitor/host_monitor.hpp"
-#include "bench/perf/perf_cli.hpp"
+#include "bench/perf/cli/perf_cli.hpp"
 #include "bench/perf/timing/perf_samples.hpp"
 #include "collectives/communicator.hpp"
 #include "collectives/ops/op_spec.hpp"
@@ -25,7 +25,8 @@ struct Measurement {
   Placement placement;
   SampleSummary times_us;  // per-op times, combined across ranks sample by sample
   std::vector<double> samples_us;  // those samples themselves: what `compare` tests BASE vs NEW on
-  std::size_t ops_timed;   // the ops the samples cover (more than samples under -G or -I 0)
+  std::size_t ops_timed;   // the ops the samples cover (more than samples under -G, -m or -I 0)
+  double cpu_us;           // the host's time issuing one op (-C), combined across ranks
   int ops_per_sample;      // each sample is the mean of this many back-to-back ops
   int warmup_ops;          // issued before timing (under --stable sized to need)
   double bus_bytes;        // the bytes busbw counts (OpSpec::bus_bytes)

@@ -137,6 +137,7 @@ std::optional<double> least_link_bytes(const CollectiveTraffic& op, const NodeLi
   std::vector<double> per_rank;
   for (int i = 0; i < p.n; ++i) per_rank.push_back(rank_bytes(op, p, i));
   if (ranks_combined == RankReduce::min) return *std::min_element(per_rank.begin(), per_rank.end());
+  if (ranks_combined == RankReduce::rank0) return per_rank.front();  // group rank 0's own
   return std::accumulate(per_rank.begin(), per_rank.end(), 0.0) / p.n;
 }
 

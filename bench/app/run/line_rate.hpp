@@ -61,7 +61,7 @@ struct CollectiveTraffic {
 };
 
 // The bytes that must cross one node's link in one direction, for the op as a whole (RankReduce
-// max) or per rank and combined as the ranks' times are (avg, min). nullopt where there is no
+// max) or per rank and combined as the ranks' times are (avg, min, rank0). nullopt where there is no
 // bound: send and recv alone, all_to_allv without its matrix, members all on one node.
 std::optional<double> least_link_bytes(const CollectiveTraffic& op, const NodeLinks& links,
                                        RankReduce ranks_combined);

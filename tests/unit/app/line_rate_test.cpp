@@ -104,6 +104,9 @@ TEST(LineRate, AMeanOrTheFastestRankIsBoundedPerRank) {
   const CollectiveTraffic rs = world_op(CollectiveKind::reduce_scatter, S, 4);
   EXPECT_DOUBLE_EQ(*least_link_bytes(rs, l, RankReduce::max), S / 2.0);
   EXPECT_DOUBLE_EQ(*least_link_bytes(rs, l, RankReduce::min), S / 4.0);
+  // -a 0: rank 0's own bytes (the broadcast's root needs nothing across).
+  EXPECT_DOUBLE_EQ(*least_link_bytes(rs, l, RankReduce::rank0), S / 4.0);
+  EXPECT_FALSE(judge_line_rate(op, l, RankReduce::rank0, S, 1e-9).has_value());
 }
 
 TEST(LineRate, NothingBoundsOneNodeARealRunOrTheUnshapedProfile) {
