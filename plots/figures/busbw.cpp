@@ -26,21 +26,22 @@ std::string size_text(double bytes) {
   return text;
 }
 
-}  // namespace
-
-FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& request) {
-  // fabric (else transport) x op (x nodes when several) -> bytes -> busbw samples. In-place and
-  // out-of-place rows are one curve each when both exist; out-of-place is what nccl-tests leads
-  // with.
-  bool any_out_of_place = false;
-  for (const Record* r : of_kind(records, "perf")) {
-    if (text_at(r->data, "placement").value_or("") == "out_of_place") any_out_of_place = true;
-  }
-  std::map<std::string, std::map<double, std::vector<double>>> curves;
-  // An emulated fabric's line rate per size (bench/app/run/line_rate.hpp: the most busbw its node
-  // links allow for that op and placement), and the points measured above it.
+// Per curve (quantities.hpp: one fabric over one transport, op, placement and node count):
+// bytes -> busbw samples; an emulated fabric's line rate per size (bench/app/run/line_rate.hpp: the
+// most busbw its node links allow for that op and placement) and the points measured above it.
+// In-place and out-of-place rows are one curve each; where both exist only out-of-place is drawn,
+// what nccl-tests leads with.
+struct BusbwCurves {
+  std::map<std::string, std::map<double, std::vector<double>>> samples;
   std::map<std::string, std::map<double, double>> line_rate;
   std::map<std::string, std::vector<std::vector<double>>> above;
+};
+
+BusbwCurves busbw_curves(const std::vector<Record>& records) {
+  bool any_out_of_place = false;
+  for (const Record* r : of_kind(records, "perf"))
+    if (text_at(r->data, "placement").value_or("") == "out_of_place") any_out_of_place = true;
+  BusbwCurves c;
   for (const Record* r : of_kind(records, "perf")) {
     const auto bytes = number_at(r->data, "bytes");
     const auto busbw = number_at(r->data, "busbw_GBps");
@@ -49,16 +50,25 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
     if (any_out_of_place &&
         text_at(r->data, "placement").value_or("out_of_place") != "out_of_place")
       continue;
-    // One fabric over one transport, op, placement and node count: the report's table's column.
     const std::string curve = busbw_curve(r->data);
-    curves[curve][*bytes].push_back(*busbw);
-    if (auto limit = number_at(r->data, "line_rate_busbw_GBps")) line_rate[curve][*bytes] = *limit;
-    if (r->data.value("above_line_rate", false)) above[curve].push_back({*bytes, *busbw});
+    c.samples[curve][*bytes].push_back(*busbw);
+    if (auto limit = number_at(r->data, "line_rate_busbw_GBps")) c.line_rate[curve][*bytes] = *limit;
+    if (r->data.value("above_line_rate", false)) c.above[curve].push_back({*bytes, *busbw});
   }
-  if (curves.empty())
+  if (c.samples.empty())
     throw UsageError(
         "no perf records (bytes, busbw_GBps) from the *_perf programs: nothing to "
         "draw bus bandwidth from");
+  return c;
+}
+
+}  // namespace
+
+FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& request) {
+  const BusbwCurves c = busbw_curves(records);
+  const auto& curves = c.samples;
+  const auto& line_rate = c.line_rate;
+  const auto& above = c.above;
 
   // The replayed models' per-layer collective sizes (decoder layers; the root's are larger).
   const ModelIndex models = index_models(records);
