@@ -89,6 +89,12 @@ std::map<std::string, ModelLines> headroom_lines(const std::vector<Record>& reco
     line.projected.push_back({*nodes, *h, number_at(r->data, "headroom_lo_ms").value_or(*h),
                               number_at(r->data, "headroom_hi_ms").value_or(*h), tipped});
     if (auto words = text_at(r->data, "tipping_point")) line.projected_tipping = *words;
+    const auto vs = number_at(r->data, "per_gpu_vs_first");
+    const auto vs_lo = number_at(r->data, "per_gpu_vs_first_lo");
+    const auto vs_hi = number_at(r->data, "per_gpu_vs_first_hi");
+    const auto vs_nodes = number_at(r->data, "per_gpu_vs_first_nodes");
+    if (vs && vs_lo && vs_hi && vs_nodes && (!line.scaling || *nodes >= line.scaling->nodes))
+      line.scaling = HeadroomLine::Scaling{*vs_nodes, *nodes, *vs, *vs_lo, *vs_hi};
     if (r->data.contains("tipping_from_nodes")) {
       line.has_tipping_fields = true;
       line.tip_from_nodes = number_at(r->data, "tipping_from_nodes");
@@ -159,6 +165,15 @@ std::string projected_tipping_words(const HeadroomLine& line) {
            " nodes";
   return "may tip from " + count(*line.tip_from_nodes) + " nodes (not surely within " +
          count(line.projected.back().nodes) + ")";
+}
+
+std::string scaling_words(const HeadroomLine& line) {
+  if (!line.scaling || line.scaling->nodes <= line.scaling->first_nodes) return "";
+  const HeadroomLine::Scaling& s = *line.scaling;
+  char text[160];
+  std::snprintf(text, sizeof text, "per GPU at %g nodes: %.2f [%.2f, %.2f] of %g node%s", s.nodes,
+                s.ratio, s.lo, s.hi, s.first_nodes, s.first_nodes == 1 ? "'s" : "s'");
+  return text;
 }
 
 std::string line_tipping_words(const HeadroomLine& line) {

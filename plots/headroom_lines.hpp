@@ -29,7 +29,16 @@ struct HeadroomLine {
   // surely tipped; empty where it does not, or in records older than these fields.
   bool has_tipping_fields = false;
   std::optional<double> tip_from_nodes, tip_nodes, tip_to_nodes;
+  // At the projection's largest node count: tokens/s per GPU against its first node count, with
+  // the interval (bench/project/interval/); empty in records without them.
+  struct Scaling {
+    double first_nodes = 0, nodes = 0, ratio = 0, lo = 0, hi = 0;
+  };
+  std::optional<Scaling> scaling;
 };
+
+// "per GPU at 1024 nodes: 0.55 [0.49, 0.61] of 1 node's", "" without the fields.
+std::string scaling_words(const HeadroomLine& line);
 
 struct ModelLines {
   std::map<std::string, HeadroomLine> by_fabric;

@@ -17,6 +17,10 @@ struct AdviceLabels {
   std::int64_t micro_batch = 1, seq = 1;
   std::uint64_t gpu_memory_bytes = 0;
   std::string memory;  // what memory per GPU is checked against, in words
+  // The projection's scaling error at this node count, as a fraction of a layout's tokens/s
+  // (interval/scaling_interval.hpp), and the words that say where it comes from.
+  double scaling_halfwidth = 0;
+  std::string interval;
 };
 
 void print_advice(const std::vector<Advice>& advice, const AdviceLabels& labels, std::ostream& out);

@@ -8,7 +8,9 @@
 #include "bench/flags/workload_flags.hpp"
 #include "bench/project/compute_source.hpp"
 #include "bench/project/fabric_source.hpp"
+#include "bench/project/check/check_runner.hpp"
 #include "bench/project/fabrics/fabric_answer.hpp"
+#include "bench/project/interval/scaling_interval.hpp"
 #include "bench/project/layouts/layouts.hpp"
 #include "bench/project/memory/memory_limit.hpp"
 #include "bench/project/observed/observed_cli.hpp"
@@ -51,7 +53,8 @@ struct AdviseFabric {
   AdviceLabels labels;
 };
 
-AdviseFabric advise_on(const project::ProjectOptions& p, int nodes) {
+AdviseFabric advise_on(const project::ProjectOptions& p, int nodes,
+                       const project::IntervalCalibration& calibration) {
   AdviseFabric out;
   project::ProjectionInputs& in = out.fabric.inputs;
   AdviceLabels& labels = out.labels;
@@ -80,11 +83,18 @@ AdviseFabric advise_on(const project::ProjectOptions& p, int nodes) {
     in.compute = project::parse_compute(project::compute_spec(p), p.request);
     labels.fabric = fabric.fabric_label;
     out.fabric.band_source = fabric.source_label;
+    out.fabric.measured_max_nodes = fabric.measured_max_nodes;
   }
   in.memory = project::memory_limit(p.memory, in.compute, p.request);
   labels.gpu_memory_bytes = in.memory->budget.capacity_bytes;
   labels.memory = project::memory_words(*in.memory);
   out.fabric.label = labels.fabric;
+  labels.scaling_halfwidth = project::scaling_halfwidth_from_one_node(
+      calibration, nodes, out.fabric.measured_max_nodes);
+  labels.interval = "tokens/s [lo, hi]: +-" +
+                    project::format_value("%.1f", labels.scaling_halfwidth * 100) +
+                    "% at " + std::to_string(nodes) + " node(s), " +
+                    project::calibration_text(calibration) + ", doublings counted from one node";
   return out;
 }
 
@@ -106,11 +116,12 @@ int run_advise(const AdviseOptions& o) {
   ResultsFile file(o.out, true);
   std::vector<std::string> names = {p.fabric};
   if (p.observed.empty()) names = project::split_fabrics(p.fabric);
+  const project::IntervalCalibration calibration = project::published_calibration();
   std::vector<AdviseFabric> fabrics;
   for (const std::string& name : names) {
     project::ProjectOptions one = p;
     one.fabric = name;
-    fabrics.push_back(advise_on(one, o.nodes));
+    fabrics.push_back(advise_on(one, o.nodes, calibration));
   }
   std::vector<project::ProjectionInputs> inputs;
   std::vector<project::LabelledFabric> labelled;
@@ -130,7 +141,8 @@ int run_advise(const AdviseOptions& o) {
     for (const AdviseFabric& f : fabrics) labels.push_back(f.labels.fabric);
     print_layouts_side_by_side(rankings, labels, std::cout);
     const auto answers = project::answers_from_rankings(labelled, rankings, p.request.model,
-                                                        o.nodes, project::answer_assumptions(p));
+                                                        o.nodes, project::answer_assumptions(p),
+                                                        calibration);
     std::cout << records::answer_table_text(answers);
     for (const records::FabricAnswer& a : answers) records.push_back(records::answer_json(a));
   }

@@ -12,6 +12,7 @@
 #include "bench/project/fabrics/fabric_answer.hpp"
 #include "bench/project/layouts/layouts.hpp"
 #include "bench/project/fabric_source.hpp"
+#include "bench/project/interval/scaling_interval.hpp"
 #include "bench/project/model/fit.hpp"
 #include "bench/project/model/measured_points.hpp"
 #include "bench/project/observed/observed_cli.hpp"
@@ -205,6 +206,7 @@ int run_project(const ProjectOptions& o) {
   const std::vector<int> counts = parse_node_counts(o.nodes);
   const std::vector<std::string> fabric_names = split_fabrics(o.fabric);
   const ProjectionInputs base = projection_inputs(o);
+  const IntervalCalibration calibration = published_calibration();
 
   // The fits go out with the projection: input refused on the way (expert groups that do not
   // tile nodes) leaves its one line and nothing else.
@@ -221,8 +223,10 @@ int run_project(const ProjectOptions& o) {
     in.ratio_hi = fabric.ratio_hi;
     std::vector<ProjectionRow> rows;
     for (int nodes : counts) rows.push_back(project_nodes(in, nodes));
+    apply_intervals(rows, calibration, fabric.measured_max_nodes);
     const std::optional<TippingPoint> tip = tipping_point(rows);
-    const ProjectionLabels labels = projection_labels(o, fabric, in);
+    ProjectionLabels labels = projection_labels(o, fabric, in);
+    labels.interval = interval_words(calibration, fabric.measured_max_nodes);
     print_projection(rows, labels, tip, tables);
     records.insert(records.end(), fabric.fit_records.begin(), fabric.fit_records.end());
     const std::string layout_cost = layout_cost_text(rows);
@@ -231,13 +235,15 @@ int run_project(const ProjectOptions& o) {
       records.back()["layout_cost"] = layout_cost;  // the fabric's rows alike, as its tipping point
       if (o.request.trace.empty()) records.back()["layout"] = layout_label(o.request);
     }
-    fabrics.push_back({fabric.fabric_label, in, fabric.source_label});
+    fabrics.push_back(
+        {fabric.fabric_label, in, fabric.source_label, fabric.measured_max_nodes});
   }
   print_once(fits.str(), std::cout);  // fabrics that share the intra-node fit print it once
   std::cout << tables.str();
   // The answer weighs every layout, so it needs a catalog model to lay out and its memory.
   if (fabrics.size() > 1 && o.request.trace.empty()) {
-    for (const auto& answers : answer_fabrics(o.request, fabrics, counts, answer_assumptions(o))) {
+    const records::AnswerAssumptions assumed = answer_assumptions(o);
+    for (const auto& answers : answer_fabrics(o.request, fabrics, counts, assumed, calibration)) {
       std::cout << records::answer_table_text(answers);
       for (const records::FabricAnswer& a : answers) records.push_back(records::answer_json(a));
     }

@@ -27,6 +27,7 @@ struct ProjectionLabels {
   std::int64_t micro_batch = 1, seq = 0;  // the projected workload, for readers of the record
   int gpus_per_node = 8;
   std::string memory;  // what memory per GPU is checked against, in words ("" when not checked)
+  std::string interval;  // where the per-GPU intervals come from, in words ("" when not set)
 };
 
 // printf of one number, as a string ("%.3g", 1.5 -> "1.5").

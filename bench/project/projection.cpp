@@ -11,7 +11,6 @@
 #include "bench/project/pipeline/pipeline_projection.hpp"
 #include "bench/replay/flops/step_flops.hpp"
 #include "bench/replay/headroom.hpp"
-#include "common/dtype.hpp"
 #include "common/errors.hpp"
 #include "workloads/plan/pipeline/pipeline_plan.hpp"
 #include "workloads/trace/trace_import.hpp"
@@ -41,7 +40,7 @@ void attribute_exposure(const Schedule& s, const std::vector<double>& op_ms,
                         ProjectionRow& row) {
   const std::vector<int> streams = op_streams(s);
   const auto step_without = [&](auto free) {
-    return overlapped_step_ms(s, freed(s, op_ms, free), terms, row.optimizer_ms);
+    return overlapped_step_ms(s, freed(s, op_ms, free), terms);
   };
   std::map<int, std::string> labels;
   for (std::size_t i = 0; i < s.ops.size(); ++i)
@@ -163,10 +162,9 @@ ProjectionRow project_rank(const ProjectionInputs& in, const Schedule& s, int no
   for (std::size_t i = 0; i < s.ops.size(); ++i)
     row.median_layer_crosses_nodes |= s.ops[i].layer == row.median_layer && crosses_nodes[i];
 
-  row.optimizer_ms = optimizer_step_ms(
-      s, static_cast<double>(dtype_size_bytes(parse_dtype(in.request.param_dtype))), in.terms);
+  row.optimizer_ms = optimizer_phase_ms(s, op_ms);
   const auto step_ms = [&](double comm_factor) {
-    return overlapped_step_ms(s, scaled_comm(s, op_ms, comm_factor), in.terms, row.optimizer_ms);
+    return overlapped_step_ms(s, scaled_comm(s, op_ms, comm_factor), in.terms);
   };
   row.step_ms = step_ms(1);
   row.exposed_comm_ms = row.step_ms - row.compute_step_ms;

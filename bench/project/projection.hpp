@@ -58,7 +58,13 @@ struct ProjectionRow {
   double step_ms = 0, exposed_comm_ms = 0, exposed_lo_ms = 0, exposed_hi_ms = 0;
   double tokens_per_s = 0;          // the whole job
   double tokens_per_s_per_gpu = 0;  // tokens_per_s / world
-  double optimizer_ms = 0;          // the optimizer step after the last reduce-scatter
+  // Tokens/s per GPU over the run's first row's, and the interval on it and on tokens/s per GPU
+  // (bench/project/interval/scaling_interval.hpp: apply_intervals sets them; until then the
+  // ratio is 1 and the interval empty).
+  double per_gpu_vs_first = 1, per_gpu_vs_first_lo = 1, per_gpu_vs_first_hi = 1;
+  int first_nodes = 0;  // the first row's node count: what per_gpu_vs_first is against
+  double tokens_per_s_per_gpu_lo = 0, tokens_per_s_per_gpu_hi = 0;
+  double optimizer_ms = 0;  // the schedule's optimizer phase (its compute ops), ms per step
   std::optional<double> tflops_per_gpu;  // FLOPs per rank / step; unknown for a trace without shapes
   std::optional<double> mfu;
   std::map<std::string, std::string> algorithms;  // collective kind -> algorithm of its largest op

@@ -104,6 +104,8 @@ Panel panel_of(const std::string& model, const ModelLines& lines,
     const bool verdict = !line.measured.empty() || !line.projected.empty();
     if (verdict)
       out.setup += corner_label(slot++, name + ": " + line_tipping_words(line), index);
+    if (const std::string scaling = scaling_words(line); !scaling.empty())
+      out.setup += corner_label(slot++, "  " + scaling, index);
     // Points below the axis are drawn on its floor, pointing down, with their value.
     for (const auto* points : {&line.measured, &line.projected})
       for (const HeadroomPoint& p : *points)

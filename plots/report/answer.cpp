@@ -41,6 +41,7 @@ std::string fabric_verdict(const HeadroomLine& line) {
   if (line.measured.size() > 1) text = "measured, " + tipping_words(line.measured);
   if (!line.projected.empty())
     text += (text.empty() ? "projected, " : "; projected, ") + projected_tipping_words(line);
+  if (const std::string scaling = scaling_words(line); !scaling.empty()) text += "; " + scaling;
   return text;
 }
 

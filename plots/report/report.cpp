@@ -113,12 +113,14 @@ void environment(std::ostream& md, const std::vector<Record>& records) {
 
 void busbw_table(std::ostream& md, const std::vector<Record>& records) {
   std::map<double, std::map<std::string, std::vector<double>>> table;  // bytes -> curve -> busbw
+  std::set<std::pair<double, std::string>> above;  // cells with a point above the line rate
   std::set<std::string> curves;
   for (const Record* r : of_kind(records, "perf")) {
     const auto bytes = number_at(r->data, "bytes"), busbw = number_at(r->data, "busbw_GBps");
     const auto op = text_at(r->data, "op");
     if (!bytes || !busbw || !op) continue;
     const std::string curve = busbw_curve(r->data);  // one fabric and transport a column
+    if (r->data.value("above_line_rate", false)) above.insert({*bytes, curve});
     table[*bytes][curve].push_back(*busbw);
     curves.insert(curve);
   }
@@ -133,11 +135,15 @@ void busbw_table(std::ostream& md, const std::vector<Record>& records) {
     md << "| " << fixed(bytes, 0) << " |";
     for (const std::string& c : curves) {
       const auto it = row.find(c);
-      md << " " << (it == row.end() ? "-" : fixed(median_of(it->second))) << " |";
+      md << " " << (it == row.end() ? "-" : fixed(median_of(it->second)))
+         << (above.count({bytes, c}) ? " !" : "") << " |";
     }
     md << "\n";
   }
   md << "\n";
+  if (!above.empty())
+    md << "! a point above its emulated fabric's line rate (the node links cannot carry it: a "
+          "shaper's burst passed it unshaped); the records say `above_line_rate` and the bound.\n\n";
 }
 
 void headroom_tables(std::ostream& md, const std::vector<Record>& records) {
@@ -172,12 +178,21 @@ void headroom_tables(std::ostream& md, const std::vector<Record>& records) {
   }
 }
 
+// "[lo, hi]" of a field's _lo and _hi, "-" without them.
+std::string interval_cell(const nlohmann::json& r, const std::string& field, int decimals) {
+  const auto lo = number_at(r, field + "_lo"), hi = number_at(r, field + "_hi");
+  return lo && hi ? "[" + fixed(*lo, decimals) + ", " + fixed(*hi, decimals) + "]" : "-";
+}
+
 void projection_table(std::ostream& md, const std::vector<Record>& records) {
   const auto projections = of_kind(records, "projection");
   if (projections.empty()) return;
   md << "## Projection (not measured: the cost model over each fabric)\n\n"
-     << "| model | fabric | nodes | headroom_ms | band | tokens/s per GPU | step_ms | exposed_ms "
-        "|\n|---|---|--:|--:|--:|--:|--:|--:|\n";
+     << "Per GPU: tokens/s per GPU with its interval, and against the projection's first node "
+        "count (bench/project/interval/: the width from the published fixtures' declared rows, "
+        "growing with the doublings extrapolated).\n\n"
+     << "| model | fabric | nodes | headroom_ms | band | tokens/s per GPU | interval | vs first "
+        "| interval | step_ms | exposed_ms |\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
   std::map<std::pair<std::string, std::string>, std::string> tipping;
   for (const Record* p : projections) {
     const nlohmann::json& r = p->data;
@@ -186,7 +201,10 @@ void projection_table(std::ostream& md, const std::vector<Record>& records) {
        << optional_fixed(r, "headroom_ms") << " | " << optional_fixed(r, "headroom_lo_ms")
        << " .. " << optional_fixed(r, "headroom_hi_ms") << " | "
        << (r.value("fits", true) ? optional_fixed(r, "tokens_per_s_per_gpu", 0) : "no fit")
-       << " | " << optional_fixed(r, "step_ms", 1) << " | "
+       << " | " << interval_cell(r, "tokens_per_s_per_gpu", 0) << " | "
+       << optional_fixed(r, "per_gpu_vs_first", 3) << " | "
+       << interval_cell(r, "per_gpu_vs_first", 3) << " | " << optional_fixed(r, "step_ms", 1)
+       << " | "
        << optional_fixed(r, "exposed_comm_ms", 1) << " |\n";
     if (auto words = text_at(r, "tipping_point")) tipping[{model, fabric_of(r)}] = *words;
   }

@@ -36,6 +36,7 @@ std::pair<double, double> ratio_interval(const TokensBand& a, const TokensBand& 
 
 }  // namespace
 
+
 std::vector<std::string> split_fabrics(const std::string& text) {
   std::vector<std::string> names;
   std::set<std::string> seen;
@@ -58,7 +59,7 @@ std::string answer_fsdp(const WorkloadRequest& request) {
 std::vector<records::FabricAnswer> answers_from_rankings(
     const std::vector<LabelledFabric>& fabrics,
     const std::vector<std::vector<RankedLayout>>& rankings, const std::string& model, int nodes,
-    const records::AnswerAssumptions& assumptions) {
+    const records::AnswerAssumptions& assumptions, const IntervalCalibration& scaling) {
   std::vector<records::FabricAnswer> answers;
   const RankedLayout* best_a = best_layout(rankings.front());
   for (std::size_t f = 1; f < fabrics.size(); ++f) {
@@ -85,9 +86,13 @@ std::vector<records::FabricAnswer> answers_from_rankings(
       const auto [lo, hi] =
           ratio_interval(tokens_band(*best_a->projection), tokens_band(*best_b->projection),
                          fabrics.front().band_source == fabrics[f].band_source);
-      if (lo > 0) {
-        answer.ratio_lo = std::min(lo, *answer.ratio);
-        answer.ratio_hi = std::max(hi, *answer.ratio);
+      const double wa =
+          scaling_halfwidth_from_one_node(scaling, nodes, fabrics.front().measured_max_nodes);
+      const double wb =
+          scaling_halfwidth_from_one_node(scaling, nodes, fabrics[f].measured_max_nodes);
+      if (lo > 0 && wa < 1) {
+        answer.ratio_lo = std::min(lo, *answer.ratio) * std::max(0.0, 1 - wb) / (1 + wa);
+        answer.ratio_hi = std::max(hi, *answer.ratio) * (1 + wb) / (1 - wa);
       }
     }
     answers.push_back(std::move(answer));
@@ -97,7 +102,8 @@ std::vector<records::FabricAnswer> answers_from_rankings(
 
 std::vector<std::vector<records::FabricAnswer>> answer_fabrics(
     const WorkloadRequest& base, const std::vector<LabelledFabric>& fabrics,
-    const std::vector<int>& node_counts, const records::AnswerAssumptions& assumptions) {
+    const std::vector<int>& node_counts, const records::AnswerAssumptions& assumptions,
+    const IntervalCalibration& scaling) {
   std::vector<std::vector<records::FabricAnswer>> answers(fabrics.size() - 1);
   if (fabrics.size() < 2) return answers;
   std::vector<ProjectionInputs> inputs;
@@ -107,7 +113,8 @@ std::vector<std::vector<records::FabricAnswer>> answer_fabrics(
   const ModelConfig model = load_model(base.model, base.catalog_dir);
   for (int nodes : node_counts) {
     const auto rankings = rank_layouts(candidate_layouts(request, model, nodes), nodes, inputs);
-    const auto at_nodes = answers_from_rankings(fabrics, rankings, base.model, nodes, assumptions);
+    const auto at_nodes =
+        answers_from_rankings(fabrics, rankings, base.model, nodes, assumptions, scaling);
     for (std::size_t f = 0; f < at_nodes.size(); ++f) answers[f].push_back(at_nodes[f]);
   }
   return answers;

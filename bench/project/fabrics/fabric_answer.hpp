@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/project/interval/scaling_interval.hpp"
 #include "bench/project/layouts/ranked_layouts.hpp"
 #include "bench/project/projection.hpp"
 #include "records/fabric_answer.hpp"
@@ -22,6 +23,7 @@ struct LabelledFabric {
   // Where its comm-time band comes from ("profile": the intra fit's alone; "fit:DIR"): fabrics
   // of one source err together.
   std::string band_source;
+  int measured_max_nodes = 0;  // a fitted fabric's largest measured node count (0: a profile)
 };
 
 // The FSDP implementation the answer's FSDP layouts use: the request's plan when it is one
@@ -29,16 +31,21 @@ struct LabelledFabric {
 std::string answer_fsdp(const WorkloadRequest& request);
 
 // One answer per later fabric against the first, at `nodes`, from each fabric's ranking of the
-// same layouts (rank_layouts over `fabrics`, in order).
+// same layouts (rank_layouts over `fabrics`, in order). The ratio's interval: each side's
+// comm-time band (fabrics of one band source at the same end of it), widened by each side's
+// scaling error from one node (interval/scaling_interval.hpp: the calibration's points per
+// sqrt(doubling) over the doublings from one node to `nodes`, and beyond a fitted fabric's
+// measured node counts), taken relative to each side's throughput.
 std::vector<records::FabricAnswer> answers_from_rankings(
     const std::vector<LabelledFabric>& fabrics,
     const std::vector<std::vector<RankedLayout>>& rankings, const std::string& model, int nodes,
-    const records::AnswerAssumptions& assumptions);
+    const records::AnswerAssumptions& assumptions, const IntervalCalibration& scaling);
 
 // For every node count: the layouts of `base` (model, batch shape, FSDP implementation) ranked on
 // each fabric, then answers_from_rankings. Indexed [later fabric][node count].
 std::vector<std::vector<records::FabricAnswer>> answer_fabrics(
     const WorkloadRequest& base, const std::vector<LabelledFabric>& fabrics,
-    const std::vector<int>& node_counts, const records::AnswerAssumptions& assumptions);
+    const std::vector<int>& node_counts, const records::AnswerAssumptions& assumptions,
+    const IntervalCalibration& scaling);
 
 }  // namespace collreplay::project

@@ -26,19 +26,17 @@ struct Stage {
 using FreeOp = std::function<bool(const Stage&, std::size_t)>;
 
 // The stages run together with comm times x `comm_factor`, the collectives `free` picks taking
-// none, compute slowed under overlap; then the slowest stage's optimizer step.
+// none, compute slowed under overlap (each stage's optimizer phase is in its schedule's ops).
 double joint_step_ms(const std::vector<Stage>& stages, const RankSimulation& together,
                      const StepTerms& terms, double comm_factor, const FreeOp& free) {
   std::vector<std::vector<double>> op_ms;
-  double optimizer_ms = 0;
   for (const Stage& st : stages) {
     std::vector<double> t = st.times.op_ms;
     for (std::size_t i = 0; i < t.size(); ++i)
       if (st.schedule->ops[i].is_collective()) t[i] = free(st, i) ? 0 : t[i] * comm_factor;
     op_ms.push_back(slowed_compute_ms(*st.schedule, t, terms.compute_slowdown));
-    optimizer_ms = std::max(optimizer_ms, st.row.optimizer_ms);
   }
-  return simulate_pipeline_ms(together, op_ms) + optimizer_ms;
+  return simulate_pipeline_ms(together, op_ms);
 }
 
 const FreeOp kNothingFree = [](const Stage&, std::size_t) { return false; };

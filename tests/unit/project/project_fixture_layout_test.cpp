@@ -53,7 +53,7 @@ TEST(ProjectFixtureLayout, ReadsTensorParallelAndTheDistributedOptimizer) {
 }
 
 TEST(ProjectFixtureLayout, MalformedValuesAreOneLineNamingTheRow) {
-  for (const std::string& cells : {",0,yes,no,1", ",4,maybe,no,1", ",4,yes,on,1", ",4,yes,no,-3"}) {
+  for (const char* cells : {",0,yes,no,1", ",4,maybe,no,1", ",4,yes,on,1", ",4,yes,no,-3"}) {
     try {
       read_published_fixture(
           write(std::string(kHeader) + ",tp,distributed_optimizer,async_tp,ddp_bucket_size\n" +

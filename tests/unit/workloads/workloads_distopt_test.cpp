@@ -73,8 +73,11 @@ TEST(DistOpt, BucketsPaddedAsMegatronsBuffer) {
   // The whole padded buffer, 145,280 elements for 144,672 parameters, moves each way once.
   EXPECT_EQ(gathered, 145280u * 2);
   EXPECT_EQ(scattered, 145280u * 4);
-  for (const ScheduleOp& o : s.ops)
-    if (o.is_collective()) EXPECT_EQ(o.collective().group, GroupKind::world) << o.name;
+  for (const ScheduleOp& o : s.ops) {
+    if (o.is_collective()) {
+      EXPECT_EQ(o.collective().group, GroupKind::world) << o.name;
+    }
+  }
 }
 
 // Reduce-scatters in backward as buckets complete (bucket 0, lm_head's, first); all-gathers in
