@@ -44,7 +44,8 @@ void print_advice(const std::vector<Advice>& advice, const AdviceLabels& l, std:
   for (const Advice& a : advice) {
     const std::string rank = a.rank ? std::to_string(*a.rank) : "-";
     const std::string mem = a.memory ? format_value("%.1f", gib(a.memory->total_bytes())) : "-";
-    const auto& p = a.projection;
+    // A layout that does not fit was not run: its memory and the reason are what it has.
+    const auto& p = a.fits ? a.projection : std::optional<project::ProjectionRow>();
     const std::string band =
         p ? "[" + format_value("%.0f", p->tokens_per_s * (1 - l.scaling_halfwidth)) + ", " +
                 format_value("%.0f", p->tokens_per_s * (1 + l.scaling_halfwidth)) + "]"
@@ -60,7 +61,7 @@ void print_advice(const std::vector<Advice>& advice, const AdviceLabels& l, std:
 }
 
 nlohmann::json advice_json(const Advice& a, const AdviceLabels& l) {
-  const auto& p = a.projection;
+  const auto& p = a.fits ? a.projection : std::optional<project::ProjectionRow>();
   nlohmann::json j{
       {"record", "advice"},
       {"layout", a.layout.name},

@@ -122,6 +122,11 @@ ProjectionRow project_rank(const ProjectionInputs& in, const Schedule& s, int no
   ProjectionRow row;
   row.nodes = nodes;
   row.world = s.world;
+  if (in.memory) {
+    row.memory = memory_per_gpu(s, in.memory->model, in.request, in.memory->states);
+    row.fits = row.memory->total_bytes() <= in.memory->budget.usable_bytes();
+    if (!row.fits && !in.simulate_unfit && !detail) return row;
+  }
   OpTimes times;
   times.compute_only_ms.assign(s.ops.size(), 0.0);
   times.comm_only_ms.assign(s.ops.size(), 0.0);
@@ -173,12 +178,8 @@ ProjectionRow project_rank(const ProjectionInputs& in, const Schedule& s, int no
   // With `detail` the caller runs the step with others (a pipeline's stages) and attributes it.
   if (detail)
     *detail = {op_ms, crosses_nodes};
-  else
+  else if (in.attribute_exposure)
     attribute_exposure(s, op_ms, crosses_nodes, in.terms, row);
-  if (in.memory) {
-    row.memory = memory_per_gpu(s, in.memory->model, in.request, in.memory->states);
-    row.fits = row.memory->total_bytes() <= in.memory->budget.usable_bytes();
-  }
   if (row.step_ms > 0) {
     row.tokens_per_s = static_cast<double>(s.tokens_per_step) * row.world / (row.step_ms / 1e3);
     row.tokens_per_s_per_gpu = row.tokens_per_s / row.world;

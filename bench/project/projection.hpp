@@ -40,6 +40,16 @@ struct ProjectionInputs {
   int traced_ranks = 1;
   // Checked per row when set (a catalog model); a trace has no model to size.
   std::optional<MemoryLimit> memory;
+  // What a row is read for. Attribution (exposure by group, on the critical path, across nodes)
+  // costs a step simulation per group: `project`'s tables and tipping point read it; a ranking of
+  // layouts by tokens/s does not. A step that does not fit is not simulated when the ranking says
+  // so (its memory says why; its step reads 0).
+  bool attribute_exposure = true;
+  bool simulate_unfit = true;
+  // A pipeline's other stages' schedules, by pipeline rank, when the caller projects the same
+  // request on several fabrics: built by the first projection, read by the next (null: built
+  // each time). Not owned.
+  std::map<int, Schedule>* pipeline_stages = nullptr;
 };
 
 struct UnitProjection {

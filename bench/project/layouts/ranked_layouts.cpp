@@ -1,6 +1,10 @@
 #include "bench/project/layouts/ranked_layouts.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <future>
+#include <thread>
+#include <map>
 
 #include "common/errors.hpp"
 #include "workloads/plan/schedule_builder.hpp"
@@ -19,10 +23,15 @@ std::string too_big(const MemoryPerGpu& m, const MemoryBudget& budget) {
 // The layout's step as `project` projects it (the same inputs give the same row), memory
 // included.
 RankedLayout weigh(const RankedLayout& asked, const Schedule& schedule, int nodes,
-                   const ProjectionInputs& fabric, NormalMaxima& maxima) {
+                   const ProjectionInputs& fabric, NormalMaxima& maxima,
+                   std::map<int, Schedule>& stages) {
   RankedLayout a = asked;
   ProjectionInputs projection = fabric;
   projection.request = a.layout.request;
+  // Ranked by tokens/s: no exposure to attribute, and a step too big for the GPU is not run.
+  projection.attribute_exposure = false;
+  projection.simulate_unfit = false;
+  projection.pipeline_stages = &stages;
   a.projection = project_schedule(projection, schedule, nodes, maxima);
   a.memory = a.projection->memory;
   a.fits = a.projection->fits;
@@ -55,24 +64,45 @@ std::vector<std::vector<RankedLayout>> rank_layouts(const std::vector<Layout>& l
                                                     const std::vector<ProjectionInputs>& fabrics) {
   for (const ProjectionInputs& f : fabrics)
     if (!f.memory) throw RuntimeError("no memory limit to weigh layouts against");
-  std::vector<std::vector<RankedLayout>> all(fabrics.size());
-  std::vector<NormalMaxima> maxima(fabrics.size());
-  for (const Layout& layout : layouts) {
+  // Per layout, per fabric: its entries (one for a layout that does not apply, else one per
+  // recompute choice). Layouts are independent projections: they are weighed on every core, and
+  // gathered in their own order, so the ranking is the same on any machine.
+  std::vector<std::vector<std::vector<RankedLayout>>> weighed(layouts.size());
+  const auto weigh_layout = [&](std::size_t index) {
+    std::vector<std::vector<RankedLayout>> per_fabric(fabrics.size());
     RankedLayout asked;
-    asked.layout = layout;
-    if (!layout.refused.empty()) {
-      asked.reason = layout.refused;
-      for (auto& ranked : all) ranked.push_back(asked);
-      continue;
+    asked.layout = layouts[index];
+    if (!asked.layout.refused.empty()) {
+      asked.reason = asked.layout.refused;
+      for (auto& entries : per_fabric) entries.push_back(asked);
+      weighed[index] = std::move(per_fabric);
+      return;
     }
+    std::vector<NormalMaxima> maxima(fabrics.size());
     for (bool recompute : {false, true}) {
       asked.recompute = recompute;
       asked.layout.request.activation_checkpointing = recompute;
       const Schedule schedule = build_schedule(asked.layout.request);
+      std::map<int, Schedule> stages;  // a pipeline's other stages, built once for every fabric
       for (std::size_t f = 0; f < fabrics.size(); ++f)
-        all[f].push_back(weigh(asked, schedule, nodes, fabrics[f], maxima[f]));
+        per_fabric[f].push_back(weigh(asked, schedule, nodes, fabrics[f], maxima[f], stages));
     }
-  }
+    weighed[index] = std::move(per_fabric);
+  };
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < layouts.size(); i = next++) weigh_layout(i);
+  };
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::future<void>> workers;
+  for (unsigned w = 1; w < std::min<std::size_t>(cores, layouts.size()); ++w)
+    workers.push_back(std::async(std::launch::async, worker));
+  worker();
+  for (std::future<void>& w : workers) w.get();  // a worker's exception is thrown here
+  std::vector<std::vector<RankedLayout>> all(fabrics.size());
+  for (auto& per_fabric : weighed)
+    for (std::size_t f = 0; f < fabrics.size(); ++f)
+      for (RankedLayout& entry : per_fabric[f]) all[f].push_back(std::move(entry));
   for (auto& ranked : all) rank(ranked);
   return all;
 }

@@ -43,57 +43,9 @@ const FreeOp kNothingFree = [](const Stage&, std::size_t) { return false; };
 
 bool critical(const ScheduleOp& op) { return op.hides_behind < 0 && op.layer >= 0; }
 
-}  // namespace
-
-ProjectionRow project_pipeline(const ProjectionInputs& in, const Schedule& s, int nodes,
-                               NormalMaxima& maxima) {
-  WorkloadRequest q = in.request;
-  q.world = s.world;
-  const PipelinePlan plan = request_pipeline_plan(q);
-  const int local = s.rank % plan.stage_world, mine = plan.pipeline_rank(s.rank);
-  std::vector<Stage> stages(static_cast<std::size_t>(plan.pp));
-  ProjectionRow row;
-  row.nodes = nodes;
-  row.world = s.world;
-  double standalone_ms = 0, flops = 0;
-  bool flops_known = true;
-  for (int p = 0; p < plan.pp; ++p) {
-    Stage& st = stages[static_cast<std::size_t>(p)];
-    q.rank = p * plan.stage_world + local;
-    if (p != mine) st.built = build_schedule(q);
-    st.schedule = p == mine ? &s : &st.built;
-    st.row = project_rank(in, *st.schedule, nodes, maxima, &st.times);
-    for (UnitProjection u : st.row.units) {
-      if (u.unit == "root") u.unit = "stage" + std::to_string(p) + ".root";
-      row.units.push_back(u);
-    }
-    row.compute_step_ms = std::max(row.compute_step_ms, st.row.compute_step_ms);
-    row.comm_step_ms = std::max(row.comm_step_ms, st.row.comm_step_ms);
-    row.optimizer_ms = std::max(row.optimizer_ms, st.row.optimizer_ms);
-    row.algorithms.insert(st.row.algorithms.begin(), st.row.algorithms.end());
-    standalone_ms = std::max(standalone_ms, st.row.step_ms);
-    const StepFlops f = schedule_step_flops(*st.schedule);
-    flops_known = flops_known && f.hardware.has_value();
-    flops += f.hardware.value_or(0) / plan.pp;
-    if (!in.memory) continue;
-    const MemoryPerGpu mem =
-        pipeline_memory_per_gpu(*st.schedule, in.memory->model, q, in.memory->states);
-    if (!row.memory || mem.total_bytes() > row.memory->total_bytes()) row.memory = mem;
-  }
-  if (row.memory) row.fits = row.memory->total_bytes() <= in.memory->budget.usable_bytes();
-  set_median_layer(row, in.ratio_lo, in.ratio_hi);
-  std::vector<const Schedule*> schedules;
-  for (const Stage& st : stages) schedules.push_back(st.schedule);
-  const RankSimulation together(schedules);
-  const auto joint = [&](double comm_factor, const FreeOp& free) {
-    return joint_step_ms(stages, together, in.terms, comm_factor, free);
-  };
-  row.step_ms = joint(1, kNothingFree);
-  row.exposed_comm_ms = row.step_ms - row.compute_step_ms;
-  row.exposed_lo_ms = joint(in.ratio_lo, kNothingFree) - row.compute_step_ms;
-  row.exposed_hi_ms = joint(in.ratio_hi, kNothingFree) - row.compute_step_ms;
-  row.pipeline_wait_ms = row.step_ms - standalone_ms;
-  // What each group's collectives (over every stage) and the layers' critical ones expose.
+// What each group's collectives (over every stage) and the layers' critical ones expose.
+template <typename Joint>
+void attribute_pipeline(std::vector<Stage>& stages, const Joint& joint, ProjectionRow& row) {
   std::vector<std::string> labels;
   for (Stage& st : stages)
     for (const ScheduleOp& op : st.schedule->ops) {
@@ -121,6 +73,76 @@ ProjectionRow project_pipeline(const ProjectionInputs& in, const Schedule& s, in
       row.step_ms - joint(1, [](const Stage& st, std::size_t i) {
         return st.times.crosses_nodes[i] && critical(st.schedule->ops[i]);
       });
+}
+
+}  // namespace
+
+ProjectionRow project_pipeline(const ProjectionInputs& in, const Schedule& s, int nodes,
+                               NormalMaxima& maxima) {
+  WorkloadRequest q = in.request;
+  q.world = s.world;
+  const PipelinePlan plan = request_pipeline_plan(q);
+  const int local = s.rank % plan.stage_world, mine = plan.pipeline_rank(s.rank);
+  std::vector<Stage> stages(static_cast<std::size_t>(plan.pp));
+  ProjectionRow row;
+  row.nodes = nodes;
+  row.world = s.world;
+  double standalone_ms = 0, flops = 0;
+  bool flops_known = true;
+  // Each stage's schedule and memory first: a step that does not fit need not be simulated (the
+  // first stage, which holds the most activations under 1F1B, is looked at first).
+  for (int p = 0; p < plan.pp; ++p) {
+    Stage& st = stages[static_cast<std::size_t>(p)];
+    q.rank = p * plan.stage_world + local;
+    if (p == mine) {
+      st.schedule = &s;
+    } else if (in.pipeline_stages) {
+      auto [it, fresh] = in.pipeline_stages->try_emplace(p);
+      if (fresh) it->second = build_schedule(q);
+      st.schedule = &it->second;
+    } else {
+      st.built = build_schedule(q);
+      st.schedule = &st.built;
+    }
+    if (!in.memory) continue;
+    const MemoryPerGpu mem =
+        pipeline_memory_per_gpu(*st.schedule, in.memory->model, q, in.memory->states);
+    if (!row.memory || mem.total_bytes() > row.memory->total_bytes()) row.memory = mem;
+    if (!in.simulate_unfit && row.memory->total_bytes() > in.memory->budget.usable_bytes()) {
+      row.fits = false;
+      return row;
+    }
+  }
+  if (row.memory) row.fits = row.memory->total_bytes() <= in.memory->budget.usable_bytes();
+  for (int p = 0; p < plan.pp; ++p) {
+    Stage& st = stages[static_cast<std::size_t>(p)];
+    st.row = project_rank(in, *st.schedule, nodes, maxima, &st.times);
+    for (UnitProjection u : st.row.units) {
+      if (u.unit == "root") u.unit = "stage" + std::to_string(p) + ".root";
+      row.units.push_back(u);
+    }
+    row.compute_step_ms = std::max(row.compute_step_ms, st.row.compute_step_ms);
+    row.comm_step_ms = std::max(row.comm_step_ms, st.row.comm_step_ms);
+    row.optimizer_ms = std::max(row.optimizer_ms, st.row.optimizer_ms);
+    row.algorithms.insert(st.row.algorithms.begin(), st.row.algorithms.end());
+    standalone_ms = std::max(standalone_ms, st.row.step_ms);
+    const StepFlops f = schedule_step_flops(*st.schedule);
+    flops_known = flops_known && f.hardware.has_value();
+    flops += f.hardware.value_or(0) / plan.pp;
+  }
+  set_median_layer(row, in.ratio_lo, in.ratio_hi);
+  std::vector<const Schedule*> schedules;
+  for (const Stage& st : stages) schedules.push_back(st.schedule);
+  const RankSimulation together(schedules);
+  const auto joint = [&](double comm_factor, const FreeOp& free) {
+    return joint_step_ms(stages, together, in.terms, comm_factor, free);
+  };
+  row.step_ms = joint(1, kNothingFree);
+  row.exposed_comm_ms = row.step_ms - row.compute_step_ms;
+  row.exposed_lo_ms = joint(in.ratio_lo, kNothingFree) - row.compute_step_ms;
+  row.exposed_hi_ms = joint(in.ratio_hi, kNothingFree) - row.compute_step_ms;
+  row.pipeline_wait_ms = row.step_ms - standalone_ms;
+  if (in.attribute_exposure) attribute_pipeline(stages, joint, row);
   for (const Stage& st : stages)
     for (std::size_t i = 0; i < st.schedule->ops.size(); ++i)
       row.median_layer_crosses_nodes |=

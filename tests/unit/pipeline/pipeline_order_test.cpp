@@ -117,8 +117,12 @@ TEST(PipelineOrder, EveryMicroBatchRunsOncePerStageForwardBeforeBackward) {
     std::map<std::pair<int, int>, int> seen;  // (chunk, mb) -> 1 after F, 2 after B
     for (const PipeAction& a : pipeline_actions(p, r)) {
       const std::pair<int, int> key{a.chunk, a.mb};
-      if (a.kind == Kind::forward) EXPECT_EQ(seen[key]++, 0);
-      if (a.kind == Kind::backward) EXPECT_EQ(seen[key]++, 1);
+      if (a.kind == Kind::forward) {
+        EXPECT_EQ(seen[key]++, 0);
+      }
+      if (a.kind == Kind::backward) {
+        EXPECT_EQ(seen[key]++, 1);
+      }
     }
     EXPECT_EQ(seen.size(), static_cast<std::size_t>(p.virtual_stages * p.micro_batches));
   }
