@@ -7,8 +7,8 @@ or None (no calibration, figures missing, a row not host-bound or with looped ex
 from step_record import HOST_PHASES, REPLAY_PHASES, fastest_host_ms  # sweeps/gpu, on the path
 
 # Past this either way the host's speed moved since calibrating: on H100 VMs whose 0.5B rows
-# passed, its reference read 0.91-1.07x the calibration (bench/RESULTS.md, "Judged at the fastest
-# step").
+# passed, its reference read 0.91-1.07x the calibration (bench/RESULTS.md, "Fidelity on an H100";
+# sweeps/measured/2026-11-28-h100-fastest-step/).
 MOVED = 1.15
 # Only a row whose host, as replay charged it, spends at least this share of the reference's
 # fwd+bwd: elsewhere the host runs ahead of the GPU until it waits on it (a full launch queue,

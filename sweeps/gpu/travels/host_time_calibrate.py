@@ -9,7 +9,7 @@ tensor and launch, at each phase's fastest step over --repeats rounds.
 
 Writes no calibration (exit 1) when a workload's runs never came within 1.5x of its depth's
 fastest forward; needs torch, a GPU and build/bin/replay (else one line, exit 2). The method and
-its measurements: bench/RESULTS.md, "Host-time calibration"."""
+its measurements: bench/RESULTS.md, "Host time per launch"."""
 
 import argparse
 import json
@@ -34,8 +34,8 @@ WIDE = ["--model", "qwen2.5-7b", "--micro-batch", "1", "--seq", "512", "--layers
 # A run's speed is read off its forward, which the workloads of one depth share: on an
 # H200 VM's host, held to one CPU, a process ran its whole run at one speed and its phases slowed
 # alike between runs (fastest steps of a slow run over a fast one, forward / backward / optimizer:
-# 1.38 / 1.40 / 1.46, 1.40 / 1.41 / 1.51, 1.59 / 1.51 / 1.64; bench/RESULTS.md, "A host of many
-# speeds"), while no run of one workload reached the speed of the other's fastest run (the 1-layer
+# 1.38 / 1.40 / 1.46, 1.40 / 1.41 / 1.51, 1.59 / 1.51 / 1.64; tests/fixtures/calibration_many_speeds),
+# while no run of one workload reached the speed of the other's fastest run (the 1-layer
 # forward 4.38 ms against 3.57). So a workload's optimizer is scaled to the host's fastest speed by
 # its forward, as far as this, short of the 1.6x those records saw phases slow alike.
 SCALE_LIMIT = 1.5
