@@ -218,7 +218,8 @@ demo: demo-deps
 # An install prefix: the programs in PREFIX/bin, the data they look for (common/data_files.hpp)
 # in PREFIX/share/collreplay, laid out as in the checkout.
 PREFIX ?= /usr/local
-INSTALL_DATA := sweeps/fabrics.tsv sweeps/measured/2026-11-23 workloads/catalog sweeps/gpu/reference
+INSTALL_DATA := sweeps/fabrics.tsv sweeps/measured/2026-11-23 workloads/catalog sweeps/gpu/reference \
+  tests/fixtures/published
 install: programs
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/collreplay
 	cp $(BENCH_BINS) $(PLOT_BINS) $(DESTDIR)$(PREFIX)/bin/

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/reduce_op.hpp"
 #include "common/dtype.hpp"
 #include "common/errors.hpp"
 
@@ -99,14 +100,18 @@ class Communicator {
 
   // Counts are per rank, in elements, as in NCCL: all_gather sends `count` and receives
   // count*size; reduce_scatter sends count*size and receives `count`; all_to_all sends and
-  // receives `count` to and from every peer; all_reduce sums `count` elements. In-place calls
+  // receives `count` to and from every peer; all_reduce reduces `count` elements. In-place calls
   // pass send == the rank's slice of recv (all_gather) or send == recv (others), as NCCL does.
+  // The reducing ops take NCCL's reduction (collectives/reduce_op.hpp); every backend declares
+  // the same default, sum.
   virtual void all_gather(const void* send, void* recv, std::size_t count, DType t) = 0;
-  virtual void reduce_scatter(const void* send, void* recv, std::size_t count, DType t) = 0;
+  virtual void reduce_scatter(const void* send, void* recv, std::size_t count, DType t,
+                              ReduceOp op = ReduceOp::sum) = 0;
   virtual void all_to_all(const void* send, void* recv, std::size_t count, DType t) = 0;
   virtual void all_to_allv(const void* send, PeerCounts send_layout, void* recv,
                            PeerCounts recv_layout, DType t) = 0;
-  virtual void all_reduce(const void* send, void* recv, std::size_t count, DType t) = 0;
+  virtual void all_reduce(const void* send, void* recv, std::size_t count, DType t,
+                          ReduceOp op = ReduceOp::sum) = 0;
   // The root's `count` elements of `send` land in every rank's `recv` (send is read on the root
   // only; in-place: send == recv).
   virtual void broadcast(const void* send, void* recv, std::size_t count, DType t, int root) = 0;
@@ -122,6 +127,11 @@ class Communicator {
     const P2pCall call = P2pCall::recv(buffer, count, t, peer);
     p2p_group({&call, 1});
   }
+
+  // Issues the collectives `issue` makes as one group that the library launches together
+  // (ncclGroupStart/End: nccl-tests' -m aggregation). The host backend waits for each op before
+  // the next can reuse its buffers, so it has no such group: it issues them one by one.
+  virtual void grouped(const std::function<void()>& issue) { issue(); }
 
   // Records the operations `issue` makes on this communicator instead of running them, for
   // CapturedWork::launch. GPU only: the host backend throws UsageError. The ops must not need

@@ -10,6 +10,14 @@ std::string_view dtype_name(DType t) {
     case DType::f16: return "fp16";
     case DType::f32: return "fp32";
     case DType::fp8: return "fp8";
+    case DType::fp8_e5m2: return "fp8_e5m2";
+    case DType::f64: return "fp64";
+    case DType::i8: return "int8";
+    case DType::u8: return "uint8";
+    case DType::i32: return "int32";
+    case DType::u32: return "uint32";
+    case DType::i64: return "int64";
+    case DType::u64: return "uint64";
   }
   return "?";
 }

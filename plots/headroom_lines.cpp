@@ -17,6 +17,8 @@ std::string workload_of(const nlohmann::json& r) {
   char text[128];
   std::snprintf(text, sizeof text, "micro-batch %.0f × %.0f, %.0f GPU%s/node", *micro_batch, *seq,
                 *gpus, *gpus == 1 ? "" : "s");
+  // The layout by name where the record has it ("ep8+fsdp+recompute"), else its EP degree.
+  if (auto layout = text_at(r, "layout")) return *layout + ", " + text;
   return text + (ep && *ep > 1 ? ", EP " + std::to_string(static_cast<int>(*ep)) : "");
 }
 
@@ -47,37 +49,27 @@ bool natural_less(const std::string& a, const std::string& b) {
 }  // namespace
 
 std::map<std::string, ModelLines> headroom_lines(const std::vector<Record>& records) {
-  const ModelIndex models = index_models(records);
-  std::map<std::string, std::vector<double>> by_run;  // run_key -> decoder-layer headrooms
-  std::map<std::string, const Record*> run_record;
-  bool any_decoder = false;
-  for (const Record* r : of_kind(records, "unit"))
-    if (auto unit = text_at(r->data, "unit"); unit && is_decoder_layer(*unit)) any_decoder = true;
-  for (const Record* r : of_kind(records, "unit")) {
-    const auto unit = text_at(r->data, "unit");
-    const auto headroom = number_at(r->data, "headroom_ms");
-    if (!unit || !headroom) continue;
-    // Models without numbered layers (hand-made schedules): every unit but the root.
-    if (any_decoder ? !is_decoder_layer(*unit) : *unit == "root") continue;
-    const std::string key = run_key(r->data);
-    by_run[key].push_back(*headroom);
-    run_record[key] = r;
-  }
+  // Per run, the median decoder layer (quantities.hpp: the headroom table's median too); runs of
+  // one model, fabric and node count by their median.
   std::map<std::pair<std::string, std::string>, std::map<int, std::vector<double>>> measured;
   std::map<std::pair<std::string, std::string>, std::map<int, double>> ranks;
-  for (const auto& [key, values] : by_run) {
-    const nlohmann::json& r = run_record[key]->data;
-    const std::pair<std::string, std::string> line{model_of(r, models), fabric_of(r)};
-    measured[line][nodes_of(r)].push_back(median_of(values));
-    const double run_ranks =
-        r.contains("run") && r["run"].is_object() ? number_at(r["run"], "ranks").value_or(0) : 0;
-    ranks[line][nodes_of(r)] = std::max(ranks[line][nodes_of(r)], run_ranks);
+  std::map<std::string, double> ranks_of_run;
+  for (const Record* r : of_kind(records, "unit"))
+    if (const nlohmann::json* run = records::field_at(r->data, "run"); run && run->is_object())
+      ranks_of_run[run_key(r->data)] = number_at(*run, "ranks").value_or(0);
+  for (const RunLayers& run : run_layers(records)) {
+    if (run.headroom_ms.empty()) continue;
+    const std::pair<std::string, std::string> line{run.model, run.fabric};
+    measured[line][run.nodes].push_back(median_layer_headroom_ms(run));
+    ranks[line][run.nodes] = std::max(ranks[line][run.nodes], ranks_of_run[run.run]);
   }
   std::map<std::string, ModelLines> lines;
   for (const auto& [key, points] : measured)
     for (const auto& [nodes, values] : points) {
       const double h = median_of(values);
-      const bool network = ranks[key][nodes] != 1;  // unknown counts as more than one
+      // Tipped needs the fabric in the step: more than one node, and more than one rank (one
+      // rank uses no network, whatever its headroom reads; an unknown count is more than one).
+      const bool network = nodes > 1 && ranks[key][nodes] != 1;
       lines[key.first].by_fabric[key.second].measured.push_back(
           {double(nodes), h, h, h, network && h < 0});
     }
@@ -97,6 +89,18 @@ std::map<std::string, ModelLines> headroom_lines(const std::vector<Record>& reco
     line.projected.push_back({*nodes, *h, number_at(r->data, "headroom_lo_ms").value_or(*h),
                               number_at(r->data, "headroom_hi_ms").value_or(*h), tipped});
     if (auto words = text_at(r->data, "tipping_point")) line.projected_tipping = *words;
+    const auto vs = number_at(r->data, "per_gpu_vs_first");
+    const auto vs_lo = number_at(r->data, "per_gpu_vs_first_lo");
+    const auto vs_hi = number_at(r->data, "per_gpu_vs_first_hi");
+    const auto vs_nodes = number_at(r->data, "per_gpu_vs_first_nodes");
+    if (vs && vs_lo && vs_hi && vs_nodes && (!line.scaling || *nodes >= line.scaling->nodes))
+      line.scaling = HeadroomLine::Scaling{*vs_nodes, *nodes, *vs, *vs_lo, *vs_hi};
+    if (r->data.contains("tipping_from_nodes")) {
+      line.has_tipping_fields = true;
+      line.tip_from_nodes = number_at(r->data, "tipping_from_nodes");
+      line.tip_nodes = number_at(r->data, "tipping_point_nodes");
+      line.tip_to_nodes = number_at(r->data, "tipping_to_nodes");
+    }
     if (auto source = text_at(r->data, "fabric_source")) line.fabric_source = *source;
     if (std::string workload = workload_of(r->data); !workload.empty()) model.workload = workload;
     if (auto compute = text_at(r->data, "compute"); compute && compute->starts_with("model:"))
@@ -142,6 +146,40 @@ std::string tipping_words(const std::vector<HeadroomPoint>& points) {
   if (!tip) return "stays positive up to " + count(points.back().nodes) + " nodes";
   if (tip->before_nodes == 0) return "tips from " + count(tip->after_nodes) + " node(s) on";
   return "tips between " + count(tip->before_nodes) + " and " + count(tip->after_nodes) + " nodes";
+}
+
+std::string projected_tipping_words(const HeadroomLine& line) {
+  const auto count = [](double nodes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", nodes);
+    return std::string(text);
+  };
+  if (line.projected.empty()) return "no projection";
+  if (!line.has_tipping_fields) return tipping_words(line.projected);
+  if (!line.tip_from_nodes)
+    return "does not tip up to " + count(line.projected.back().nodes) + " nodes";
+  if (line.tip_nodes && line.tip_to_nodes && *line.tip_from_nodes == *line.tip_to_nodes)
+    return "tips at " + count(*line.tip_nodes) + " nodes";
+  if (line.tip_to_nodes)
+    return "tips between " + count(*line.tip_from_nodes) + " and " + count(*line.tip_to_nodes) +
+           " nodes";
+  return "may tip from " + count(*line.tip_from_nodes) + " nodes (not surely within " +
+         count(line.projected.back().nodes) + ")";
+}
+
+std::string scaling_words(const HeadroomLine& line) {
+  if (!line.scaling || line.scaling->nodes <= line.scaling->first_nodes) return "";
+  const HeadroomLine::Scaling& s = *line.scaling;
+  char text[160];
+  std::snprintf(text, sizeof text, "per GPU at %g nodes: %.2f [%.2f, %.2f] of %g node%s", s.nodes,
+                s.ratio, s.lo, s.hi, s.first_nodes, s.first_nodes == 1 ? "'s" : "s'");
+  return text;
+}
+
+std::string line_tipping_words(const HeadroomLine& line) {
+  if (line.projected.empty() || (line.measured.size() > 1 && crossing_nodes(line.measured)))
+    return tipping_words(line.measured) + (line.projected.empty() ? "" : " (measured)");
+  return projected_tipping_words(line);
 }
 
 std::vector<std::string> model_order(const std::map<std::string, ModelLines>& lines) {

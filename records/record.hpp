@@ -19,8 +19,8 @@ const nlohmann::json* field_at(const nlohmann::json& r, std::string_view path);
 std::optional<double> number_at(const nlohmann::json& r, std::string_view path);
 std::optional<std::string> text_at(const nlohmann::json& r, std::string_view path);
 
-// The record's kind: its `record` field (op, unit, step, counters, projection, ...), or "perf"
-// without one (the *_perf executables write none).
+// The record's kind: its `record` field (perf, op, unit, step, counters, projection, ...), or
+// "perf" without one (the *_perf executables wrote none before they wrote "perf").
 std::string record_kind(const nlohmann::json& r);
 
 struct Record {

@@ -15,6 +15,17 @@ std::string recompute_word(const Advice& a) {
   return !a.recompute ? "-" : *a.recompute ? "yes" : "no";
 }
 
+// Why a layout does not fit or apply; for one that fits, whether its communication still shows:
+// a layout ranked high may be one whose layers cannot hide their collectives.
+std::string note(const Advice& a) {
+  if (!a.reason.empty() || !a.projection) return a.reason;
+  const project::ProjectionRow& p = *a.projection;
+  if (p.median_layer >= 0 && p.headroom_ms < 0)
+    return "headroom < 0: the median layer's communication outlasts its compute (" +
+           format_value("%.1f", p.exposed_comm_ms) + " ms exposed a step)";
+  return "";
+}
+
 }  // namespace
 
 void print_advice(const std::vector<Advice>& advice, const AdviceLabels& l, std::ostream& out) {
@@ -22,24 +33,29 @@ void print_advice(const std::vector<Advice>& advice, const AdviceLabels& l, std:
       << l.nodes << " node(s) x " << l.gpus_per_node << " GPUs, fabric " << l.fabric << ", compute "
       << l.compute << "\n";
   out << "# memory per GPU: " << l.memory << "\n";
+  out << "# " << l.interval << "\n";
   out << "# ranked by projected tokens/s among the layouts that fit; headroom = the median "
          "layer's compute - its comm\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%4s  %-10s %9s %10s %10s %12s %11s %12s  %s\n", "rank",
-                "layout", "recompute", "mem_GiB", "step_ms", "tokens/s", "exposed_ms",
-                "headroom_ms", "reason");
+  std::snprintf(line, sizeof line, "%4s  %-12s %9s %10s %10s %12s %21s %11s %12s  %s\n", "rank",
+                "layout", "recompute", "mem_GiB", "step_ms", "tokens/s", "[lo, hi]", "exposed_ms",
+                "headroom_ms", "note");
   out << line;
   for (const Advice& a : advice) {
     const std::string rank = a.rank ? std::to_string(*a.rank) : "-";
     const std::string mem = a.memory ? format_value("%.1f", gib(a.memory->total_bytes())) : "-";
     const auto& p = a.projection;
-    std::snprintf(line, sizeof line, "%4s  %-10s %9s %10s %10s %12s %11s %12s  ", rank.c_str(),
-                  a.layout.name.c_str(), recompute_word(a).c_str(), mem.c_str(),
+    const std::string band =
+        p ? "[" + format_value("%.0f", p->tokens_per_s * (1 - l.scaling_halfwidth)) + ", " +
+                format_value("%.0f", p->tokens_per_s * (1 + l.scaling_halfwidth)) + "]"
+          : "-";
+    std::snprintf(line, sizeof line, "%4s  %-12s %9s %10s %10s %12s %21s %11s %12s  ",
+                  rank.c_str(), a.layout.name.c_str(), recompute_word(a).c_str(), mem.c_str(),
                   p ? format_value("%.1f", p->step_ms).c_str() : "-",
-                  p ? format_value("%.0f", p->tokens_per_s).c_str() : "-",
+                  p ? format_value("%.0f", p->tokens_per_s).c_str() : "-", band.c_str(),
                   p ? format_value("%.1f", p->exposed_comm_ms).c_str() : "-",
                   p ? format_value("%.2f", p->headroom_ms).c_str() : "-");
-    out << line << a.reason << "\n";
+    out << line << note(a) << "\n";
   }
 }
 
@@ -55,9 +71,14 @@ nlohmann::json advice_json(const Advice& a, const AdviceLabels& l) {
        a.memory ? nlohmann::json(a.memory->total_bytes()) : nlohmann::json()},
       {"step_ms", p ? nlohmann::json(p->step_ms) : nlohmann::json()},
       {"tokens_per_s", p ? nlohmann::json(p->tokens_per_s) : nlohmann::json()},
+      {"tokens_per_s_lo",
+       p ? nlohmann::json(p->tokens_per_s * (1 - l.scaling_halfwidth)) : nlohmann::json()},
+      {"tokens_per_s_hi",
+       p ? nlohmann::json(p->tokens_per_s * (1 + l.scaling_halfwidth)) : nlohmann::json()},
       {"exposed_comm_ms", p ? nlohmann::json(p->exposed_comm_ms) : nlohmann::json()},
       {"headroom_ms", p ? nlohmann::json(p->headroom_ms) : nlohmann::json()},
       {"reason", a.reason},
+      {"note", note(a)},
       {"model", l.model},
       {"fabric", l.fabric},
       {"compute", l.compute},

@@ -4,12 +4,14 @@
 
 #include "bench/advise/advice.hpp"
 #include "bench/advise/advice_report.hpp"
-#include "bench/advise/layouts.hpp"
 #include "bench/app/results.hpp"
 #include "bench/flags/workload_flags.hpp"
 #include "bench/project/compute_source.hpp"
 #include "bench/project/fabric_source.hpp"
-#include "bench/project/fabrics/fabric_comparison.hpp"
+#include "bench/project/check/check_runner.hpp"
+#include "bench/project/fabrics/fabric_answer.hpp"
+#include "bench/project/interval/scaling_interval.hpp"
+#include "bench/project/layouts/layouts.hpp"
 #include "bench/project/memory/memory_limit.hpp"
 #include "bench/project/observed/observed_cli.hpp"
 #include "bench/project/project_report.hpp"
@@ -25,6 +27,10 @@ constexpr const char* kLayoutFlags[] = {"--world",
                                         "--tp",
                                         "--ep",
                                         "--mesh",
+                                        "--pp",
+                                        "--pp-schedule",
+                                        "--pp-layers",
+                                        "--distributed-optimizer",
                                         "--no-activation-checkpointing"};
 
 void check(const AdviseOptions& o) {
@@ -40,11 +46,18 @@ void check(const AdviseOptions& o) {
                      "only the layout it ran");
 }
 
-// The inputs every layout shares on one fabric, and the labels that name them.
-FabricAdvice advise_on(const project::ProjectOptions& p, int nodes) {
-  AdviceInputs in;
-  in.nodes = nodes;
+// The inputs every layout shares on one fabric (its tiers, compute and memory limit), and the
+// labels that name them.
+struct AdviseFabric {
+  project::LabelledFabric fabric;
   AdviceLabels labels;
+};
+
+AdviseFabric advise_on(const project::ProjectOptions& p, int nodes,
+                       const project::IntervalCalibration& calibration) {
+  AdviseFabric out;
+  project::ProjectionInputs& in = out.fabric.inputs;
+  AdviceLabels& labels = out.labels;
   labels.model = p.request.model;
   labels.optimizer_states = p.memory.optimizer_states;
   labels.nodes = nodes;
@@ -54,26 +67,35 @@ FabricAdvice advise_on(const project::ProjectOptions& p, int nodes) {
   // The fit's own '#' lines come first, as `project` prints them.
   if (!p.observed.empty()) {
     const project::ObservedFabric observed = project::fit_observed_fabric(p, std::cout);
-    in.projection.model = observed.fit.model;
-    in.projection.terms = observed.fit.best.terms;
-    in.projection.compute = observed.compute;
+    in.model = observed.fit.model;
+    in.terms = observed.fit.best.terms;
+    in.compute = observed.compute;
     labels.fabric = "observed:" + p.fabric;
+    out.fabric.band_source = labels.fabric;
     labels.compute = observed.compute_spec + " x " +
                      project::format_value("%.3f", observed.fit.best.terms.compute_scale);
   } else {
     const project::FabricSource fabric = project::fabric_source(p, std::cout);
-    in.projection.model = fabric.model;
-    in.projection.ratio_lo = fabric.ratio_lo;
-    in.projection.ratio_hi = fabric.ratio_hi;
-    labels.compute = p.compute.empty() ? "model:h100" : p.compute;
-    in.projection.compute = project::parse_compute(labels.compute, p.request);
+    in.model = fabric.model;
+    in.ratio_lo = fabric.ratio_lo;
+    in.ratio_hi = fabric.ratio_hi;
+    labels.compute = project::compute_words(p);
+    in.compute = project::parse_compute(project::compute_spec(p), p.request);
     labels.fabric = fabric.fabric_label;
+    out.fabric.band_source = fabric.source_label;
+    out.fabric.measured_max_nodes = fabric.measured_max_nodes;
   }
-  in.projection.memory = project::memory_limit(p.memory, in.projection.compute, p.request);
-  labels.gpu_memory_bytes = in.projection.memory->budget.capacity_bytes;
-  labels.memory = project::memory_words(*in.projection.memory);
-  return {labels, advise_layouts(candidate_layouts(p.request, in.projection.memory->model, nodes),
-                                 in)};
+  in.memory = project::memory_limit(p.memory, in.compute, p.request);
+  labels.gpu_memory_bytes = in.memory->budget.capacity_bytes;
+  labels.memory = project::memory_words(*in.memory);
+  out.fabric.label = labels.fabric;
+  labels.scaling_halfwidth = project::scaling_halfwidth_from_one_node(
+      calibration, nodes, out.fabric.measured_max_nodes);
+  labels.interval = "tokens/s [lo, hi]: +-" +
+                    project::format_value("%.1f", labels.scaling_halfwidth * 100) +
+                    "% at " + std::to_string(nodes) + " node(s), " +
+                    project::calibration_text(calibration) + ", doublings counted from one node";
+  return out;
 }
 
 }  // namespace
@@ -90,21 +112,40 @@ void add_advise_options(CLI::App& app, AdviseOptions& o) {
 int run_advise(const AdviseOptions& o) {
   check(o);
   const project::ProjectOptions& p = o.project;
-  load_model(p.request.model, p.request.catalog_dir);  // an unknown model is the first thing said
+  const ModelConfig model = load_model(p.request.model, p.request.catalog_dir);  // said first
   ResultsFile file(o.out, true);
-  std::vector<std::string> fabrics = {p.fabric};
-  if (p.observed.empty()) fabrics = project::split_fabrics(p.fabric);
-  std::vector<FabricAdvice> all;
-  std::vector<nlohmann::json> records;
-  for (const std::string& fabric : fabrics) {
+  std::vector<std::string> names = {p.fabric};
+  if (p.observed.empty()) names = project::split_fabrics(p.fabric);
+  const project::IntervalCalibration calibration = project::published_calibration();
+  std::vector<AdviseFabric> fabrics;
+  for (const std::string& name : names) {
     project::ProjectOptions one = p;
-    one.fabric = fabric;
-    FabricAdvice advised = advise_on(one, o.nodes);
-    print_advice(advised.advice, advised.labels, std::cout);
-    for (const Advice& a : advised.advice) records.push_back(advice_json(a, advised.labels));
-    all.push_back(std::move(advised));
+    one.fabric = name;
+    fabrics.push_back(advise_on(one, o.nodes, calibration));
   }
-  print_advice_comparison(all, std::cout);
+  std::vector<project::ProjectionInputs> inputs;
+  std::vector<project::LabelledFabric> labelled;
+  for (const AdviseFabric& f : fabrics) {
+    inputs.push_back(f.fabric.inputs);
+    labelled.push_back(f.fabric);
+  }
+  const auto rankings =
+      project::rank_layouts(project::candidate_layouts(p.request, model, o.nodes), o.nodes, inputs);
+  std::vector<nlohmann::json> records;
+  for (std::size_t f = 0; f < fabrics.size(); ++f) {
+    print_advice(rankings[f], fabrics[f].labels, std::cout);
+    for (const Advice& a : rankings[f]) records.push_back(advice_json(a, fabrics[f].labels));
+  }
+  if (fabrics.size() > 1) {
+    std::vector<std::string> labels;
+    for (const AdviseFabric& f : fabrics) labels.push_back(f.labels.fabric);
+    print_layouts_side_by_side(rankings, labels, std::cout);
+    const auto answers = project::answers_from_rankings(labelled, rankings, p.request.model,
+                                                        o.nodes, project::answer_assumptions(p),
+                                                        calibration);
+    std::cout << records::answer_table_text(answers);
+    for (const records::FabricAnswer& a : answers) records.push_back(records::answer_json(a));
+  }
   if (file.enabled()) {
     for (const nlohmann::json& r : records) file.add(r);
     file.commit();

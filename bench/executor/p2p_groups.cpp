@@ -3,33 +3,22 @@
 #include <algorithm>
 
 #include "common/sizes.hpp"
+#include "workloads/p2p_batches.hpp"
 
 namespace collreplay {
 
 P2pGroups::P2pGroups(const Schedule& schedule, const std::vector<int>& collective_of_op,
                      std::vector<PreparedCollective>& calls) {
-  const int count = static_cast<int>(schedule.ops.size());
-  first_.resize(count);
-  last_.resize(count);
-  for (int i = 0; i < count; ++i) first_[i] = last_[i] = i;
-  int open = -1;  // first op of the group being built
+  first_ = p2p_group_leaders(schedule);
+  last_.resize(first_.size());
   std::uint64_t send_offset = 0, recv_offset = 0;
-  for (int i = 0; i < count; ++i) {
-    if (collective_of_op[i] < 0) continue;  // compute ops run on another stream
+  for (int i = 0; i < static_cast<int>(first_.size()); ++i) {
+    last_[i] = i;
+    if (collective_of_op[i] < 0) continue;
     PreparedCollective& call = calls[collective_of_op[i]];
-    if (!is_point_to_point(call.kind)) {
-      open = -1;
-      continue;
-    }
-    const std::vector<int>& deps = schedule.ops[i].deps;
-    const bool joins = open >= 0 && call.key == calls[collective_of_op[open]].key &&
-                       std::all_of(deps.begin(), deps.end(), [&](int d) { return d < open; });
-    if (!joins) {
-      open = i;
-      send_offset = recv_offset = 0;
-    }
-    first_[i] = open;
-    last_[open] = i;
+    if (!is_point_to_point(call.kind)) continue;
+    if (first_[i] == i) send_offset = recv_offset = 0;
+    last_[first_[i]] = i;
     call.send_offset_bytes = send_offset;
     call.recv_offset_bytes = recv_offset;
     send_offset = checked_add(send_offset, call.send_bytes, "p2p group bytes");

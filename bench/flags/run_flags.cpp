@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cmath>
+#include <cstdio>
 
 #include "collectives/transport/transport_select.hpp"
 #include "common/errors.hpp"
@@ -16,8 +17,8 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("--emulate-nodes", f.emulate_nodes,
                  "NCCL: cut the ranks into N emulated nodes (own NCCL_HOSTID each)");
   app.add_option("--fabric", f.fabric,
-                 "fabric profile this run stands for (sweeps/fabrics.tsv; "
-                 "default real)");
+                 "fabric profile this run stands for (sweeps/fabrics.tsv; default real, and "
+                 "on an emulated cluster's node the cluster's)");
   app.add_option("--fabrics-file", f.fabrics_file,
                  "fabric profiles file (default: "
                  "sweeps/fabrics.tsv beside the build)");
@@ -25,7 +26,8 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("--dilate", f.dilation,
                  "emulated time runs D x slower (fabric shaped to "
                  "bandwidth / D, modeled compute D x longer); reported "
-                 "times are divided by D (default 1)");
+                 "times are divided by D (default 1, and on an emulated cluster's node the "
+                 "cluster's)");
   app.add_option("--compute", f.compute,
                  "compute engine: auto (cuBLAS on GPU, BLAS on host) | "
                  "blas | model:GPU[@MFU] (a timed wait at the GPU's "
@@ -38,10 +40,42 @@ void RunSetup::fill(BackendOptions& options) const {
   options.emulate_nodes = emulate_nodes;
 }
 
-RunSetup parse_run_flags(const RunFlags& f) {
+namespace {
+
+std::string format_number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+// The fabric and dilation of a run on a node of `cluster`: the cluster's, which the flags may
+// repeat but never contradict (a run recorded as undilated on a dilated cluster reads D times
+// too slow).
+void take_the_clusters(const RunFlags& f, const EmulatedCluster& cluster, RunSetup& setup,
+                       std::string& fabrics_file) {
+  const std::string where = ": this runs on " + cluster.node + " of the emulated cluster " +
+                            cluster.prefix + ", shaped as " + cluster.fabric + " at dilation " +
+                            format_number(cluster.dilation) + " (" + cluster.state_file + ")";
+  if (f.fabric && *f.fabric != cluster.fabric)
+    throw UsageError("--fabric " + *f.fabric + where + "; leave --fabric out or give " +
+                     cluster.fabric);
+  if (f.dilation && *f.dilation != cluster.dilation)
+    throw UsageError("--dilate " + format_number(*f.dilation) + where +
+                     "; leave --dilate out or give " + format_number(cluster.dilation));
+  if (fabrics_file.empty()) fabrics_file = cluster.fabrics_file;
+  setup.emulated = true;
+  setup.dilation = cluster.dilation;
+}
+
+}  // namespace
+
+RunSetup parse_run_flags(const RunFlags& f) { return parse_run_flags(f, find_emulated_cluster()); }
+
+RunSetup parse_run_flags(const RunFlags& f, const std::optional<EmulatedCluster>& cluster) {
   RunSetup setup;
   setup.transport = parse_transport_request(f.transport, f.ifname);
-  if (!(f.dilation > 0) || !std::isfinite(f.dilation))
+  const double dilation = f.dilation.value_or(1);
+  if (!(dilation > 0) || !std::isfinite(dilation))
     throw UsageError("--dilate must be a number > 0 (1: no dilation)");
   if (f.emulate_nodes < 0) throw UsageError("--emulate-nodes must be >= 1");
   if (f.compute == "model" || is_compute_model(f.compute))
@@ -49,11 +83,13 @@ RunSetup parse_run_flags(const RunFlags& f) {
   else if (f.compute != "auto" && f.compute != "blas")
     throw UsageError("--compute '" + f.compute + "' is not auto, blas or model:GPU[@MFU]");
   setup.compute = setup.compute_model ? setup.compute_model->name() : f.compute;
-  setup.fabric = check_fabric(f.fabric, f.fabrics_file);
+  setup.emulated = f.emulated || f.emulate_nodes > 0;
+  setup.dilation = dilation;
+  std::string fabrics_file = f.fabrics_file;
+  if (cluster) take_the_clusters(f, *cluster, setup, fabrics_file);
+  setup.fabric = check_fabric(cluster ? cluster->fabric : f.fabric.value_or("real"), fabrics_file);
   check_monitor_options(f.monitor);
   setup.emulate_nodes = f.emulate_nodes;
-  setup.emulated = f.emulated || f.emulate_nodes > 0;
-  setup.dilation = f.dilation;
   return setup;
 }
 

@@ -6,6 +6,9 @@
 //   --fabrics-file PATH   where the profiles are (default: beside the build)
 //   --emulated            the run is on an emulated cluster (recorded, so nobody mistakes it)
 //   --dilate D            emulated time runs D x slower; reported times are divided by D
+// On a node of an emulated cluster (sweeps/emulate/cluster) the fabric and dilation are the
+// cluster's (bench/app/run/emulated_cluster.hpp) and the run is emulated: --fabric and --dilate
+// may repeat them, and a value that disagrees is a UsageError.
 //   --compute SPEC        auto | blas | model:GPU[@MFU] (replay's compute engine; recorded)
 //   --monitor-interval S --sysfs-root DIR --metrics-port P --metrics-address A --metrics-file F
 //                         counters during the run and their Prometheus exposition (monitor/)
@@ -17,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/app/run/emulated_cluster.hpp"
 #include "bench/app/run/fabric_profiles.hpp"
 #include "bench/app/run/run_metadata.hpp"
 #include "bench/compute/compute_model.hpp"
@@ -35,10 +39,10 @@ struct RunFlags {
   std::string transport = "auto";
   std::string ifname;
   int emulate_nodes = 0;
-  std::string fabric = "real";
+  std::optional<std::string> fabric;  // as given; unset: the cluster's, else "real"
   std::string fabrics_file;
   bool emulated = false;
-  double dilation = 1;
+  std::optional<double> dilation;  // as given; unset: the cluster's, else 1
   std::string compute = "auto";
   MonitorOptions monitor;
 };
@@ -59,8 +63,11 @@ struct RunSetup {
 };
 
 // The flags parsed and checked once, without the backend: UsageError (one line) for values no
-// run can use (--dilate, --emulate-nodes, --compute, --transport, --fabric, the monitor's). Pure
-// (no MPI, no backend), so that --dry-run refuses what a run refuses.
+// run can use (--dilate, --emulate-nodes, --compute, --transport, --fabric, the monitor's), and
+// inside an emulated cluster for a --fabric or --dilate that is not the cluster's. No MPI, no
+// backend, so that --dry-run refuses what a run refuses.
+RunSetup parse_run_flags(const RunFlags& flags, const std::optional<EmulatedCluster>& cluster);
+// The same on the cluster this process runs on (find_emulated_cluster), if any.
 RunSetup parse_run_flags(const RunFlags& flags);
 
 // The checks of a parsed setup that need the backend and the host, then the MPI backend's

@@ -17,8 +17,19 @@ void add_workload_options(CLI::App& app, WorkloadRequest& q) {
   app.add_option("--micro-batch", q.micro_batch, "sequences per micro-batch")
       ->capture_default_str();
   app.add_option("--seq", q.seq, "tokens per sequence")->capture_default_str();
-  app.add_option("--micro-batches", q.micro_batches, "gradient-accumulation micro-batches per step")
+  app.add_option("--micro-batches", q.micro_batches,
+                 "gradient-accumulation micro-batches per step (with --pp: the pipeline's)")
       ->capture_default_str();
+  app.add_option("--pp", q.pipeline.pp,
+                 "pipeline stages (pp outermost: rank = stage x world/pp + local rank)")
+      ->capture_default_str();
+  app.add_option("--pp-schedule", q.pipeline.schedule,
+                 "gpipe | 1f1b | interleaved:V (V stages per rank), as torch.distributed."
+                 "pipelining runs them (default 1f1b)");
+  app.add_option("--pp-layers", q.pipeline.layers,
+                 "decoder layers per stage (interleaved: per virtual stage), e.g. 20,20,20,20 "
+                 "(default: an even split; embedding on the first stage, norm, head and loss on "
+                 "the last)");
   app.add_option("--ep", q.ep, "expert-parallel degree (consecutive ranks)")->capture_default_str();
   app.add_option("--routing", q.routing, "uniform | zipf:S | hot:K")->capture_default_str();
   app.add_option("--seed", q.seed, "routing seed")->capture_default_str();
@@ -50,6 +61,12 @@ void add_workload_options(CLI::App& app, WorkloadRequest& q) {
       ->capture_default_str();
   app.add_option("--grad-compression", q.grad_compression, "ddp: none | powersgd:R")
       ->capture_default_str();
+  app.add_flag("--distributed-optimizer", q.distributed_optimizer,
+               "ddp: Megatron's DistributedOptimizer (ZeRO-1): bucket reduce-scatters in "
+               "backward, Adam on this rank's shard, bucket all-gathers before the next forward");
+  app.add_option("--ddp-bucket-size", q.ddp_bucket_size,
+                 "--distributed-optimizer: parameters per bucket (default max(4e7, 1e6 x "
+                 "data-parallel ranks), Megatron's)");
   app.add_option("--a2a", q.a2a, "MoE all-to-all: flat | hierarchical")->capture_default_str();
   app.add_option("--a2a-dtype", q.a2a_dtype,
                  "dispatch dtype: bf16 | fp16 | fp8 (default: param dtype)");

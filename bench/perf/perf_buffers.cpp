@@ -6,6 +6,7 @@
 #include "bench/app/cross_rank.hpp"
 #include "collectives/device/device_pattern.hpp"
 #include "collectives/mpi/mpi_watched.hpp"
+#include "collectives/values/check_values.hpp"
 
 namespace collreplay {
 namespace {
@@ -14,23 +15,29 @@ char* at(void* base, std::size_t elements, DType t) {
   return static_cast<char*>(base) + elements * dtype_size_bytes(t);
 }
 
-bool on_device(const PerfContext& ctx) {
-  return ctx.comm.device_buffers() && ctx.comm.native_stream() != nullptr;
+// Device kernels fill and check where they know the dtype and the check is a plain copy or sum
+// of the fill (check_values.hpp); everything else is filled and checked on the host, through a
+// staging copy when the buffers live on the GPU.
+bool on_device(const PerfContext& ctx, const OpLayout& layout) {
+  const DType t = ctx.options.dtype;
+  return ctx.comm.device_buffers() && ctx.comm.native_stream() != nullptr &&
+         device_pattern_supports(t) && plain_fill_check(t, ctx.op.check_op(layout), layout.ranks);
 }
 
 // The input is OpSpec's default (fill_value of this rank), as fill_send_buffer writes it.
 void prepare_on_device(PerfContext& ctx, const OpLayout& layout, Placement p) {
   const DType t = ctx.options.dtype;
   void* stream = ctx.comm.native_stream();
+  const auto poison = static_cast<float>(poison_value(t));
   const std::size_t total = send_buffer_elements(layout, p);
   const std::size_t begin = p == Placement::in_place ? layout.in_place_send_offset : 0;
   const std::size_t end = begin + layout.send_elements;
-  device_fill_constant(ctx.buffer_a, begin, t, kPoisonValue, stream);
+  device_fill_constant(ctx.buffer_a, begin, t, poison, stream);
   device_fill(at(ctx.buffer_a, begin, t), layout.send_elements, t, ctx.options.seed, layout.rank,
               0, stream);
-  device_fill_constant(at(ctx.buffer_a, end, t), total - end, t, kPoisonValue, stream);
+  device_fill_constant(at(ctx.buffer_a, end, t), total - end, t, poison, stream);
   if (p == Placement::out_of_place)
-    device_fill_constant(ctx.buffer_b, layout.recv_elements, t, kPoisonValue, stream);
+    device_fill_constant(ctx.buffer_b, layout.recv_elements, t, poison, stream);
 }
 
 void prepare_on_host(PerfContext& ctx, const OpLayout& layout, Placement p) {
@@ -52,7 +59,7 @@ void prepare_on_host(PerfContext& ctx, const OpLayout& layout, Placement p) {
 }  // namespace
 
 void prepare_buffers(PerfContext& ctx, const OpLayout& layout, Placement p) {
-  if (on_device(ctx))
+  if (on_device(ctx, layout))
     prepare_on_device(ctx, layout, p);
   else
     prepare_on_host(ctx, layout, p);
@@ -68,7 +75,7 @@ std::uint64_t check_result(PerfContext& ctx, const OpLayout& layout, Placement p
   const DType t = ctx.options.dtype;
   const void* result = p == Placement::in_place ? at(recv, layout.in_place_recv_offset, t) : recv;
   std::optional<std::uint64_t> wrong;
-  if (on_device(ctx))
+  if (on_device(ctx, layout))
     wrong = ctx.op.count_wrong_on_device(layout, result, t, ctx.options.seed,
                                          ctx.comm.native_stream());
   if (!wrong) {

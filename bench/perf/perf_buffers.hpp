@@ -12,7 +12,7 @@
 
 namespace collreplay {
 
-// Writes the placement's input (fill_value of this rank) and poison everywhere else.
+// Writes the placement's input (OpSpec::input_value of this rank) and poison everywhere else.
 void prepare_buffers(PerfContext& ctx, const OpLayout& layout, Placement p);
 
 // Fills, runs the op once, and returns the wrong elements summed over the ranks (collective).

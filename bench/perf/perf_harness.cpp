@@ -19,8 +19,10 @@
 #include "bench/flags/run_start.hpp"
 #include "bench/monitor/host_monitor.hpp"
 #include "bench/perf/perf_buffers.hpp"
-#include "bench/perf/perf_cli.hpp"
+#include "bench/perf/cli/nccl_tests_flags.hpp"
+#include "bench/perf/cli/perf_cli.hpp"
 #include "bench/perf/perf_context.hpp"
+#include "bench/perf/perf_line_rate.hpp"
 #include "bench/perf/perf_report.hpp"
 #include "bench/perf/timing/perf_samples.hpp"
 #include "bench/perf/perf_setup.hpp"
@@ -44,8 +46,8 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
   const WarmUp warmed = warm_up(ctx, layout, p, label);
   const std::unique_ptr<CapturedWork> graph =
       ctx.options.graph_launches > 0 ? capture_case(ctx, layout, p, label) : nullptr;
-  const bool sample_each_op =
-      ctx.comm.backend() == BackendKind::mpi || ctx.options.per_iteration_timing;
+  const bool sample_each_op = ctx.comm.backend() == BackendKind::mpi ||
+                              ctx.options.per_iteration_timing || ctx.options.blocking > 0;
   const PerfOptions& o = ctx.options;
   const SamplingPlan plan = o.stable_pct > 0
                                 ? stable_plan(warmed.op_us, o.iterations, o.stable_pct, sample_each_op)
@@ -54,6 +56,7 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
   std::vector<double> samples_us;
   std::size_t ops_timed = 0;
   int ops_per_sample = 1;
+  double cpu_us = 0;
   std::optional<FabricBytes> fabric;
   for (auto _ : state) {
     try {
@@ -73,23 +76,29 @@ void run_case(PerfContext& ctx, const OpLayout& layout, Placement p, std::uint64
       throw TimeoutError(label + ": " + e.what());  // the op, its size and its group, first
     }
     if (sampled) fabric = fabric_bytes_between(before, ctx.monitor->fabric_now());
-    for (double& us : timed.samples_us) us /= ctx.options.run.dilation;
+    for (double& us : timed.samples_us) us /= ctx.dilation;
     summary = summarize_samples(timed.samples_us);
     samples_us = timed.samples_us;
     ops_timed = timed.ops;
     ops_per_sample = timed.ops_per_sample;
+    cpu_us = timed.cpu_us;  // the host's own time: dilation slows the fabric, not the issuing
     state.SetIterationTime(summary.mean * 1e-6);
   }
-  const std::uint64_t wrong = ctx.options.check ? check_result(ctx, layout, p, label) : 0;
+  // -c N: N checks, the first that finds wrong elements ends them (as nccl-tests).
+  std::uint64_t wrong = 0;
+  for (int c = 0; c < ctx.options.checks && wrong == 0; ++c)
+    wrong = check_result(ctx, layout, p, label);
   const double bus_bytes = ctx.op.bus_bytes(bytes, layout, o.dtype);
   state.counters["bytes"] = static_cast<double>(bytes);
   state.counters["count"] = static_cast<double>(layout.count);
   state.counters["in_place"] = p == Placement::in_place ? 1 : 0;
   state.counters["bus_factor"] = bytes > 0 ? bus_bytes / static_cast<double>(bytes) : 0;
   state.counters["wrong"] = static_cast<double>(wrong);
+  state.counters["cpu_us"] = cpu_us;
   const int repetition = ctx.repetitions_seen[label]++;
-  ctx.measurements.push_back({bytes, layout.count, p, summary, samples_us, ops_timed,
-                              ops_per_sample, warmed.ops, bus_bytes, wrong, repetition, fabric});
+  ctx.measurements.push_back({bytes, layout.count, p, summary, samples_us, ops_timed, cpu_us,
+                              ops_per_sample, warmed.ops, bus_bytes, wrong, repetition, fabric,
+                              judge_perf_line_rate(ctx, layout, bytes, bus_bytes, summary)});
   // Written now (into the results' .partial file), so a run that fails at a later size keeps it.
   if (ctx.results) {
     ctx.meta->nccl_algo = ctx.comm.algorithms();  // what NCCL reported for the sizes so far
@@ -125,6 +134,7 @@ PerfCases plan_cases(const OpSpec& op, const PerfOptions& options,
   if (op.supports_in_place()) cases.placements.push_back(Placement::in_place);
   OpParams params{options.seed, options.skew};
   params.root = options.root;
+  params.reduce_op = options.reduce_op;
   const int ranks = comm.size();
   for (std::uint64_t requested : sizes) {
     const std::size_t count = op.count_for_bytes(requested, options.dtype, ranks);
@@ -145,19 +155,22 @@ std::string what_runs(const PerfContext& ctx, const PerfCases& cases) {
          "; the time left follows the first cases";
 }
 
+// -N cycles: the whole sweep once per cycle, in order, as nccl-tests runs it.
 void register_cases(PerfContext& ctx, const PerfCases& cases) {
-  for (const auto& [bytes, layout] : cases.by_size)
-    for (Placement p : cases.placements) {
-      const std::string name = std::string(ctx.op.name()) + "/" + std::to_string(bytes) + "/" +
-                               std::string(placement_name(p));
-      benchmark::RegisterBenchmark(name.c_str(),
-                                   [&ctx, &layout = layout, p, bytes = bytes](benchmark::State& s) {
-                                     run_case(ctx, layout, p, bytes, s);
-                                   })
-          ->UseManualTime()
-          ->Iterations(1)
-          ->Unit(benchmark::kMicrosecond);
-    }
+  for (int cycle = 0; cycle < ctx.options.run_cycles; ++cycle)
+    for (const auto& [bytes, layout] : cases.by_size)
+      for (Placement p : cases.placements) {
+        const std::string name = std::string(ctx.op.name()) + "/" + std::to_string(bytes) + "/" +
+                                 std::string(placement_name(p));
+        benchmark::RegisterBenchmark(
+            name.c_str(),
+            [&ctx, &layout = layout, p, bytes = bytes](benchmark::State& s) {
+              run_case(ctx, layout, p, bytes, s);
+            })
+            ->UseManualTime()
+            ->Iterations(1)
+            ->Unit(benchmark::kMicrosecond);
+      }
 }
 
 // Runs the registered cases: rank 0 prints the table unless Google Benchmark's own format was
@@ -168,9 +181,11 @@ void run_cases(PerfContext& ctx, const RunMetadata& meta) {
   bool own_format = false;
   for (const std::string& flag : options.benchmark_args)
     own_format |= flag.starts_with("--benchmark_format=") && flag != "--benchmark_format=console";
-  PerfTableReporter table(stdout, table_type_name(options.dtype), std::string(op.reduction()),
-                          op.supports_in_place(),
-                          op.has_root() ? options.root : -1);
+  // As nccl-tests: the reduction for ops that reduce, "none" for the others (which ignore -o).
+  const std::string redop(op.reduces() ? reduce_op_name(options.reduce_op) : "none");
+  PerfTableReporter table(stdout, std::string(nccl_tests_type_name(options.dtype)), redop,
+                          op.supports_in_place(), op.has_root() ? options.root : -1,
+                          options.report_cputime);
   NullReporter null_reporter;
   const bool rank0 = ctx.comm.rank() == 0;
   if (rank0 && !own_format) {
@@ -183,7 +198,10 @@ void run_cases(PerfContext& ctx, const RunMetadata& meta) {
     benchmark::RunSpecifiedBenchmarks();  // the library's json/csv reporter
   else
     benchmark::RunSpecifiedBenchmarks(&table);
-  if (rank0 && !own_format) table.print_footer();
+  if (rank0 && !own_format) {
+    table.print_footer();
+    print_line_rate_note(ctx);
+  }
   benchmark::Shutdown();
 }
 
@@ -205,6 +223,10 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   require_backend_available(backend);
   if (backend != BackendKind::nccl && (options.graph_launches > 0 || options.register_buffers))
     throw UsageError("-G and -R need the nccl backend (CUDA graphs, NCCL buffer registration)");
+  if (backend != BackendKind::nccl && options.agg_iters > 1)
+    throw UsageError("-m " + std::to_string(options.agg_iters) +
+                     ": the mpi backend waits for each op before the next may reuse its buffers, "
+                     "so it has no group of ops to aggregate: -m needs --backend nccl");
   const RunSetup setup = prepare_run(options.run, backend);
   const std::vector<std::uint64_t> sizes = size_sweep(options);
   if (backend == BackendKind::mpi) check_host_memory(options);
@@ -226,14 +248,17 @@ int run_perf_benchmark(std::string_view op_name, int argc, char** argv) {
   ctx.monitor = monitor.get();
   ctx.results = &results;
   ctx.meta = &meta;
+  ctx.dilation = setup.dilation;
+  ctx.node_links =
+      emulated_node_links(setup.fabric, setup.emulated, meta.hosts, setup.emulate_nodes);
   const PerfCases cases = plan_cases(op, options, sizes, comm);
   double total_work = 0;
   for (const auto& c : cases.by_size)
-    total_work += case_work(options, c.first) * cases.placements.size();
+    total_work += case_work(options, c.first) * cases.placements.size() * options.run_cycles;
   const Progress progress(std::string(op.name()) + "_perf", total_work,
                           progress_wanted(options.progress, comm.rank()));
   ctx.progress = &progress;
-  ctx.cases = static_cast<int>(cases.by_size.size() * cases.placements.size());
+  ctx.cases = static_cast<int>(cases.by_size.size() * cases.placements.size()) * options.run_cycles;
   progress.announce(what_runs(ctx, cases));
   // Buffers for the largest size, allocated once (as nccl-tests does).
   const std::size_t buffer_bytes =

@@ -11,17 +11,6 @@
 
 namespace collreplay {
 
-// nccl-tests' names for the type column.
-const char* table_type_name(DType t) {
-  switch (t) {
-    case DType::f32: return "float";
-    case DType::f16: return "half";
-    case DType::bf16: return "bfloat16";
-    case DType::fp8: return "fp8";
-  }
-  return "?";
-}
-
 // Host buffers for the largest size, per rank: used before MPI to turn absurd sizes into a
 // usage error instead of an allocation failure halfway through a sweep.
 void check_host_memory(const PerfOptions& options) {

@@ -1,18 +1,15 @@
-// The perf harness's setup before anything is timed: the table's type names, the host-memory
-// check of a size sweep, Google Benchmark's flags, and how cases are named and weighed.
+// The perf harness's setup before anything is timed: the host-memory check of a size sweep,
+// Google Benchmark's flags, and how cases are named and weighed.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "bench/perf/perf_cli.hpp"
+#include "bench/perf/cli/perf_cli.hpp"
 #include "collectives/ops/op_spec.hpp"
 #include "common/dtype.hpp"
 
 namespace collreplay {
-
-// nccl-tests' names for the type column.
-const char* table_type_name(DType t);
 
 // UsageError when the largest size's buffers cannot fit in this node's memory (checked before
 // MPI, so absurd sizes are a usage error instead of an allocation failure halfway through).

@@ -5,6 +5,16 @@
 namespace collreplay {
 namespace {
 
+// `value` in at most `width` characters, as nccl-tests keeps its columns: two decimals, then
+// fewer, then exponent notation (a 45 ms time is "44933.6", not a wider "44933.56").
+std::string fitted(double value, int width) {
+  char text[32];
+  for (int decimals = 2; decimals >= 0; --decimals)
+    if (std::snprintf(text, sizeof text, "%*.*f", width, decimals, value) <= width) return text;
+  std::snprintf(text, sizeof text, "%*.*e", width, width >= 7 ? 1 : 0, value);
+  return text;
+}
+
 double counter(const benchmark::BenchmarkReporter::Run& run, const char* name) {
   auto it = run.counters.find(name);
   return it == run.counters.end() ? 0.0 : static_cast<double>(it->second);
@@ -13,19 +23,21 @@ double counter(const benchmark::BenchmarkReporter::Run& run, const char* name) {
 }  // namespace
 
 PerfTableReporter::PerfTableReporter(std::FILE* out, std::string type_name, std::string redop,
-                                     bool has_in_place, int root)
+                                     bool has_in_place, int root, bool cputime)
     : out_(out),
       type_name_(std::move(type_name)),
       redop_(std::move(redop)),
       has_in_place_(has_in_place),
-      root_(root) {}
+      root_(root),
+      cputime_(cputime) {}
 
 void PerfTableReporter::print_column_heads() const {
   std::fprintf(out_, "#\n");
   std::fprintf(out_, "# %10s  %12s  %8s  %6s  %6s     %s%s\n", "", "", "", "", "",
                "                out-of-place", "                       in-place");
+  const char* time = cputime_ ? "cputime" : "time";
   std::fprintf(out_, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n",
-               "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time",
+               "size", "count", "type", "redop", "root", time, "algbw", "busbw", "#wrong", time,
                "algbw", "busbw", "#wrong");
   std::fprintf(out_, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)",
                "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
@@ -39,7 +51,7 @@ void PerfTableReporter::ReportRuns(const std::vector<Run>& runs) {
     const double bytes = counter(run, "bytes");
     const double time_us = run.GetAdjustedRealTime();  // unit set to microseconds
     Half half;
-    half.time_us = time_us;
+    half.time_us = cputime_ ? counter(run, "cpu_us") : time_us;
     half.algbw_GBps = algbw_GBps(bytes, time_us * 1e-6);
     // The harness's counters carry the op's bus bytes as bus_bytes / S (run_case).
     half.busbw_GBps = busbw_GBps(bytes * counter(run, "bus_factor"), time_us * 1e-6);
@@ -86,8 +98,9 @@ void PerfTableReporter::print_line(double bytes, double count, const std::option
                redop_.c_str(), root_);
   for (const auto& half : {oop, ip}) {
     if (half)
-      std::fprintf(out_, "  %7.2f  %6.2f  %6.2f  %6llu", half->time_us, half->algbw_GBps,
-                   half->busbw_GBps, static_cast<unsigned long long>(half->wrong));
+      std::fprintf(out_, "  %7s  %6s  %6s  %6llu", fitted(half->time_us, 7).c_str(),
+                   fitted(half->algbw_GBps, 6).c_str(), fitted(half->busbw_GBps, 6).c_str(),
+                   static_cast<unsigned long long>(half->wrong));
     else
       std::fprintf(out_, "  %7s  %6s  %6s  %6s", "n/a", "n/a", "n/a", "n/a");
   }

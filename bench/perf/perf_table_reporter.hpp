@@ -1,7 +1,7 @@
 // Google Benchmark reporter that prints the nccl-tests table: one line per size with the
 // out-of-place and in-place columns (time us, algbw, busbw, #wrong). It reads what the harness
 // put in each run: manual time (per-op, combined across ranks, microseconds) and the counters
-// "bytes", "count", "in_place", "bus_factor", "wrong". Halves are paired by size, in arrival
+// "bytes", "count", "in_place", "bus_factor", "wrong", "cpu_us". Halves are paired by size, in arrival
 // order within a size (with --benchmark_repetitions=N all N out-of-place runs of a size arrive
 // before its in-place runs); a line is printed when its pair is complete (or at once for ops
 // without an in-place form), unpaired halves at the end.
@@ -20,8 +20,10 @@ namespace collreplay {
 class PerfTableReporter final : public benchmark::BenchmarkReporter {
  public:
   // `root`: the root column (broadcast's root; -1 for ops without one, as nccl-tests prints).
+  // `cputime` (-C 1): the time columns show the host's issue time per op ("cputime"), the
+  // bandwidths stay those of the op's time, as nccl-tests prints them.
   PerfTableReporter(std::FILE* out, std::string type_name, std::string redop, bool has_in_place,
-                    int root = -1);
+                    int root = -1, bool cputime = false);
 
   bool ReportContext(const Context&) override { return true; }  // the harness prints the header
   void ReportRuns(const std::vector<Run>& runs) override;
@@ -45,6 +47,7 @@ class PerfTableReporter final : public benchmark::BenchmarkReporter {
   std::string redop_;
   bool has_in_place_;
   int root_;
+  bool cputime_;
   struct Waiting {
     double count = 0;
     std::deque<Half> out_of_place, in_place;

@@ -1,5 +1,6 @@
 #include "bench/project/fabric_source.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <ostream>
@@ -39,6 +40,7 @@ FabricSource fitted_folder(const ProjectOptions& o, std::ostream& out) {
   s.ratio_lo = fit.ratio_lo;
   s.ratio_hi = fit.ratio_hi;
   s.source_label = "fit:" + o.fabric;
+  for (int nodes : fit.node_counts) s.measured_max_nodes = std::max(s.measured_max_nodes, nodes);
   s.fabric_label = fitted_fabric_name(results.points, s.source_label);
   s.intra_label = fit.intra_fitted ? "fit:" + o.fabric : "fit:" + intra_results(o);
   return s;

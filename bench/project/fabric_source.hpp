@@ -31,6 +31,9 @@ struct FabricSource {
   // continues the measured line; source_label: "profile" or "fit:DIR".
   std::string fabric_label, intra_label, source_label = "profile";
   std::vector<nlohmann::json> fit_records;  // the fits it took, as `project` writes them
+  // The largest node count a fitted folder measured (0 for a profile): beyond it the fit itself
+  // extrapolates, and the projection's intervals widen (interval/scaling_interval.hpp).
+  int measured_max_nodes = 0;
 };
 
 // --fabric PROFILE|RESULTS_DIR of `options` (not --observed); prints each fit to `out`.

@@ -9,8 +9,10 @@
 #include "bench/flags/workload_flags.hpp"
 #include "bench/project/check/check_runner.hpp"
 #include "bench/project/compute_source.hpp"
-#include "bench/project/fabrics/fabric_comparison.hpp"
+#include "bench/project/fabrics/fabric_answer.hpp"
+#include "bench/project/layouts/layouts.hpp"
 #include "bench/project/fabric_source.hpp"
+#include "bench/project/interval/scaling_interval.hpp"
 #include "bench/project/model/fit.hpp"
 #include "bench/project/model/measured_points.hpp"
 #include "bench/project/observed/observed_cli.hpp"
@@ -74,7 +76,7 @@ ProjectionInputs projection_inputs(const ProjectOptions& o) {
   ProjectionInputs in;
   in.request = o.request;
   // A trace's kernels carry their measured times: --compute times only GEMMs it would model.
-  in.compute = parse_compute(o.compute.empty() ? "model:h100" : o.compute, o.request);
+  in.compute = parse_compute(compute_spec(o), o.request);
   in.memory = memory_limit(o.memory, in.compute, o.request);
   if (!o.request.trace.empty()) add_traced_flops(o, in);
   return in;
@@ -85,7 +87,7 @@ ProjectionLabels projection_labels(const ProjectOptions& o, const FabricSource& 
   ProjectionLabels labels;
   labels.model = model_label(o);
   labels.gpus_per_node = o.request.gpus_per_node;
-  labels.compute = o.compute;
+  labels.compute = compute_words(o);
   if (!in.compute.measured_ms.empty())
     labels.compute += " (its compute-only times op by op; ops it lacks at its compute-only MFU, " +
                       format_value("%.1f%%", in.compute.mfu * 100) + ")";
@@ -110,7 +112,8 @@ void add_fabric_options(CLI::App& app, ProjectOptions& o) {
                  "fabric profile (sweeps/fabrics.tsv) or a results folder to fit; a,b: each, side "
                  "by side with their ratio");
   app.add_option("--compute", o.compute,
-                 "model:GPU@MFU (a100 h100 h200 b200) or a results folder with a replay");
+                 "model:GPU@MFU (a100 h100 h200 b200) or a results folder with a replay "
+                 "(default model:h100, its default MFU)");
   app.add_option("--fabrics-file", o.fabrics_file,
                  "fabric profiles (default: sweeps/fabrics.tsv of this checkout)");
   app.add_option(
@@ -151,6 +154,25 @@ void add_project_options(CLI::App& app, ProjectOptions& o) {
                  "when a series' per-GPU ratios leave its band");
 }
 
+std::string compute_spec(const ProjectOptions& o) {
+  return o.compute.empty() ? kDefaultCompute : o.compute;
+}
+
+std::string compute_words(const ProjectOptions& o) {
+  return o.compute.empty() ? std::string(kDefaultCompute) + " (default)" : o.compute;
+}
+
+records::AnswerAssumptions answer_assumptions(const ProjectOptions& o) {
+  records::AnswerAssumptions a;
+  a.compute = compute_words(o);
+  a.optimizer_states = o.memory.optimizer_states;
+  a.fsdp = answer_fsdp(o.request);
+  a.micro_batch = o.request.micro_batch;
+  a.seq = o.request.seq;
+  a.gpus_per_node = o.request.gpus_per_node;
+  return a;
+}
+
 std::vector<int> parse_node_counts(const std::string& text) {
   std::vector<int> counts;
   std::stringstream list(text);
@@ -180,18 +202,17 @@ int run_project(const ProjectOptions& o) {
     return 0;
   }
   if (!o.held_out.empty()) throw UsageError("--held-out needs --observed");
-  if (o.compute.empty() && o.request.trace.empty())
-    throw UsageError("--compute model:GPU@MFU|RESULTS_DIR is required");
   if (o.request.gpus_per_node < 1) throw UsageError("--gpus-per-node must be at least 1");
   const std::vector<int> counts = parse_node_counts(o.nodes);
   const std::vector<std::string> fabric_names = split_fabrics(o.fabric);
   const ProjectionInputs base = projection_inputs(o);
+  const IntervalCalibration calibration = published_calibration();
 
   // The fits go out with the projection: input refused on the way (expert groups that do not
   // tile nodes) leaves its one line and nothing else.
   std::ostringstream fits, tables;
   std::vector<nlohmann::json> records;
-  std::vector<FabricProjection> fabrics;
+  std::vector<LabelledFabric> fabrics;
   for (const std::string& name : fabric_names) {
     ProjectOptions one = o;
     one.fabric = name;
@@ -200,21 +221,33 @@ int run_project(const ProjectOptions& o) {
     in.model = fabric.model;
     in.ratio_lo = fabric.ratio_lo;
     in.ratio_hi = fabric.ratio_hi;
-    FabricProjection projected{fabric.fabric_label, {}, std::nullopt};
-    for (int nodes : counts) projected.rows.push_back(project_nodes(in, nodes));
-    projected.tip = tipping_point(projected.rows);
-    const ProjectionLabels labels = projection_labels(o, fabric, in);
-    print_projection(projected.rows, labels, projected.tip, tables);
+    std::vector<ProjectionRow> rows;
+    for (int nodes : counts) rows.push_back(project_nodes(in, nodes));
+    apply_intervals(rows, calibration, fabric.measured_max_nodes);
+    const std::optional<TippingPoint> tip = tipping_point(rows);
+    ProjectionLabels labels = projection_labels(o, fabric, in);
+    labels.interval = interval_words(calibration, fabric.measured_max_nodes);
+    print_projection(rows, labels, tip, tables);
     records.insert(records.end(), fabric.fit_records.begin(), fabric.fit_records.end());
-    for (const ProjectionRow& row : projected.rows)
-      records.push_back(projection_json(row, labels, projected.tip));
-    fabrics.push_back(std::move(projected));
+    const std::string layout_cost = layout_cost_text(rows);
+    for (const ProjectionRow& row : rows) {
+      records.push_back(projection_json(row, labels, tip));
+      records.back()["layout_cost"] = layout_cost;  // the fabric's rows alike, as its tipping point
+      if (o.request.trace.empty()) records.back()["layout"] = layout_label(o.request);
+    }
+    fabrics.push_back(
+        {fabric.fabric_label, in, fabric.source_label, fabric.measured_max_nodes});
   }
   print_once(fits.str(), std::cout);  // fabrics that share the intra-node fit print it once
   std::cout << tables.str();
-  print_fabric_comparison(fabrics, std::cout);
-  for (nlohmann::json& r : fabric_comparison_json(fabrics, model_label(o)))
-    records.push_back(std::move(r));
+  // The answer weighs every layout, so it needs a catalog model to lay out and its memory.
+  if (fabrics.size() > 1 && o.request.trace.empty()) {
+    const records::AnswerAssumptions assumed = answer_assumptions(o);
+    for (const auto& answers : answer_fabrics(o.request, fabrics, counts, assumed, calibration)) {
+      std::cout << records::answer_table_text(answers);
+      for (const records::FabricAnswer& a : answers) records.push_back(records::answer_json(a));
+    }
+  }
   write(o.out, records, file);
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench/project/memory/memory_limit.hpp"
+#include "records/fabric_answer.hpp"
 #include "workloads/plan/request.hpp"
 
 namespace collreplay::project {
@@ -35,6 +36,14 @@ void add_project_options(CLI::App& app, ProjectOptions& options);
 void add_fabric_options(CLI::App& app, ProjectOptions& options);
 // --gpu-memory-gib and --optimizer-states: shared with `advise`.
 void add_memory_options(CLI::App& app, MemoryFlags& flags);
+
+// The compute `project` and `advise` time GEMMs at when --compute is not given (a GPU's bf16 peak at
+// the default MFU), and what --compute says in words for the answer ("model:h100 (default)").
+inline constexpr const char* kDefaultCompute = "model:h100";
+std::string compute_spec(const ProjectOptions& options);
+std::string compute_words(const ProjectOptions& options);
+// What the fabric answer assumed (records/fabric_answer.hpp), in the options' terms.
+records::AnswerAssumptions answer_assumptions(const ProjectOptions& options);
 
 // "1,2,4" -> {1, 2, 4}; UsageError on anything but positive integers.
 std::vector<int> parse_node_counts(const std::string& text);

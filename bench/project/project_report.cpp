@@ -124,7 +124,7 @@ json projection_json(const ProjectionRow& row, const ProjectionLabels& l,
                      {"comm_ms", u.comm_ms},
                      {"compute_ms", u.compute_ms},
                      {"headroom_ms", u.headroom_ms}});
-  return {{"record", "projection"},
+  json record = {{"record", "projection"},
           {"source", "projected"},
           {"model", l.model},
           {"fabric", l.fabric},
@@ -152,24 +152,27 @@ json projection_json(const ProjectionRow& row, const ProjectionLabels& l,
           // A step that does not fit in memory has no throughput to quote.
           {"tokens_per_s", row.fits ? json(row.tokens_per_s) : json(nullptr)},
           {"tokens_per_s_per_gpu", row.fits ? json(row.tokens_per_s_per_gpu) : json(nullptr)},
+          {"tokens_per_s_per_gpu_lo", row.fits ? json(row.tokens_per_s_per_gpu_lo) : json(nullptr)},
+          {"tokens_per_s_per_gpu_hi", row.fits ? json(row.tokens_per_s_per_gpu_hi) : json(nullptr)},
+          {"per_gpu_vs_first", row.fits ? json(row.per_gpu_vs_first) : json(nullptr)},
+          {"per_gpu_vs_first_nodes", row.first_nodes},
+          {"per_gpu_vs_first_lo", row.fits ? json(row.per_gpu_vs_first_lo) : json(nullptr)},
+          {"per_gpu_vs_first_hi", row.fits ? json(row.per_gpu_vs_first_hi) : json(nullptr)},
           {"fits", row.fits},
           {"memory_per_gpu_bytes", row.memory ? json(row.memory->total_bytes()) : json(nullptr)},
           {"exposed_by_group_ms", row.exposed_by_group_ms},
           {"critical_exposed_ms", row.critical_exposed_ms},
           {"optimizer_ms", row.optimizer_ms},
+          {"pipeline_wait_ms", row.pipeline_wait_ms ? json(*row.pipeline_wait_ms) : json(nullptr)},
           {"tflops_per_gpu", row.tflops_per_gpu ? json(*row.tflops_per_gpu) : json(nullptr)},
           {"mfu", row.mfu ? json(*row.mfu) : json(nullptr)},
           {"algorithms", row.algorithms},
-          {"tipping_point_nodes", tip ? json(tip->nodes) : json(nullptr)},
-          {"tipping_point", tipping_text(tip)},
+          {"fabric_exposed_ms", row.fabric_exposed_ms},
+          {"critical_fabric_exposed_ms", row.critical_fabric_exposed_ms},
+          {"layout_exposed_ms", row.layout_exposed_ms},
           {"units", units}};
-}
-
-std::string tipping_text(const std::optional<TippingPoint>& tip) {
-  if (!tip)
-    return "none in range (every layer's communication hides behind its compute and nothing on "
-           "the critical path is exposed, at every node count with more than one rank)";
-  return std::to_string(tip->nodes) + (tip->nodes == 1 ? " node: " : " nodes: ") + tip->reason;
+  record.update(tipping_json(tip));
+  return record;
 }
 
 void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLabels& l,
@@ -180,13 +183,17 @@ void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLa
               : " (" + l.fabric_source + ")")
       << ", intra " << l.intra << ", compute " << l.compute << "\n";
   if (!l.memory.empty()) out << "# memory per GPU: " << l.memory << "\n";
+  if (!l.interval.empty()) out << "# intervals: " << l.interval << "\n";
   out << "# median decoder layer: comm and compute in ms, headroom = compute - comm [band]; step "
-         "and exposed comm per step in ms; critical: exposed by collectives nothing hides\n";
-  char line[400];
+         "and exposed comm per step in ms; critical: exposed by collectives nothing hides; "
+         "tok/s/GPU and vs_first (per GPU against the first row) with their intervals\n";
+  char line[512];
   std::snprintf(line, sizeof line,
-                "%7s %7s %10s %10s %10s %21s %10s %10s %9s %13s %8s %6s %8s  %s\n", "nodes",
-                "world", "layer_comm", "layer_comp", "headroom", "[lo, hi]", "step", "exposed",
-                "critical", "tokens/s", "TFLOP/s", "MFU", "mem_GiB", "algorithms");
+                "%7s %7s %10s %10s %10s %21s %10s %10s %9s %13s %8s %6s %8s %10s %17s %8s %15s  "
+                "%s\n",
+                "nodes", "world", "layer_comm", "layer_comp", "headroom", "[lo, hi]", "step",
+                "exposed", "critical", "tokens/s", "TFLOP/s", "MFU", "mem_GiB", "tok/s/GPU",
+                "[lo, hi]", "vs_first", "[lo, hi]", "algorithms");
   out << line;
   for (const ProjectionRow& r : rows) {
     std::string algos;
@@ -198,15 +205,23 @@ void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLa
         r.memory ? fmt("%.1f", static_cast<double>(r.memory->total_bytes()) / (1ULL << 30)) : "-";
     // Without decoder layers (a trace) there is no median layer to speak of.
     const bool layer = r.median_layer >= 0;
+    const std::string per_gpu = "[" + fmt("%.0f", r.tokens_per_s_per_gpu_lo) + ", " +
+                                fmt("%.0f", r.tokens_per_s_per_gpu_hi) + "]";
+    const std::string vs_first = "[" + fmt("%.3f", r.per_gpu_vs_first_lo) + ", " +
+                                 fmt("%.3f", r.per_gpu_vs_first_hi) + "]";
     std::snprintf(
-        line, sizeof line, "%7d %7d %10s %10s %10s %21s %10.1f %10.1f %9.1f %13s %8s %6s %8s  %s\n",
+        line, sizeof line,
+        "%7d %7d %10s %10s %10s %21s %10.1f %10.1f %9.1f %13s %8s %6s %8s %10s %17s %8s %15s  %s\n",
         r.nodes, r.world, layer ? fmt("%.2f", r.layer_comm_ms).c_str() : "-",
         layer ? fmt("%.2f", r.layer_compute_ms).c_str() : "-",
         layer ? fmt("%.2f", r.headroom_ms).c_str() : "-", layer ? band.c_str() : "[-, -]",
         r.step_ms, r.exposed_comm_ms, r.critical_exposed_ms,
         r.fits ? fmt("%.0f", r.tokens_per_s).c_str() : "no fit",
         r.fits ? figure_text(r.tflops_per_gpu, "%.1f").c_str() : "-",
-        r.fits ? figure_text(r.mfu, "%.1f%%", 100).c_str() : "-", memory.c_str(), algos.c_str());
+        r.fits ? figure_text(r.mfu, "%.1f%%", 100).c_str() : "-", memory.c_str(),
+        r.fits ? fmt("%.0f", r.tokens_per_s_per_gpu).c_str() : "-",
+        r.fits ? per_gpu.c_str() : "[-, -]", r.fits ? fmt("%.3f", r.per_gpu_vs_first).c_str() : "-",
+        r.fits ? vs_first.c_str() : "[-, -]", algos.c_str());
     out << line;
   }
   std::string too_big;
@@ -217,7 +232,16 @@ void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLa
   if (!too_big.empty())
     out << "# does not fit in GPU memory at node count (need per GPU): " << too_big
         << "; their tokens/s read 'no fit'\n";
+  std::string waits;
+  for (const ProjectionRow& r : rows)
+    if (r.pipeline_wait_ms)
+      waits += (waits.empty() ? "" : ", ") + fmt("%.1f", *r.pipeline_wait_ms) + " at " +
+               std::to_string(r.nodes);
+  if (!waits.empty())
+    out << "# pipeline: the stages run together wait (bubble and sends) ms longer than the "
+           "slowest stage alone: " << waits << " nodes\n";
   out << "# tipping point: " << tipping_text(tip) << "\n";
+  if (const std::string cost = layout_cost_text(rows); !cost.empty()) out << "# " << cost << "\n";
 }
 
 std::vector<json> validation_json(const ValidationReport& r, const std::string& source) {

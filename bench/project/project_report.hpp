@@ -12,6 +12,7 @@
 
 #include "bench/project/model/fit.hpp"
 #include "bench/project/projection.hpp"
+#include "bench/project/tipping/tipping_point.hpp"
 #include "bench/project/validate.hpp"
 
 namespace collreplay::project {
@@ -26,6 +27,7 @@ struct ProjectionLabels {
   std::int64_t micro_batch = 1, seq = 0;  // the projected workload, for readers of the record
   int gpus_per_node = 8;
   std::string memory;  // what memory per GPU is checked against, in words ("" when not checked)
+  std::string interval;  // where the per-GPU intervals come from, in words ("" when not set)
 };
 
 // printf of one number, as a string ("%.3g", 1.5 -> "1.5").
@@ -39,8 +41,6 @@ nlohmann::json projection_json(const ProjectionRow& row, const ProjectionLabels&
                                const std::optional<TippingPoint>& tipping_point);
 void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLabels& labels,
                       const std::optional<TippingPoint>& tipping_point, std::ostream& out);
-// "1 node: collectives on the critical path ...", "none in range (...)".
-std::string tipping_text(const std::optional<TippingPoint>& tipping_point);
 
 std::vector<nlohmann::json> validation_json(const ValidationReport& report,
                                             const std::string& source);

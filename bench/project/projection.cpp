@@ -8,10 +8,11 @@
 #include "bench/executor/group_key.hpp"
 #include "bench/project/model/measured_points.hpp"
 #include "bench/project/model/step_sim.hpp"
+#include "bench/project/pipeline/pipeline_projection.hpp"
 #include "bench/replay/flops/step_flops.hpp"
 #include "bench/replay/headroom.hpp"
-#include "common/dtype.hpp"
 #include "common/errors.hpp"
+#include "workloads/plan/pipeline/pipeline_plan.hpp"
 #include "workloads/trace/trace_import.hpp"
 #include "workloads/schedule_summary.hpp"
 
@@ -32,37 +33,35 @@ std::vector<double> freed(const Schedule& s, std::vector<double> op_ms, Pick fre
   return op_ms;
 }
 
-// What each process group's collectives, and the decoder layers' critical-path ones, add to the
-// step: the step less the step with them free.
+// What each process group's collectives, the decoder layers' critical-path ones, and those that
+// cross nodes add to the step: the step less the step with them free.
 void attribute_exposure(const Schedule& s, const std::vector<double>& op_ms,
-                        const StepTerms& terms, ProjectionRow& row) {
+                        const std::vector<bool>& crosses_nodes, const StepTerms& terms,
+                        ProjectionRow& row) {
   const std::vector<int> streams = op_streams(s);
+  const auto step_without = [&](auto free) {
+    return overlapped_step_ms(s, freed(s, op_ms, free), terms);
+  };
   std::map<int, std::string> labels;
   for (std::size_t i = 0; i < s.ops.size(); ++i)
     if (s.ops[i].is_collective())
       labels.emplace(streams[i], group_key_label(group_key(s.ops[i].collective())));
-  for (const auto& [stream, label] : labels) {
-    const double without = overlapped_step_ms(
-        s, freed(s, op_ms, [&](std::size_t i) { return streams[i] == stream; }), terms,
-        row.optimizer_ms);
-    row.exposed_by_group_ms[label] = row.step_ms - without;
-  }
+  for (const auto& [stream, label] : labels)
+    row.exposed_by_group_ms[label] =
+        row.step_ms - step_without([&](std::size_t i) { return streams[i] == stream; });
   // A schedule without decoder layers (an imported trace) has no first gather to set apart: every
   // collective that hides behind nothing is on the critical path.
   const bool layered = std::any_of(s.ops.begin(), s.ops.end(),
                                    [](const ScheduleOp& op) { return op.layer >= 0; });
-  const double without_critical = overlapped_step_ms(
-      s, freed(s, op_ms, [&](std::size_t i) {
-        return s.ops[i].hides_behind < 0 && (s.ops[i].layer >= 0 || !layered);
-      }),
-      terms, row.optimizer_ms);
-  row.critical_exposed_ms = row.step_ms - without_critical;
-}
-
-std::string ms_text(double ms) {
-  char text[32];
-  std::snprintf(text, sizeof text, std::fabs(ms) < 10 ? "%.2f ms" : "%.1f ms", ms);
-  return text;
+  const auto critical = [&](std::size_t i) {
+    return s.ops[i].hides_behind < 0 && (s.ops[i].layer >= 0 || !layered);
+  };
+  row.critical_exposed_ms = row.step_ms - step_without(critical);
+  const double without_crossing = step_without([&](std::size_t i) { return crosses_nodes[i]; });
+  row.fabric_exposed_ms = row.step_ms - without_crossing;
+  row.layout_exposed_ms = without_crossing - row.compute_step_ms;
+  row.critical_fabric_exposed_ms =
+      row.step_ms - step_without([&](std::size_t i) { return crosses_nodes[i] && critical(i); });
 }
 
 }  // namespace
@@ -85,8 +84,40 @@ ProjectionRow project_nodes(const ProjectionInputs& in, int nodes) {
   return slowest;
 }
 
+void set_median_layer(ProjectionRow& row, double ratio_lo, double ratio_hi) {
+  // Per decoder layer (a layer may hold several units: submodule wrapping).
+  std::map<int, UnitProjection> layers;
+  for (const UnitProjection& u : row.units) {
+    if (u.layer < 0) continue;
+    UnitProjection& l = layers[u.layer];
+    l.layer = u.layer;
+    l.comm_ms += u.comm_ms;
+    l.compute_ms += u.compute_ms;
+    l.headroom_ms += u.headroom_ms;
+  }
+  if (layers.empty()) return;
+  std::vector<UnitProjection> sorted;
+  for (const auto& [index, l] : layers) sorted.push_back(l);
+  std::sort(sorted.begin(), sorted.end(), [](const UnitProjection& a, const UnitProjection& b) {
+    return a.headroom_ms < b.headroom_ms;
+  });
+  const UnitProjection& median = sorted[(sorted.size() - 1) / 2];
+  row.median_layer = median.layer;
+  row.layer_comm_ms = median.comm_ms;
+  row.layer_compute_ms = median.compute_ms;
+  row.headroom_ms = median.headroom_ms;
+  row.headroom_lo_ms = median.compute_ms - median.comm_ms * ratio_hi;
+  row.headroom_hi_ms = median.compute_ms - median.comm_ms * ratio_lo;
+}
+
 ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, int nodes,
                                NormalMaxima& maxima) {
+  if (pipelined(in.request)) return project_pipeline(in, s, nodes, maxima);
+  return project_rank(in, s, nodes, maxima);
+}
+
+ProjectionRow project_rank(const ProjectionInputs& in, const Schedule& s, int nodes,
+                           NormalMaxima& maxima, RankOpTimes* detail) {
   const int g = in.request.gpus_per_node;
   ProjectionRow row;
   row.nodes = nodes;
@@ -95,6 +126,7 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
   times.compute_only_ms.assign(s.ops.size(), 0.0);
   times.comm_only_ms.assign(s.ops.size(), 0.0);
   std::vector<double> op_ms(s.ops.size(), 0.0);
+  std::vector<bool> crosses_nodes(s.ops.size(), false);
   std::map<std::string, double> largest;
   std::map<std::string, int> layer_of_unit;
   // Compute at the modelled speed, then the slowest of the step's ranks (step_terms.hpp).
@@ -110,6 +142,7 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
     const CollectiveOp& c = op.collective();
     const CollKind kind = cost_class(c.kind);
     const GroupSpan span = schedule_op_span(s, c, nodes, g);
+    crosses_nodes[i] = span.nodes > 1;
     Algo algo = Algo::ring;
     op_ms[i] = times.comm_only_ms[i] =
         collective_ms(kind, static_cast<double>(c.bytes), span, in.model, in.terms, maxima, &algo);
@@ -121,43 +154,27 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
     }
   }
 
-  // Per unit, then per decoder layer (a layer may hold several units: submodule wrapping).
-  std::map<int, UnitProjection> layers;
   for (const UnitHeadroom& u : unit_headroom(s, times)) {
     const int layer = layer_of_unit.count(u.unit) ? layer_of_unit[u.unit] : -1;
     row.units.push_back({u.unit, layer, u.comm_ms, u.compute_ms, u.headroom_ms});
-    if (layer < 0) continue;
-    UnitProjection& l = layers[layer];
-    l.layer = layer;
-    l.comm_ms += u.comm_ms;
-    l.compute_ms += u.compute_ms;
-    l.headroom_ms += u.headroom_ms;
   }
-  if (!layers.empty()) {
-    std::vector<UnitProjection> sorted;
-    for (const auto& [index, l] : layers) sorted.push_back(l);
-    std::sort(sorted.begin(), sorted.end(), [](const UnitProjection& a, const UnitProjection& b) {
-      return a.headroom_ms < b.headroom_ms;
-    });
-    const UnitProjection& median = sorted[(sorted.size() - 1) / 2];
-    row.median_layer = median.layer;
-    row.layer_comm_ms = median.comm_ms;
-    row.layer_compute_ms = median.compute_ms;
-    row.headroom_ms = median.headroom_ms;
-    row.headroom_lo_ms = median.compute_ms - median.comm_ms * in.ratio_hi;
-    row.headroom_hi_ms = median.compute_ms - median.comm_ms * in.ratio_lo;
-  }
+  set_median_layer(row, in.ratio_lo, in.ratio_hi);
+  for (std::size_t i = 0; i < s.ops.size(); ++i)
+    row.median_layer_crosses_nodes |= s.ops[i].layer == row.median_layer && crosses_nodes[i];
 
-  row.optimizer_ms = optimizer_step_ms(
-      s, static_cast<double>(dtype_size_bytes(parse_dtype(in.request.param_dtype))), in.terms);
+  row.optimizer_ms = optimizer_phase_ms(s, op_ms);
   const auto step_ms = [&](double comm_factor) {
-    return overlapped_step_ms(s, scaled_comm(s, op_ms, comm_factor), in.terms, row.optimizer_ms);
+    return overlapped_step_ms(s, scaled_comm(s, op_ms, comm_factor), in.terms);
   };
   row.step_ms = step_ms(1);
   row.exposed_comm_ms = row.step_ms - row.compute_step_ms;
   row.exposed_lo_ms = step_ms(in.ratio_lo) - row.compute_step_ms;
   row.exposed_hi_ms = step_ms(in.ratio_hi) - row.compute_step_ms;
-  attribute_exposure(s, op_ms, in.terms, row);
+  // With `detail` the caller runs the step with others (a pipeline's stages) and attributes it.
+  if (detail)
+    *detail = {op_ms, crosses_nodes};
+  else
+    attribute_exposure(s, op_ms, crosses_nodes, in.terms, row);
   if (in.memory) {
     row.memory = memory_per_gpu(s, in.memory->model, in.request, in.memory->states);
     row.fits = row.memory->total_bytes() <= in.memory->budget.usable_bytes();
@@ -172,21 +189,6 @@ ProjectionRow project_schedule(const ProjectionInputs& in, const Schedule& s, in
   row.tflops_per_gpu = tflops_per_s(flops.hardware, row.step_ms);
   row.mfu = flops_utilization(flops.hardware, row.step_ms, in.compute.peak_tflops);
   return row;
-}
-
-std::optional<TippingPoint> tipping_point(const std::vector<ProjectionRow>& rows) {
-  for (const ProjectionRow& r : rows) {
-    if (r.world < 2 || !r.fits) continue;  // one rank uses no network; a step too big never runs
-    if (r.median_layer >= 0 && r.headroom_ms < 0)
-      return TippingPoint{r.nodes, "the median decoder layer's headroom is " +
-                                       ms_text(r.headroom_ms) + " (its communication outlasts "
-                                       "its compute)"};
-    if (r.step_ms > 0 && r.critical_exposed_ms > kCriticalExposedFraction * r.step_ms)
-      return TippingPoint{r.nodes, "collectives on the critical path (nothing to hide behind) "
-                                   "expose " + ms_text(r.critical_exposed_ms) + " of a " +
-                                   ms_text(r.step_ms) + " step"};
-  }
-  return std::nullopt;
 }
 
 }  // namespace collreplay::project

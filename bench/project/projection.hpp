@@ -58,7 +58,13 @@ struct ProjectionRow {
   double step_ms = 0, exposed_comm_ms = 0, exposed_lo_ms = 0, exposed_hi_ms = 0;
   double tokens_per_s = 0;          // the whole job
   double tokens_per_s_per_gpu = 0;  // tokens_per_s / world
-  double optimizer_ms = 0;          // the optimizer step after the last reduce-scatter
+  // Tokens/s per GPU over the run's first row's, and the interval on it and on tokens/s per GPU
+  // (bench/project/interval/scaling_interval.hpp: apply_intervals sets them; until then the
+  // ratio is 1 and the interval empty).
+  double per_gpu_vs_first = 1, per_gpu_vs_first_lo = 1, per_gpu_vs_first_hi = 1;
+  int first_nodes = 0;  // the first row's node count: what per_gpu_vs_first is against
+  double tokens_per_s_per_gpu_lo = 0, tokens_per_s_per_gpu_hi = 0;
+  double optimizer_ms = 0;  // the schedule's optimizer phase (its compute ops), ms per step
   std::optional<double> tflops_per_gpu;  // FLOPs per rank / step; unknown for a trace without shapes
   std::optional<double> mfu;
   std::map<std::string, std::string> algorithms;  // collective kind -> algorithm of its largest op
@@ -68,25 +74,36 @@ struct ProjectionRow {
   // The same for the decoder layers' collectives that nothing can hide (hides_behind -1: TP's
   // all-reduces without --async-tp, MoE dispatch and combine): exposed by design.
   double critical_exposed_ms = 0;
+  // Exposure the fabric causes: the step less the step with every collective that crosses nodes
+  // free; and the same for those of them on the critical path. What the collectives inside a node
+  // expose (the step with the crossing ones free, less compute) is the layout's own cost, the
+  // same on any fabric (tipping/tipping_point.hpp).
+  double fabric_exposed_ms = 0, critical_fabric_exposed_ms = 0, layout_exposed_ms = 0;
+  bool median_layer_crosses_nodes = false;  // a collective of the median layer spans nodes
   std::optional<MemoryPerGpu> memory;  // when checked
   bool fits = true;                    // false: the row's figures describe a step that cannot run
+  // A pipeline (--pp): how much longer the stages run together than the slowest stage alone
+  // (bench/project/pipeline/): the bubble and the sends and receives the order waits for.
+  std::optional<double> pipeline_wait_ms;
 };
-
-// Where communication stops hiding: the first row with more than one rank whose step fits and
-// either its median decoder layer's headroom is negative or collectives on the critical path
-// expose more than kCriticalExposedFraction of its step. `reason` says which, with its number.
-struct TippingPoint {
-  int nodes = 0;
-  std::string reason;
-};
-inline constexpr double kCriticalExposedFraction = 0.01;
 
 ProjectionRow project_nodes(const ProjectionInputs& inputs, int nodes);
 // The same for a schedule already built at world = nodes x gpus_per_node (a fit projects one
-// schedule under many parameter sets).
+// schedule under many parameter sets). A pipeline's rank: every stage projected and run together
+// (bench/project/pipeline/pipeline_projection.hpp).
 ProjectionRow project_schedule(const ProjectionInputs& inputs, const Schedule& schedule, int nodes,
                                NormalMaxima& maxima);
-
-std::optional<TippingPoint> tipping_point(const std::vector<ProjectionRow>& rows);
+// One rank's schedule alone (its own streams and dependencies); `detail`, when given, gets each
+// op's time (compute at the modelled speed and the slowest rank's, comm by the cost model) and
+// whether its group crosses nodes, and the row's exposure by group is left to the caller (who
+// runs the step with other ranks).
+struct RankOpTimes {
+  std::vector<double> op_ms;
+  std::vector<bool> crosses_nodes;
+};
+ProjectionRow project_rank(const ProjectionInputs& inputs, const Schedule& schedule, int nodes,
+                           NormalMaxima& maxima, RankOpTimes* detail = nullptr);
+// The median decoder layer of row.units (by headroom) with its band.
+void set_median_layer(ProjectionRow& row, double ratio_lo, double ratio_hi);
 
 }  // namespace collreplay::project

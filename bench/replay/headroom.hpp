@@ -90,8 +90,10 @@ StepHeadroom step_headroom(const Schedule& schedule, const PassStepTimes& steps,
                            const OpTimes& times, const RateInputs& rates);
 
 // Physical sanity of a step: overlapped >= max(compute, comm) and <= compute + comm, each
-// within `tolerance` (a fraction). Returns one message per violation, empty when sane.
-std::vector<std::string> step_sanity(const StepHeadroom& step, double tolerance);
+// within `tolerance` (a fraction). Returns one message per violation, empty when sane. A
+// pipeline's rank also waits for the other stages' compute (the bubble): no ceiling then.
+std::vector<std::string> step_sanity(const StepHeadroom& step, double tolerance,
+                                     bool pipeline = false);
 
 // Compute scale that makes the compute-only step reach `target_mfu`: the step at scale 1 took
 // compute_ms_at_scale1, and stretched compute time grows linearly with the scale.

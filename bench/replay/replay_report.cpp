@@ -6,9 +6,11 @@
 #include "bench/executor/collective_plan.hpp"
 #include "bench/replay/flops/step_flops.hpp"
 #include "bench/replay/measure/graph_step.hpp"
+#include "bench/replay/op_line_rate.hpp"
 #include "collectives/ops/op_registry.hpp"
 #include "common/sizes.hpp"
 #include "workloads/model/gemm_slices.hpp"
+#include "workloads/p2p_batches.hpp"
 #include "workloads/plan/parallel/mesh.hpp"
 
 namespace collreplay {
@@ -26,6 +28,7 @@ int group_size_of(const ReplayMeasurements& m, const CollectiveOp& c) {
 // spec's rule for the op's size and group.
 struct OpBandwidth {
   double algbw_GBps = 0, busbw_GBps = 0;
+  double bus_bytes = 0, seconds = 0;
 };
 OpBandwidth bandwidth_of(const ReplayMeasurements& m, std::size_t i, const CollectiveOp& c) {
   const double seconds = m.op_times.comm_only_ms[i] * 1e-3;
@@ -34,7 +37,15 @@ OpBandwidth bandwidth_of(const ReplayMeasurements& m, std::size_t i, const Colle
   const double bus_bytes = i < m.bus_bytes.size() && m.bus_bytes[i] > 0
                                ? m.bus_bytes[i]
                                : op_spec(c.kind).bus_bytes(c.bytes, group, c.dtype);
-  return {algbw_GBps(static_cast<double>(c.bytes), seconds), busbw_GBps(bus_bytes, seconds)};
+  return {algbw_GBps(static_cast<double>(c.bytes), seconds), busbw_GBps(bus_bytes, seconds),
+          bus_bytes, seconds};
+}
+
+std::optional<LineRateVerdict> line_rate_of(const ReplayMeasurements& m, std::size_t i) {
+  const ScheduleOp& op = m.schedule->ops[i];
+  if (!m.node_links || !op.is_collective()) return std::nullopt;
+  const OpBandwidth bw = bandwidth_of(m, i, op.collective());
+  return replay_op_line_rate(*m.schedule, op, *m.node_links, bw.bus_bytes, bw.seconds);
 }
 
 nlohmann::json optional_json(const std::optional<double>& value) {
@@ -103,6 +114,7 @@ nlohmann::json op_record(const ReplayMeasurements& m, std::size_t i) {
     if (c.group == GroupKind::strided) r["group_stride"] = c.group_stride;
     if (op_spec(c.kind).has_root()) r["root"] = c.root;
     if (op_spec(c.kind).needs_partner()) r["peer"] = c.peer;
+    if (const std::optional<LineRateVerdict> v = line_rate_of(m, i)) write_line_rate(r, *v);
   } else {
     const double flops = gemm_flops(op.compute().gemms);
     const double t_ms = m.op_times.compute_only_ms[i];
@@ -169,6 +181,7 @@ nlohmann::json step_record(const ReplayMeasurements& m, const nlohmann::json& ru
           {"micro_batch", s.micro_batch},
           {"seq", s.seq},
           {"micro_batches", s.micro_batches},
+          {"pp", pipeline_place(s).stages},
           {"tokens_per_step", s.tokens_per_step},
           {"compute_ms", st.compute_ms},
           {"comm_ms", st.comm_ms},
@@ -256,6 +269,7 @@ void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
   std::fprintf(out, "#\n# collectives, comm-only pass (slowest rank's median)\n");
   std::fprintf(out, "# %-28s %-14s %-13s %12s %10s %9s %9s\n", "op", "kind", "group", "size",
                "time(us)", "algbw", "busbw");
+  int judged = 0, above = 0;
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
     const ScheduleOp& op = s.ops[i];
     if (!op.is_collective()) continue;
@@ -265,7 +279,12 @@ void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
                  std::string(collective_kind_name(c.kind)).c_str(), group_label(c).c_str(),
                  static_cast<unsigned long long>(c.bytes), m.op_times.comm_only_ms[i] * 1e3,
                  bw.algbw_GBps, bw.busbw_GBps);
+    const std::optional<LineRateVerdict> v = line_rate_of(m, i);
+    judged += v ? 1 : 0;
+    above += v && v->above ? 1 : 0;
   }
+  if (m.node_links && above > 0)
+    std::fprintf(out, "# %s\n", line_rate_note(above, judged, *m.node_links).c_str());
   std::fprintf(out,
                "#\n# headroom per unit (ms; comm = what must hide behind the unit's compute)\n");
   std::fprintf(out, "# %-20s %11s %11s %12s %8s %12s\n", "unit", "compute_ms", "comm_ms",
@@ -279,6 +298,10 @@ void print_replay_table(const ReplayMeasurements& m, std::FILE* out) {
                st.compute_ms, st.comm_ms, st.overlapped_ms, st.exposed_comm_ms);
   std::fprintf(out, "#   fwd+bwd %.3f  optimizer %.3f (in every step time)\n", st.fwd_bwd_ms,
                st.optimizer_ms);
+  if (const int stages = pipeline_place(*m.schedule).stages; stages > 1)
+    std::fprintf(out, "#   pipeline of %d stages: exposed_comm holds the bubble (the overlapped "
+                      "step waits for the other stages; the compute-only pass does not)\n",
+                 stages);
   std::fprintf(out, "#   overlap_efficiency %s  compute_slowdown %s  tokens/s %s\n",
                optional_text(st.overlap_efficiency, "%.3f").c_str(),
                optional_text(st.compute_slowdown, "%.3f").c_str(),

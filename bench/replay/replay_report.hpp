@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/app/run/line_rate.hpp"
 #include "bench/app/stats.hpp"
 #include "bench/executor/executor.hpp"
 #include "bench/replay/headroom.hpp"
@@ -57,6 +58,8 @@ struct ReplayMeasurements {
   std::string optimizer_asked, optimizer, optimizer_why;
   std::string host_time_source;  // where --host-time's figures come from (empty: not built)
   int world = 1, nodes = 1;
+  // An emulated profile's links: each collective's line-rate verdict (bench/replay/op_line_rate).
+  std::optional<NodeLinks> node_links;
   // -G: the comm-only step recorded as one CUDA graph (graph_step.hpp), median over the launches.
   std::optional<double> comm_only_graph_ms;
   int graph_launches = 0;

@@ -13,6 +13,7 @@
 #include "bench/app/guarded_main.hpp"
 #include "bench/app/progress.hpp"
 #include "bench/app/results.hpp"
+#include "bench/app/run/line_rate.hpp"
 #include "bench/app/run/run_metadata.hpp"
 #include "bench/app/setup_watchdog.hpp"
 #include "bench/compute/cpu/compute_blas.hpp"
@@ -287,6 +288,8 @@ int run_replay(const ReplayOptions& options, const WorkloadRequest& asked,
       {options, setup.dilation, compute.peak.tflops, r.planned.flops.model.value_or(0),
        slowest_rank_agreement(options.timeout_s), r.rank});
   measured.m.schedule = &schedule;
+  measured.m.node_links =
+      emulated_node_links(setup.fabric, setup.emulated, meta.hosts, setup.emulate_nodes);
   // Collective: every host's counters to rank 0, before the other ranks are done.
   std::vector<nlohmann::json> counter_records =
       finish_host_monitor(monitor.get(), MPI_COMM_WORLD, options.timeout_s);

@@ -12,6 +12,12 @@
 
 namespace collreplay {
 
+// The dtypes the kernels below handle; the others (and reductions other than a plain sum:
+// plain_fill_check of collectives/values/check_values.hpp) are filled and checked on the host.
+constexpr bool device_pattern_supports(DType t) {
+  return t == DType::bf16 || t == DType::f16 || t == DType::f32;
+}
+
 // buf[i] = fill_value(seed, rank, index_offset + i) for i < count.
 void device_fill(void* buf, std::size_t count, DType t, std::uint64_t seed, int rank,
                  std::uint64_t index_offset, void* stream);

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "collectives/mpi/mpi_check.hpp"
-#include "collectives/values/host_values.hpp"
+#include "collectives/values/host_reduce.hpp"
 
 namespace collreplay {
 namespace {
@@ -19,6 +19,21 @@ constexpr int kAllReduceGatherTag = 7313;
 
 bool overlaps(const char* a, std::size_t a_bytes, const char* b, std::size_t b_bytes) {
   return a < b + b_bytes && b < a + a_bytes;
+}
+
+// avg's step before the sum (floats: scale each contribution) and after it (integers: divide).
+bool premultiplied(ReduceOp op, DType t) {
+  return op == ReduceOp::avg && averages_before_summing(t);
+}
+bool postdivided(ReduceOp op, DType t) {
+  return op == ReduceOp::avg && !averages_before_summing(t);
+}
+
+// Scales the contributions that arrived (in scratch) before they are reduced, under avg.
+void premultiply_arrived(const std::vector<const void*>& arrived, DType t, ReduceOp op,
+                         std::size_t count, int ranks) {
+  if (!premultiplied(op, t)) return;
+  for (const void* slice : arrived) premultiply_values(t, const_cast<void*>(slice), count, ranks);
 }
 
 // The share of `count` elements that rank k owns in the all-reduce: balanced to one element.
@@ -122,7 +137,7 @@ void HostCollectives::all_to_all(const void* send_buffer, void* recv_buffer, std
 }
 
 void HostCollectives::reduce_scatter(const void* send_buffer, void* recv_buffer, std::size_t count,
-                                     DType t, std::string description) {
+                                     DType t, ReduceOp op, std::string description) {
   const std::size_t slice_bytes = count * dtype_size_bytes(t);
   const auto* input = static_cast<const char*>(send_buffer);
   auto* output = static_cast<char*>(recv_buffer);
@@ -152,28 +167,37 @@ void HostCollectives::reduce_scatter(const void* send_buffer, void* recv_buffer,
   // same pass that writes the sum (no separate copy of it; slices are added only when the queue
   // is polled, after this returns).
   auto started = std::make_shared<bool>(sum == own);
+  if (premultiplied(op, t)) {  // this rank's contribution is scaled once, into the sum
+    if (sum != own) std::memcpy(sum, own, slice_bytes);
+    premultiply_values(t, sum, count, size_);
+    *started = true;
+  }
   MpiRequestQueue::Stages stages;
   const auto slices = static_cast<std::size_t>(peers);
-  stages.on_requests_done = [scratch, sum, own, started, slice_bytes, slices, count,
-                             t](std::span<const int> done) {
-    std::vector<const void*> arrived;  // the slices this poll found: one pass adds them all
+  const int ranks = size_;
+  stages.on_requests_done = [scratch, sum, own, started, slice_bytes, slices, count, t, op,
+                             ranks](std::span<const int> done) {
+    std::vector<const void*> arrived;  // the slices this poll found: one pass reduces them all
     for (int index : done)
       if (static_cast<std::size_t>(index) < slices)
         arrived.push_back(scratch->data() + static_cast<std::size_t>(index) * slice_bytes);
     if (arrived.empty()) return;
-    add_values(t, sum, *started ? sum : own, arrived, count);
+    premultiply_arrived(arrived, t, op, count, ranks);
+    reduce_values(t, op, sum, *started ? sum : own, arrived, count);
     *started = true;
   };
   queue_.push_staged(std::move(description), std::move(requests), std::move(stages),
-                     [idle = idle_, scratch, sum, own, started, output, in_output, slice_bytes] {
+                     [idle = idle_, scratch, sum, own, started, output, in_output, slice_bytes,
+                      divide = postdivided(op, t), count, t, ranks] {
                        if (!*started) std::memcpy(sum, own, slice_bytes);  // no peer sent
+                       if (divide) postdivide_values(t, sum, count, ranks);
                        if (!in_output) std::memcpy(output, sum, slice_bytes);
                        idle->push_back(std::move(*scratch));
                      });
 }
 
 void HostCollectives::all_reduce(const void* send_buffer, void* recv_buffer, std::size_t count,
-                                 DType t, std::string description) {
+                                 DType t, ReduceOp op, std::string description) {
   const std::size_t element_bytes = dtype_size_bytes(t);
   const auto* input = static_cast<const char*>(send_buffer);
   auto* output = static_cast<char*>(recv_buffer);
@@ -202,9 +226,11 @@ void HostCollectives::all_reduce(const void* send_buffer, void* recv_buffer, std
     slot_of_request->push_back(-1);
   }
   if (input != output) std::memcpy(sum, input + chunks.offset(rank_) * element_bytes, own_bytes);
+  if (premultiplied(op, t)) premultiply_values(t, sum, chunks.length(rank_), size_);
   MpiRequestQueue::Stages stages;
   stages.on_requests_done = [scratch, sum, own_bytes, slot_of_request,
-                             length = chunks.length(rank_), t](std::span<const int> done) {
+                             length = chunks.length(rank_), t, op,
+                             ranks = size_](std::span<const int> done) {
     std::vector<const void*> arrived;  // stage 1's received chunks (stage 2 needs nothing)
     for (int index : done) {
       const auto i = static_cast<std::size_t>(index);
@@ -212,13 +238,16 @@ void HostCollectives::all_reduce(const void* send_buffer, void* recv_buffer, std
         arrived.push_back(scratch->data() +
                           own_bytes * static_cast<std::size_t>((*slot_of_request)[i]));
     }
-    add_values(t, sum, arrived, length);
+    if (arrived.empty()) return;
+    premultiply_arrived(arrived, t, op, length, ranks);
+    reduce_values(t, op, sum, sum, arrived, length);
   };
   // Stage 2, all-gather: this rank's reduced chunk to every peer, theirs into place.
-  stages.next_stage = [this, stage = 1, sum, output, chunks, element_bytes, t,
+  stages.next_stage = [this, stage = 1, sum, output, chunks, element_bytes, t, op,
                        slot_of_request]() mutable -> std::vector<MPI_Request> {
     std::vector<MPI_Request> gather;
     if (stage++ != 1) return gather;
+    if (postdivided(op, t)) postdivide_values(t, sum, chunks.length(rank_), size_);
     slot_of_request->clear();
     for (int k = 1; k < size_; ++k) {
       const int from = (rank_ - k + size_) % size_, to = (rank_ + k) % size_;

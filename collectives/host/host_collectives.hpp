@@ -20,6 +20,7 @@
 #include "collectives/host/host_memory.hpp"
 #include "collectives/host/mpi_dtypes.hpp"
 #include "collectives/mpi/mpi_request_queue.hpp"
+#include "collectives/reduce_op.hpp"
 #include "common/dtype.hpp"
 
 namespace collreplay {
@@ -36,11 +37,13 @@ class HostCollectives {
   void all_to_all(const void* send, void* recv, std::size_t count, DType t,
                   std::string description);
   // `recv` may be send's slice of
-  // this rank (in-place) or send itself (MPI's in-place form: the result at the start).
-  void reduce_scatter(const void* send, void* recv, std::size_t count, DType t,
+  // this rank (in-place) or send itself (MPI's in-place form: the result at the start). The
+  // reduction is reduce_values' (collectives/values/host_reduce.hpp); avg multiplies every
+  // contribution first (floats) or divides the sum (integers), as NCCL does.
+  void reduce_scatter(const void* send, void* recv, std::size_t count, DType t, ReduceOp op,
                       std::string description);
   // `recv` is `send` (in-place) or a buffer that does not overlap it.
-  void all_reduce(const void* send, void* recv, std::size_t count, DType t,
+  void all_reduce(const void* send, void* recv, std::size_t count, DType t, ReduceOp op,
                   std::string description);
 
  private:

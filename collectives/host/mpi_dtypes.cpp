@@ -1,10 +1,11 @@
 #include "collectives/host/mpi_dtypes.hpp"
 
 #include <climits>
+#include <optional>
 #include <string>
 
 #include "collectives/mpi/mpi_check.hpp"
-#include "collectives/values/host_values.hpp"
+#include "collectives/values/host_reduce.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {
@@ -25,21 +26,81 @@ std::size_t element_count(int items, MPI_Datatype* type, DType t) {
          dtype_size_bytes(t);
 }
 
+template <DType T, ReduceOp Op>
+void reduce_items(void* in, void* inout, int* items, MPI_Datatype* type) {
+  const void* ins[] = {in};
+  reduce_values(T, Op, inout, inout, ins, element_count(*items, type, T));
+}
+
 template <DType T>
-void sum_in_float(void* in, void* inout, int* items, MPI_Datatype* type) {
-  add_values(T, inout, in, element_count(*items, type, T));
+MPI_User_function* reduce_function(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum: return &reduce_items<T, ReduceOp::sum>;
+    case ReduceOp::prod: return &reduce_items<T, ReduceOp::prod>;
+    case ReduceOp::min: return &reduce_items<T, ReduceOp::min>;
+    case ReduceOp::max: return &reduce_items<T, ReduceOp::max>;
+    case ReduceOp::avg: break;
+  }
+  throw UsageError("-o avg: MPI has no average op (the host backend's host buffers average as "
+                   "NCCL does)");
+}
+
+MPI_User_function* reduce_function(DType t, ReduceOp op) {
+  switch (t) {
+    case DType::bf16: return reduce_function<DType::bf16>(op);
+    case DType::f16: return reduce_function<DType::f16>(op);
+    case DType::f32: return reduce_function<DType::f32>(op);
+    case DType::fp8: return reduce_function<DType::fp8>(op);
+    case DType::fp8_e5m2: return reduce_function<DType::fp8_e5m2>(op);
+    case DType::f64: return reduce_function<DType::f64>(op);
+    case DType::i8: return reduce_function<DType::i8>(op);
+    case DType::u8: return reduce_function<DType::u8>(op);
+    case DType::i32: return reduce_function<DType::i32>(op);
+    case DType::u32: return reduce_function<DType::u32>(op);
+    case DType::i64: return reduce_function<DType::i64>(op);
+    case DType::u64: return reduce_function<DType::u64>(op);
+  }
+  throw RuntimeError("reduce_function: unknown dtype");
+}
+
+// MPI's own op where MPI knows the type (not bf16, fp16 or fp8, which travel as raw words).
+std::optional<MPI_Op> predefined_op(DType t, ReduceOp op) {
+  if (t == DType::bf16 || t == DType::f16 || t == DType::fp8 || t == DType::fp8_e5m2)
+    return std::nullopt;
+  switch (op) {
+    case ReduceOp::sum: return MPI_SUM;
+    case ReduceOp::prod: return MPI_PROD;
+    case ReduceOp::min: return MPI_MIN;
+    case ReduceOp::max: return MPI_MAX;
+    case ReduceOp::avg: break;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
 MPI_Datatype mpi_element_type(DType t) {
-  return t == DType::f32 ? MPI_FLOAT : t == DType::fp8 ? MPI_UINT8_T : MPI_UINT16_T;
+  switch (t) {
+    case DType::f32: return MPI_FLOAT;
+    case DType::f64: return MPI_DOUBLE;
+    case DType::i8: return MPI_INT8_T;
+    case DType::u8: return MPI_UINT8_T;
+    case DType::i32: return MPI_INT32_T;
+    case DType::u32: return MPI_UINT32_T;
+    case DType::i64: return MPI_INT64_T;
+    case DType::u64: return MPI_UINT64_T;
+    case DType::fp8:
+    case DType::fp8_e5m2: return MPI_UINT8_T;
+    case DType::bf16:
+    case DType::f16: return MPI_UINT16_T;
+  }
+  return MPI_BYTE;
 }
 
 MpiTypeCache::~MpiTypeCache() {
   if (!mpi_alive()) return;
   for (auto& [key, type] : blocks_) MPI_Type_free(&type);
-  for (auto& [key, op] : sums_) MPI_Op_free(&op);
+  for (auto& [key, op] : ops_) MPI_Op_free(&op);
 }
 
 MpiSpan MpiTypeCache::span(DType t, std::size_t elements) {
@@ -61,16 +122,12 @@ MpiSpan MpiTypeCache::span(DType t, std::size_t elements) {
                    " elements cannot be described to MPI (no block size divides it)");
 }
 
-MPI_Op MpiTypeCache::sum_op(DType t, MPI_Datatype type) {
-  if (t == DType::f32 && type == MPI_FLOAT) return MPI_SUM;
-  if (t == DType::fp8) throw UsageError("fp8 data is moved, never reduced");
-  auto [it, inserted] = sums_.try_emplace(t, MPI_OP_NULL);
-  if (inserted) {
-    MPI_User_function* fn = t == DType::bf16  ? &sum_in_float<DType::bf16>
-                            : t == DType::f16 ? &sum_in_float<DType::f16>
-                                              : &sum_in_float<DType::f32>;
-    MPI_CHECK(MPI_Op_create(fn, /*commute=*/1, &it->second));
-  }
+MPI_Op MpiTypeCache::reduce_op(DType t, ReduceOp op, MPI_Datatype type) {
+  if (const std::optional<MPI_Op> own = predefined_op(t, op); own && type == mpi_element_type(t))
+    return *own;
+  MPI_User_function* fn = reduce_function(t, op);  // UsageError for avg
+  auto [it, inserted] = ops_.try_emplace({t, op}, MPI_OP_NULL);
+  if (inserted) MPI_CHECK(MPI_Op_create(fn, /*commute=*/1, &it->second));
   return it->second;
 }
 

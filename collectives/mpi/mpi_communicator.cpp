@@ -168,23 +168,24 @@ void MpiCommunicator::all_gather(const void* send, void* recv, std::size_t count
   queue_->push(describe_collective_call("all_gather", count, t), {request});
 }
 
-void MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count, DType t) {
+void MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count, DType t,
+                                     ReduceOp op) {
   if (host_collectives_)
-    return host_collectives_->reduce_scatter(send, recv, count, t,
+    return host_collectives_->reduce_scatter(send, recv, count, t, op,
                                              describe_collective_call("reduce_scatter", count, t));
   const MpiSpan span = types_->span(t, count);
-  const MPI_Op sum = types_->sum_op(t, span.type);
+  const MPI_Op reduce = types_->reduce_op(t, op, span.type);
   const std::size_t slice_bytes = count * dtype_size_bytes(t);
   MPI_Request request;
   std::function<void()> on_done;
   if (send == recv) {
-    MPI_CHECK(
-        MPI_Ireduce_scatter_block(MPI_IN_PLACE, recv, span.count, span.type, sum, comm_, &request));
+    MPI_CHECK(MPI_Ireduce_scatter_block(MPI_IN_PLACE, recv, span.count, span.type, reduce, comm_,
+                                        &request));
   } else if (recv == static_cast<const char*>(send) + rank_ * slice_bytes) {
     // NCCL's in-place form: the result belongs at this rank's slice of the input, while MPI's
     // in-place form leaves it at the start, so it is moved once the op completes.
     void* input = const_cast<void*>(send);
-    MPI_CHECK(MPI_Ireduce_scatter_block(MPI_IN_PLACE, input, span.count, span.type, sum, comm_,
+    MPI_CHECK(MPI_Ireduce_scatter_block(MPI_IN_PLACE, input, span.count, span.type, reduce, comm_,
                                         &request));
     on_done = [this, input, recv, slice_bytes] {
       if (device_buffers_)
@@ -193,7 +194,8 @@ void MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t c
         std::memmove(recv, input, slice_bytes);
     };
   } else {
-    MPI_CHECK(MPI_Ireduce_scatter_block(send, recv, span.count, span.type, sum, comm_, &request));
+    MPI_CHECK(
+        MPI_Ireduce_scatter_block(send, recv, span.count, span.type, reduce, comm_, &request));
   }
   queue_->push(describe_collective_call("reduce_scatter", count, t), {request}, std::move(on_done));
 }
@@ -263,15 +265,16 @@ void MpiCommunicator::all_to_allv_point_to_point(const char* send, PeerCounts se
   queue_->push(std::move(description), std::move(requests));
 }
 
-void MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t count, DType t) {
+void MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t count, DType t,
+                                 ReduceOp op) {
   if (host_collectives_)
-    return host_collectives_->all_reduce(send, recv, count, t,
+    return host_collectives_->all_reduce(send, recv, count, t, op,
                                          describe_collective_call("all_reduce", count, t));
   const MpiSpan span = types_->span(t, count);
   const void* source = send == recv ? MPI_IN_PLACE : send;
   MPI_Request request;
-  MPI_CHECK(MPI_Iallreduce(source, recv, span.count, span.type, types_->sum_op(t, span.type), comm_,
-                           &request));
+  MPI_CHECK(MPI_Iallreduce(source, recv, span.count, span.type, types_->reduce_op(t, op, span.type),
+                           comm_, &request));
   queue_->push(describe_collective_call("all_reduce", count, t), {request});
 }
 

@@ -42,11 +42,13 @@ class MpiCommunicator final : public Communicator {
   std::unique_ptr<Communicator> split(int color, int key) override;
 
   void all_gather(const void* send, void* recv, std::size_t count, DType t) override;
-  void reduce_scatter(const void* send, void* recv, std::size_t count, DType t) override;
+  void reduce_scatter(const void* send, void* recv, std::size_t count, DType t,
+                      ReduceOp op = ReduceOp::sum) override;
   void all_to_all(const void* send, void* recv, std::size_t count, DType t) override;
   void all_to_allv(const void* send, PeerCounts send_layout, void* recv, PeerCounts recv_layout,
                    DType t) override;
-  void all_reduce(const void* send, void* recv, std::size_t count, DType t) override;
+  void all_reduce(const void* send, void* recv, std::size_t count, DType t,
+                  ReduceOp op = ReduceOp::sum) override;
   void broadcast(const void* send, void* recv, std::size_t count, DType t, int root) override;
   void p2p_group(std::span<const P2pCall> calls) override;
 

@@ -22,9 +22,29 @@ inline ncclDataType_t nccl_type(DType t) {
     case DType::bf16: return ncclBfloat16;
     case DType::f16: return ncclFloat16;
     case DType::f32: return ncclFloat32;
-    case DType::fp8: return ncclUint8;  // moved only (all-to-all); reductions are refused earlier
+    case DType::f64: return ncclFloat64;
+    // NCCL reduces fp8 on sm_90 and later only; it moves it everywhere (2.24 and later).
+    case DType::fp8: return ncclFloat8e4m3;
+    case DType::fp8_e5m2: return ncclFloat8e5m2;
+    case DType::i8: return ncclInt8;
+    case DType::u8: return ncclUint8;
+    case DType::i32: return ncclInt32;
+    case DType::u32: return ncclUint32;
+    case DType::i64: return ncclInt64;
+    case DType::u64: return ncclUint64;
   }
   throw UsageError("unsupported dtype for NCCL");
+}
+
+inline ncclRedOp_t nccl_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum: return ncclSum;
+    case ReduceOp::prod: return ncclProd;
+    case ReduceOp::min: return ncclMin;
+    case ReduceOp::max: return ncclMax;
+    case ReduceOp::avg: return ncclAvg;
+  }
+  throw UsageError("unsupported reduction for NCCL");
 }
 
 inline std::string bus_id_of(int device) {

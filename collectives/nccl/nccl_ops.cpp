@@ -24,7 +24,8 @@ void NcclCommunicator::all_gather(const void* send, void* recv, std::size_t coun
           [&] { return ncclAllGather(send, recv, count, nccl_type(t), state_->comm, stream_); });
 }
 
-void NcclCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count, DType t) {
+void NcclCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count, DType t,
+                                      ReduceOp op) {
   LogWindow window(*this);
   // NCCL's in-place form is recv == send + rank*count. Callers may also pass recv == send (the
   // convention of the other ops): reduce in NCCL's place, then move this rank's block to the
@@ -33,7 +34,8 @@ void NcclCommunicator::reduce_scatter(const void* send, void* recv, std::size_t 
   const bool front_in_place = send == recv && rank_ != 0;
   if (front_in_place) nccl_recv = offset(recv, static_cast<std::size_t>(rank_) * count, t);
   watched({"ncclReduceScatter", count, t}, [&] {
-    return ncclReduceScatter(send, nccl_recv, count, nccl_type(t), ncclSum, state_->comm, stream_);
+    return ncclReduceScatter(send, nccl_recv, count, nccl_type(t), nccl_op(op), state_->comm,
+                             stream_);
   });
   if (front_in_place) {
     const CallWatchdog::Scope scope(*watchdog_, "cudaMemcpyAsync (in-place reduce-scatter)");
@@ -42,11 +44,24 @@ void NcclCommunicator::reduce_scatter(const void* send, void* recv, std::size_t 
   }
 }
 
-void NcclCommunicator::all_reduce(const void* send, void* recv, std::size_t count, DType t) {
+void NcclCommunicator::all_reduce(const void* send, void* recv, std::size_t count, DType t,
+                                  ReduceOp op) {
   LogWindow window(*this);
   watched({"ncclAllReduce", count, t}, [&] {
-    return ncclAllReduce(send, recv, count, nccl_type(t), ncclSum, state_->comm, stream_);
+    return ncclAllReduce(send, recv, count, nccl_type(t), nccl_op(op), state_->comm, stream_);
   });
+}
+
+// Inside the group the calls only queue work; ncclGroupEnd launches it (and may block).
+void NcclCommunicator::grouped(const std::function<void()>& issue) {
+  NCCL_CHECK(ncclGroupStart());
+  try {
+    issue();
+  } catch (...) {
+    ncclGroupEnd();  // close the group; the error that ended it is the one to report
+    throw;
+  }
+  watched("ncclGroupEnd (aggregated ops)", [] { return ncclGroupEnd(); });
 }
 
 void NcclCommunicator::broadcast(const void* send, void* recv, std::size_t count, DType t,

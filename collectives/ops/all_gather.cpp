@@ -1,6 +1,6 @@
 // all_gather: every rank contributes `count` elements; everyone receives all ranks' slices,
 // rank-major. In-place (NCCL): the input is this rank's slice of the output buffer.
-#include "collectives/values/fill_pattern.hpp"
+#include "collectives/values/check_values.hpp"
 #include "collectives/device/device_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 
@@ -34,8 +34,10 @@ class AllGatherSpec final : public OpSpec {
       send = static_cast<const char*>(recv) + l.in_place_send_offset * dtype_size_bytes(t);
     comm.all_gather(send, recv, l.count, t);
   }
-  int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
-    return fill_value(seed, static_cast<int>(index / l.count), index % l.count);
+  double expected_value(const OpLayout& l, DType t, std::uint64_t seed,
+                        std::size_t index) const override {
+    return check_input(t, std::nullopt, seed, static_cast<int>(index / l.count), l.ranks,
+                       index % l.count);
   }
   std::optional<std::uint64_t> count_wrong_on_device(const OpLayout& l, const void* result,
                                                      DType t, std::uint64_t seed,

@@ -1,5 +1,6 @@
-// all_reduce: every rank ends with the element-wise sum of everyone's `count` elements.
-#include "collectives/values/fill_pattern.hpp"
+// all_reduce: every rank ends with the element-wise reduction (sum unless the layout says
+// otherwise) of everyone's `count` elements.
+#include "collectives/values/check_values.hpp"
 #include "collectives/device/device_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 
@@ -15,8 +16,9 @@ class AllReduceSpec final : public OpSpec {
   std::string_view reduction() const override { return "sum"; }
   std::string_view torch_name() const override { return "allreduce"; }
   std::string_view nccl_kernel() const override { return "ncclDevKernel_AllReduce"; }
-  OpLayout layout(std::size_t count, int ranks, int rank, const OpParams&) const override {
+  OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const override {
     OpLayout l;
+    l.reduce_op = params.reduce_op;
     l.ranks = ranks;
     l.rank = rank;
     l.count = count;
@@ -25,12 +27,11 @@ class AllReduceSpec final : public OpSpec {
   }
   void issue(Communicator& comm, const OpLayout& l, const void* send, void* recv,
              DType t) const override {
-    comm.all_reduce(send, recv, l.count, t);
+    comm.all_reduce(send, recv, l.count, t, l.reduce_op);
   }
-  int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
-    int sum = 0;
-    for (int r = 0; r < l.ranks; ++r) sum += fill_value(seed, r, index);
-    return sum;
+  double expected_value(const OpLayout& l, DType t, std::uint64_t seed,
+                        std::size_t index) const override {
+    return check_reduced(t, l.reduce_op, seed, l.ranks, index);
   }
   std::optional<std::uint64_t> count_wrong_on_device(const OpLayout& l, const void* result,
                                                      DType t, std::uint64_t seed,

@@ -1,6 +1,6 @@
 // all_to_all: block p of rank r's input (count elements) goes to rank p, landing in block r.
 // In-place: one buffer serves as input and output.
-#include "collectives/values/fill_pattern.hpp"
+#include "collectives/values/check_values.hpp"
 #include "collectives/device/device_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 
@@ -28,9 +28,11 @@ class AllToAllSpec final : public OpSpec {
              DType t) const override {
     comm.all_to_all(send, recv, l.count, t);
   }
-  int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
+  double expected_value(const OpLayout& l, DType t, std::uint64_t seed,
+                        std::size_t index) const override {
     const auto source = static_cast<int>(index / l.count);
-    return fill_value(seed, source, l.count * static_cast<std::size_t>(l.rank) + index % l.count);
+    return check_input(t, std::nullopt, seed, source, l.ranks,
+                       l.count * static_cast<std::size_t>(l.rank) + index % l.count);
   }
   std::optional<std::uint64_t> count_wrong_on_device(const OpLayout& l, const void* result,
                                                      DType t, std::uint64_t seed,

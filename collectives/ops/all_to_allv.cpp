@@ -5,7 +5,7 @@
 // express.
 #include <algorithm>
 
-#include "collectives/values/fill_pattern.hpp"
+#include "collectives/values/check_values.hpp"
 #include "collectives/device/device_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 
@@ -73,7 +73,8 @@ class AllToAllvSpec final : public OpSpec {
     }
     return static_cast<double>(busiest) * static_cast<double>(dtype_size_bytes(t));
   }
-  int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
+  double expected_value(const OpLayout& l, DType t, std::uint64_t seed,
+                        std::size_t index) const override {
     // The source is the last peer whose block starts at or before `index`; within the source's
     // send buffer, its block for this rank starts after its blocks for lower ranks.
     const auto block = std::upper_bound(l.recv_displs.begin(), l.recv_displs.end(), index) - 1;
@@ -81,7 +82,7 @@ class AllToAllvSpec final : public OpSpec {
     while (l.recv_counts[static_cast<std::size_t>(source)] == 0) --source;  // skip empty blocks
     std::size_t source_offset = index - l.recv_displs[static_cast<std::size_t>(source)];
     for (int d = 0; d < l.rank; ++d) source_offset += l.peers->at(source, d);
-    return fill_value(seed, source, source_offset);
+    return check_input(t, std::nullopt, seed, source, l.ranks, source_offset);
   }
   std::optional<std::uint64_t> count_wrong_on_device(const OpLayout& l, const void* result,
                                                      DType t, std::uint64_t seed,

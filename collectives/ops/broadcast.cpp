@@ -3,7 +3,7 @@
 // In-place passes one buffer (the root's input is its output).
 #include <string>
 
-#include "collectives/values/fill_pattern.hpp"
+#include "collectives/values/check_values.hpp"
 #include "collectives/ops/op_spec.hpp"
 #include "common/errors.hpp"
 
@@ -35,8 +35,9 @@ class BroadcastSpec final : public OpSpec {
              DType t) const override {
     comm.broadcast(send, recv, l.count, t, l.root);
   }
-  int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
-    return fill_value(seed, l.root, index);
+  double expected_value(const OpLayout& l, DType t, std::uint64_t seed,
+                        std::size_t index) const override {
+    return check_input(t, std::nullopt, seed, l.root, l.ranks, index);
   }
 };
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "collectives/values/fill_pattern.hpp"
+#include "collectives/values/check_values.hpp"
 #include "collectives/values/host_values.hpp"
 #include "common/errors.hpp"
 
@@ -18,8 +18,9 @@ double busbw_GBps(double bus_bytes, double seconds) {
   return seconds > 0 ? bus_bytes / seconds / 1e9 : 0;
 }
 
-int OpSpec::input_value(const OpLayout& layout, std::uint64_t seed, std::size_t index) const {
-  return fill_value(seed, layout.rank, index);
+double OpSpec::input_value(const OpLayout& layout, DType t, std::uint64_t seed,
+                           std::size_t index) const {
+  return check_input(t, check_op(layout), seed, layout.rank, layout.ranks, index);
 }
 
 std::vector<P2pCall> OpSpec::p2p_calls(const OpLayout&, const void*, void*, DType) const {
@@ -44,15 +45,15 @@ void fill_send_buffer(const OpSpec& op, const OpLayout& layout, Placement p, DTy
   const std::size_t total = send_buffer_elements(layout, p);
   const std::size_t begin = p == Placement::in_place ? layout.in_place_send_offset : 0;
   const std::size_t end = begin + layout.send_elements;
+  const double poison = poison_value(t);
   for (std::size_t i = 0; i < total; ++i)
-    store_value(t, host_buffer, i,
-                static_cast<float>(i >= begin && i < end ? op.input_value(layout, seed, i - begin)
-                                                         : kPoisonValue));
+    store_exact(t, host_buffer, i,
+                i >= begin && i < end ? op.input_value(layout, t, seed, i - begin) : poison);
 }
 
 void poison_recv_buffer(const OpLayout& layout, DType t, void* host_buffer) {
-  for (std::size_t i = 0; i < layout.recv_elements; ++i)
-    store_value(t, host_buffer, i, static_cast<float>(kPoisonValue));
+  const double poison = poison_value(t);
+  for (std::size_t i = 0; i < layout.recv_elements; ++i) store_exact(t, host_buffer, i, poison);
 }
 
 std::uint64_t count_wrong(const OpSpec& op, const OpLayout& layout, Placement p, DType t,
@@ -60,9 +61,7 @@ std::uint64_t count_wrong(const OpSpec& op, const OpLayout& layout, Placement p,
   const std::size_t offset = p == Placement::in_place ? layout.in_place_recv_offset : 0;
   std::uint64_t wrong = 0;
   for (std::size_t i = 0; i < layout.recv_elements; ++i)
-    if (load_value(t, host_buffer, offset + i) !=
-        static_cast<float>(op.expected_value(layout, seed, i)))
-      ++wrong;
+    if (load_exact(t, host_buffer, offset + i) != op.expected_value(layout, t, seed, i)) ++wrong;
   return wrong;
 }
 

@@ -14,6 +14,8 @@
 
 #include "collectives/communicator.hpp"
 #include "collectives/ops/collective_kind.hpp"
+#include "collectives/reduce_op.hpp"
+#include "collectives/values/check_values.hpp"
 #include "collectives/values/peer_counts.hpp"
 #include "common/dtype.hpp"
 
@@ -29,12 +31,13 @@ double busbw_GBps(double bus_bytes, double seconds);
 std::string_view placement_name(Placement p);  // "out_of_place" | "in_place"
 
 // Per-run knobs that change layouts or values: the fill seed, (all_to_allv) the skew,
-// (broadcast) the root and (send, recv) the peer.
+// (broadcast) the root, (send, recv) the peer and (all_reduce, reduce_scatter) the reduction.
 struct OpParams {
   std::uint64_t seed = 1;
   Skew skew;
   int root = 0;
   int peer = -1;
+  ReduceOp reduce_op = ReduceOp::sum;
 };
 
 // One rank's buffers for one size, in elements. Out-of-place: a send and a recv buffer.
@@ -46,6 +49,7 @@ struct OpLayout {
   std::size_t count = 0;  // the Communicator's per-rank count ("count" column)
   int root = 0;           // broadcast: the rank whose input every rank receives
   int peer = -1;          // send, recv: the rank on the other side
+  ReduceOp reduce_op = ReduceOp::sum;  // all_reduce, reduce_scatter: what they reduce with
   std::size_t send_elements = 0;
   std::size_t recv_elements = 0;
   std::size_t in_place_elements = 0;
@@ -73,9 +77,15 @@ class OpSpec {
   virtual double bus_bytes(std::uint64_t bytes, const OpLayout& layout, DType) const {
     return static_cast<double>(bytes) * bus_factor(layout.ranks);
   }
-  // NCCL's reduction operator ("sum") or "none" for ops that only move data; the perf table's
-  // "redop" column.
+  // NCCL's reduction operator of the training step's call ("sum") or "none" for ops that only
+  // move data (the profiler's kernel names).
   virtual std::string_view reduction() const = 0;
+  // True for the ops that reduce (all_reduce, reduce_scatter): they take the layout's reduce_op.
+  bool reduces() const { return reduction() != "none"; }
+  // The reduction a layout's data check expects: its reduce_op on a reducing op, else none.
+  std::optional<ReduceOp> check_op(const OpLayout& layout) const {
+    return reduces() ? std::optional<ReduceOp>(layout.reduce_op) : std::nullopt;
+  }
   // How torch's profiler names the call: the c10d method that issues it ("_allgather_base";
   // most ops by their own name).
   virtual std::string_view torch_name() const { return name(); }
@@ -114,25 +124,26 @@ class OpSpec {
   // spec applies the layout's offsets.
   virtual void issue(Communicator& comm, const OpLayout& layout, const void* send, void* recv,
                      DType t) const = 0;
-  // Input element `index` of the send region of rank layout.rank.
-  virtual int input_value(const OpLayout& layout, std::uint64_t seed, std::size_t index) const;
-  // Expected element `index` of the recv region of rank layout.rank.
-  virtual int expected_value(const OpLayout& layout, std::uint64_t seed,
-                             std::size_t index) const = 0;
+  // Input element `index` of the send region of rank layout.rank (check_input of
+  // collectives/values/check_values.hpp).
+  virtual double input_value(const OpLayout& layout, DType t, std::uint64_t seed,
+                             std::size_t index) const;
+  // Expected element `index` of the recv region of rank layout.rank, exactly as `t` holds it.
+  virtual double expected_value(const OpLayout& layout, DType t, std::uint64_t seed,
+                                std::size_t index) const = 0;
   // Number of wrong elements of `result` (the result region, in device memory), counted by a
   // CUDA kernel on `stream` (collectives/device/device_pattern.hpp); nullopt for an op without
-  // a device check (the caller checks it on the host).
+  // a device check (the caller checks it on the host). Only for a plain_fill_check of the
+  // layout's dtype and reduction: callers fill and check on the host otherwise.
   virtual std::optional<std::uint64_t> count_wrong_on_device(const OpLayout&, const void* result,
                                                              DType, std::uint64_t seed,
                                                              void* stream) const;
 };
 
-// Value written to every buffer element outside the input, so untouched output is caught.
-inline constexpr int kPoisonValue = 1000;  // exact in bf16/fp16, far from any valid sum
-
 // Host-side fill and check (the harness copies device buffers to and from the host).
 // `buffer` is the whole buffer of the placement: the send buffer out-of-place, the single
-// buffer in-place. Fills the input region from fill_value() and poisons the rest.
+// buffer in-place. Fills the input region from input_value() and poisons the rest
+// (poison_value of collectives/values/check_values.hpp).
 void fill_send_buffer(const OpSpec& op, const OpLayout& layout, Placement p, DType t,
                       std::uint64_t seed, void* host_buffer);
 // The recv buffer out-of-place (poisoned), nothing in-place.

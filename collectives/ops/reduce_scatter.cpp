@@ -1,6 +1,7 @@
-// reduce_scatter: every rank contributes count x ranks elements; rank r receives the sum of
-// everyone's r-th slice. In-place (NCCL): the result lands in this rank's slice of the input.
-#include "collectives/values/fill_pattern.hpp"
+// reduce_scatter: every rank contributes count x ranks elements; rank r receives the reduction
+// (sum unless the layout says otherwise) of everyone's r-th slice. In-place (NCCL): the result
+// lands in this rank's slice of the input.
+#include "collectives/values/check_values.hpp"
 #include "collectives/device/device_pattern.hpp"
 #include "collectives/ops/op_spec.hpp"
 
@@ -16,8 +17,9 @@ class ReduceScatterSpec final : public OpSpec {
   std::string_view reduction() const override { return "sum"; }
   std::string_view torch_name() const override { return "_reduce_scatter_base"; }
   std::string_view nccl_kernel() const override { return "ncclDevKernel_ReduceScatter"; }
-  OpLayout layout(std::size_t count, int ranks, int rank, const OpParams&) const override {
+  OpLayout layout(std::size_t count, int ranks, int rank, const OpParams& params) const override {
     OpLayout l;
+    l.reduce_op = params.reduce_op;
     l.ranks = ranks;
     l.rank = rank;
     l.count = count;
@@ -32,13 +34,12 @@ class ReduceScatterSpec final : public OpSpec {
              DType t) const override {
     if (send == recv)
       recv = static_cast<char*>(recv) + l.in_place_recv_offset * dtype_size_bytes(t);
-    comm.reduce_scatter(send, recv, l.count, t);
+    comm.reduce_scatter(send, recv, l.count, t, l.reduce_op);
   }
-  int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
-    int sum = 0;
-    for (int r = 0; r < l.ranks; ++r)
-      sum += fill_value(seed, r, l.count * static_cast<std::size_t>(l.rank) + index);
-    return sum;
+  double expected_value(const OpLayout& l, DType t, std::uint64_t seed,
+                        std::size_t index) const override {
+    return check_reduced(t, l.reduce_op, seed, l.ranks,
+                         l.count * static_cast<std::size_t>(l.rank) + index);
   }
   std::optional<std::uint64_t> count_wrong_on_device(const OpLayout& l, const void* result,
                                                      DType t, std::uint64_t seed,

@@ -4,7 +4,7 @@
 // the layout: a schedule pairs them across ranks, so they only run in a p2p group with their
 // partners (the executor groups them); alone they would wait for ever, so the perf harness
 // refuses them. No in-place form: the send and the receive of one rank run at once.
-#include "collectives/values/fill_pattern.hpp"
+#include "collectives/values/check_values.hpp"
 #include "collectives/ops/op_spec.hpp"
 
 namespace collreplay {
@@ -49,8 +49,9 @@ class SendRecvSpec final : public PointToPointSpec {
              DType t) const override {
     comm.p2p_group(p2p_calls(l, send, recv, t));
   }
-  int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
-    return fill_value(seed, (l.rank - 1 + l.ranks) % l.ranks, index);
+  double expected_value(const OpLayout& l, DType t, std::uint64_t seed,
+                        std::size_t index) const override {
+    return check_input(t, std::nullopt, seed, (l.rank - 1 + l.ranks) % l.ranks, l.ranks, index);
   }
 };
 
@@ -71,7 +72,7 @@ class SendSpec final : public PointToPointSpec {
              DType t) const override {
     comm.send(send, l.count, t, l.peer);
   }
-  int expected_value(const OpLayout&, std::uint64_t, std::size_t) const override {
+  double expected_value(const OpLayout&, DType, std::uint64_t, std::size_t) const override {
     return 0;  // nothing is received
   }
 };
@@ -94,8 +95,9 @@ class RecvSpec final : public PointToPointSpec {
     comm.recv(recv, l.count, t, l.peer);
   }
   // The peer's seeded input, as its send spec filled it.
-  int expected_value(const OpLayout& l, std::uint64_t seed, std::size_t index) const override {
-    return fill_value(seed, l.peer, index);
+  double expected_value(const OpLayout& l, DType t, std::uint64_t seed,
+                        std::size_t index) const override {
+    return check_input(t, std::nullopt, seed, l.peer, l.ranks, index);
   }
 };
 

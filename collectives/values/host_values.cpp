@@ -73,9 +73,9 @@ void add_values(DType t, void* out, const void* base, std::span<const void* cons
           static_cast<std::uint16_t*>(out), static_cast<const std::uint16_t*>(base), ins, elements,
           [](std::uint16_t v) { return fp16_to_float(v); },
           [](float v) { return float_to_fp16(v); });
-    case DType::fp8: break;
+    default: break;
   }
-  throw UsageError("host sums are bf16, fp16 or fp32; fp8 is a transfer dtype only");
+  throw UsageError("add_values sums bf16, fp16 or fp32 (reduce_values: every dtype)");
 }
 
 void add_values(DType t, void* inout, const void* in, std::size_t elements) {
@@ -94,32 +94,100 @@ void add_values(DType t, void* inout, const void* in, std::size_t elements) {
           static_cast<std::uint16_t*>(inout), static_cast<const std::uint16_t*>(in), elements,
           [](std::uint16_t v) { return fp16_to_float(v); },
           [](float v) { return float_to_fp16(v); });
-    case DType::fp8: break;
+    default: break;
   }
-  throw UsageError("host sums are bf16, fp16 or fp32; fp8 is a transfer dtype only");
+  throw UsageError("add_values sums bf16, fp16 or fp32 (reduce_values: every dtype)");
 }
 
-float fp8_to_float(std::uint8_t bits) {
+namespace {
+
+// An 8-bit float: sign, `exponent_bits`, `mantissa_bits`, bias 2^(exponent_bits-1) - 1.
+struct Fp8Format {
+  int mantissa_bits;
+  int bias;
+  bool has_infinity;      // e5m2: all-ones exponent is infinity / NaN, as in IEEE formats
+  double max_finite;      // 448 (e4m3), 57344 (e5m2)
+  std::uint8_t max_code;  // the code of max_finite
+  std::uint8_t nan_code;
+};
+constexpr Fp8Format kE4m3{3, 7, false, 448.0, 0x7e, 0x7f};
+constexpr Fp8Format kE5m2{2, 15, true, 57344.0, 0x7b, 0x7f};
+
+float decode(const Fp8Format& f, std::uint8_t bits) {
   const float sign = (bits & 0x80) ? -1.0f : 1.0f;
-  const int exponent = (bits >> 3) & 0xf, mantissa = bits & 0x7;
-  if (exponent == 0xf && mantissa == 0x7) return std::nanf("");
-  if (exponent == 0) return sign * std::ldexp(static_cast<float>(mantissa), -9);  // subnormal
-  return sign * std::ldexp(1.0f + static_cast<float>(mantissa) / 8, exponent - 7);
+  const int mantissa = bits & ((1 << f.mantissa_bits) - 1);
+  const int exponent = (bits & 0x7f) >> f.mantissa_bits;
+  const int all_ones = 0x7f >> f.mantissa_bits;
+  if (exponent == all_ones && (f.has_infinity || mantissa == (1 << f.mantissa_bits) - 1)) {
+    if (f.has_infinity && mantissa == 0) return sign * INFINITY;
+    return std::nanf("");
+  }
+  if (exponent == 0)  // subnormal
+    return sign * std::ldexp(static_cast<float>(mantissa), 1 - f.bias - f.mantissa_bits);
+  return sign * std::ldexp(1.0f + std::ldexp(static_cast<float>(mantissa), -f.mantissa_bits),
+                           exponent - f.bias);
 }
 
-std::uint8_t float_to_fp8(float value) {
-  if (std::isnan(value)) return 0x7f;
+// Nearest value in units of the quantum of the value's binade (subnormals share the smallest
+// binade's), ties to even: nearbyint under the default rounding mode.
+std::uint8_t encode(const Fp8Format& f, float value) {
+  if (std::isnan(value)) return f.nan_code;
   const std::uint8_t sign = std::signbit(value) ? 0x80 : 0;
-  const float magnitude = std::min(std::fabs(value), 448.0f);
-  // The nearest of the 127 non-negative codes (ties to the even code), by search: exact and
-  // short, and speed does not matter for check data.
-  std::uint8_t best = 0;
-  for (std::uint8_t code = 1; code < 0x7f; ++code) {
-    const float here = std::fabs(fp8_to_float(code) - magnitude);
-    const float there = std::fabs(fp8_to_float(best) - magnitude);
-    if (here < there || (here == there && (code & 1) == 0)) best = code;
+  const double magnitude = std::fabs(static_cast<double>(value));
+  if (magnitude >= f.max_finite) return sign | f.max_code;
+  if (magnitude == 0) return sign;
+  int exponent = 0;
+  std::frexp(magnitude, &exponent);  // magnitude = m * 2^exponent, m in [0.5, 1)
+  const int binade = std::max(exponent - 1, 1 - f.bias);
+  const double units = std::nearbyint(std::ldexp(magnitude, f.mantissa_bits - binade));
+  const double rounded = std::ldexp(units, binade - f.mantissa_bits);
+  if (rounded > f.max_finite) return sign | f.max_code;
+  if (rounded == 0) return sign;
+  std::frexp(rounded, &exponent);
+  const int rounded_binade = exponent - 1;
+  if (rounded_binade < 1 - f.bias)  // subnormal: exponent field 0
+    return static_cast<std::uint8_t>(sign | static_cast<int>(units));
+  const int mantissa = static_cast<int>(std::ldexp(rounded, f.mantissa_bits - rounded_binade)) -
+                       (1 << f.mantissa_bits);
+  return static_cast<std::uint8_t>(sign | ((rounded_binade + f.bias) << f.mantissa_bits) |
+                                   mantissa);
+}
+
+}  // namespace
+
+float fp8_to_float(std::uint8_t bits) { return decode(kE4m3, bits); }
+std::uint8_t float_to_fp8(float value) { return encode(kE4m3, value); }
+float fp8_e5m2_to_float(std::uint8_t bits) { return decode(kE5m2, bits); }
+std::uint8_t float_to_fp8_e5m2(float value) { return encode(kE5m2, value); }
+
+double load_exact(DType t, const void* base, std::size_t index) {
+  switch (t) {
+    case DType::f64: return static_cast<const double*>(base)[index];
+    case DType::i32: return static_cast<const std::int32_t*>(base)[index];
+    case DType::u32: return static_cast<const std::uint32_t*>(base)[index];
+    case DType::i64: return static_cast<double>(static_cast<const std::int64_t*>(base)[index]);
+    case DType::u64: return static_cast<double>(static_cast<const std::uint64_t*>(base)[index]);
+    default: return load_value(t, base, index);  // exact in float
   }
-  return static_cast<std::uint8_t>(sign | best);
+}
+
+void store_exact(DType t, void* base, std::size_t index, double value) {
+  switch (t) {
+    case DType::f64: static_cast<double*>(base)[index] = value; return;
+    case DType::i32:
+      static_cast<std::int32_t*>(base)[index] = static_cast<std::int32_t>(value);
+      return;
+    case DType::u32:
+      static_cast<std::uint32_t*>(base)[index] = static_cast<std::uint32_t>(value);
+      return;
+    case DType::i64:
+      static_cast<std::int64_t*>(base)[index] = static_cast<std::int64_t>(value);
+      return;
+    case DType::u64:
+      static_cast<std::uint64_t*>(base)[index] = static_cast<std::uint64_t>(value);
+      return;
+    default: return store_value(t, base, index, static_cast<float>(value));
+  }
 }
 
 }  // namespace collreplay

@@ -1,4 +1,4 @@
-// Host-side element access for the three collective dtypes. bf16 and fp16 are stored as raw
+// Host-side element access for the collective dtypes. bf16 and fp16 are stored as raw
 // 16-bit patterns; conversions round to nearest even, so the small integers of the fill pattern
 // (and their sums over up to 128 ranks) convert exactly in both directions. The conversions are
 // branch-free (integer and float arithmetic plus selects) so that loops over them, such as
@@ -72,30 +72,71 @@ inline std::uint16_t float_to_fp16(float value) {
   return static_cast<std::uint16_t>(sign | result);
 }
 
-// OCP fp8 e4m3 (bias 7, no infinities, 0x7f NaN), round to nearest even, saturating at 448.
+// OCP fp8 e4m3 (bias 7, no infinities, 0x7f NaN) and e5m2 (bias 15, IEEE-like: 0x7c infinity),
+// round to nearest even, saturating at the largest finite value (448, 57344) as NCCL's
+// __NV_SATFINITE conversions do.
 float fp8_to_float(std::uint8_t bits);
 std::uint8_t float_to_fp8(float value);
+float fp8_e5m2_to_float(std::uint8_t bits);
+std::uint8_t float_to_fp8_e5m2(float value);
 
+// Element `index` of a buffer of `t` as a float: exact for the 16-bit and 8-bit floats and for
+// integers up to 2^24 (the values checks and host sums handle).
 inline float load_value(DType t, const void* base, std::size_t index) {
   switch (t) {
     case DType::f32: return static_cast<const float*>(base)[index];
     case DType::bf16: return bf16_to_float(static_cast<const std::uint16_t*>(base)[index]);
     case DType::f16: return fp16_to_float(static_cast<const std::uint16_t*>(base)[index]);
     case DType::fp8: return fp8_to_float(static_cast<const std::uint8_t*>(base)[index]);
+    case DType::fp8_e5m2: return fp8_e5m2_to_float(static_cast<const std::uint8_t*>(base)[index]);
+    case DType::f64: return static_cast<float>(static_cast<const double*>(base)[index]);
+    case DType::i8: return static_cast<const std::int8_t*>(base)[index];
+    case DType::u8: return static_cast<const std::uint8_t*>(base)[index];
+    case DType::i32: return static_cast<float>(static_cast<const std::int32_t*>(base)[index]);
+    case DType::u32: return static_cast<float>(static_cast<const std::uint32_t*>(base)[index]);
+    case DType::i64: return static_cast<float>(static_cast<const std::int64_t*>(base)[index]);
+    case DType::u64: return static_cast<float>(static_cast<const std::uint64_t*>(base)[index]);
   }
   return 0;
 }
 
+// Stores `value` rounded to `t` (integers: truncated; callers store values the type holds).
 inline void store_value(DType t, void* base, std::size_t index, float value) {
   switch (t) {
     case DType::f32: static_cast<float*>(base)[index] = value; return;
     case DType::bf16: static_cast<std::uint16_t*>(base)[index] = float_to_bf16(value); return;
     case DType::f16: static_cast<std::uint16_t*>(base)[index] = float_to_fp16(value); return;
     case DType::fp8: static_cast<std::uint8_t*>(base)[index] = float_to_fp8(value); return;
+    case DType::fp8_e5m2:
+      static_cast<std::uint8_t*>(base)[index] = float_to_fp8_e5m2(value);
+      return;
+    case DType::f64: static_cast<double*>(base)[index] = value; return;
+    case DType::i8: static_cast<std::int8_t*>(base)[index] = static_cast<std::int8_t>(value); return;
+    case DType::u8:
+      static_cast<std::uint8_t*>(base)[index] = static_cast<std::uint8_t>(value);
+      return;
+    case DType::i32:
+      static_cast<std::int32_t*>(base)[index] = static_cast<std::int32_t>(value);
+      return;
+    case DType::u32:
+      static_cast<std::uint32_t*>(base)[index] = static_cast<std::uint32_t>(value);
+      return;
+    case DType::i64:
+      static_cast<std::int64_t*>(base)[index] = static_cast<std::int64_t>(value);
+      return;
+    case DType::u64:
+      static_cast<std::uint64_t*>(base)[index] = static_cast<std::uint64_t>(value);
+      return;
   }
 }
 
-// inout[i] += in[i] for `elements` elements of `t`, in float (the host sum of MPI reductions).
+// As load_value and store_value, in double: exact for fp64 and 64-bit integers up to 2^53 too
+// (what the data checks compare).
+double load_exact(DType t, const void* base, std::size_t index);
+void store_exact(DType t, void* base, std::size_t index, double value);
+
+// inout[i] += in[i] for `elements` elements of `t`, in float (the host sum of MPI reductions):
+// bf16, fp16 and fp32 only (collectives/values/host_reduce.hpp reduces the others).
 void add_values(DType t, void* inout, const void* in, std::size_t elements);
 // inout[i] += sum over `ins` of in[i], in one pass (each element is loaded and stored once).
 void add_values(DType t, void* inout, std::span<const void* const> ins, std::size_t elements);

@@ -9,6 +9,7 @@
 
 #include "common/errors.hpp"
 #include "plots/figures.hpp"
+#include "plots/quantities.hpp"
 
 namespace collreplay::plots {
 namespace {
@@ -25,19 +26,22 @@ std::string size_text(double bytes) {
   return text;
 }
 
-}  // namespace
+// Per curve (quantities.hpp: one fabric over one transport, op, placement and node count):
+// bytes -> busbw samples; an emulated fabric's line rate per size (bench/app/run/line_rate.hpp: the
+// most busbw its node links allow for that op and placement) and the points measured above it.
+// In-place and out-of-place rows are one curve each; where both exist only out-of-place is drawn,
+// what nccl-tests leads with.
+struct BusbwCurves {
+  std::map<std::string, std::map<double, std::vector<double>>> samples;
+  std::map<std::string, std::map<double, double>> line_rate;
+  std::map<std::string, std::vector<std::vector<double>>> above;
+};
 
-FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& request) {
-  // fabric (else transport) x op (x nodes when several) -> bytes -> busbw samples. In-place and
-  // out-of-place rows are one curve each when both exist; out-of-place is what nccl-tests leads
-  // with.
+BusbwCurves busbw_curves(const std::vector<Record>& records) {
   bool any_out_of_place = false;
-  std::set<int> node_counts;
-  for (const Record* r : of_kind(records, "perf")) {
+  for (const Record* r : of_kind(records, "perf"))
     if (text_at(r->data, "placement").value_or("") == "out_of_place") any_out_of_place = true;
-    node_counts.insert(nodes_of(r->data));
-  }
-  std::map<std::string, std::map<double, std::vector<double>>> curves;
+  BusbwCurves c;
   for (const Record* r : of_kind(records, "perf")) {
     const auto bytes = number_at(r->data, "bytes");
     const auto busbw = number_at(r->data, "busbw_GBps");
@@ -46,16 +50,25 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
     if (any_out_of_place &&
         text_at(r->data, "placement").value_or("out_of_place") != "out_of_place")
       continue;
-    // The fabric a run stands for (emulated profiles) names its curve; a real run, its transport.
-    const std::string fabric = fabric_of(r->data);
-    std::string name = (fabric == "real" ? transport_of(r->data) : fabric) + " " + *op;
-    if (node_counts.size() > 1) name += ", " + std::to_string(nodes_of(r->data)) + " nodes";
-    curves[name][*bytes].push_back(*busbw);
+    const std::string curve = busbw_curve(r->data);
+    c.samples[curve][*bytes].push_back(*busbw);
+    if (auto limit = number_at(r->data, "line_rate_busbw_GBps")) c.line_rate[curve][*bytes] = *limit;
+    if (r->data.value("above_line_rate", false)) c.above[curve].push_back({*bytes, *busbw});
   }
-  if (curves.empty())
+  if (c.samples.empty())
     throw UsageError(
         "no perf records (bytes, busbw_GBps) from the *_perf programs: nothing to "
         "draw bus bandwidth from");
+  return c;
+}
+
+}  // namespace
+
+FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& request) {
+  const BusbwCurves c = busbw_curves(records);
+  const auto& curves = c.samples;
+  const auto& line_rate = c.line_rate;
+  const auto& above = c.above;
 
   // The replayed models' per-layer collective sizes (decoder layers; the root's are larger).
   const ModelIndex models = index_models(records);
@@ -81,9 +94,24 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
       min_bytes = std::min(min_bytes, bytes);
       max_bytes = std::max(max_bytes, bytes);
     }
-    series.push_back({"using 1:2 with linespoints lw 2.5 pt 7 ps 1.2 lc " + colour(index++) +
+    series.push_back({"using 1:2 with linespoints lw 2.5 pt 7 ps 1.2 lc " + colour(index) +
                           " title " + quoted(name),
                       rows});
+    if (line_rate.count(name)) {
+      std::vector<std::vector<double>> limit;
+      for (const auto& [bytes, gbps] : line_rate.at(name)) {
+        limit.push_back({bytes, gbps});
+        max_busbw = std::max(max_busbw, gbps);
+      }
+      series.push_back({"using 1:2 with lines lw 1.5 dt (6,4) lc " + colour(index) + " title " +
+                            quoted(name + ": the profile's line rate"),
+                        limit});
+    }
+    if (above.count(name))
+      series.push_back({"using 1:2 with points pt 2 ps 2.5 lw 2 lc " + colour(index) + " title " +
+                            quoted(name + ": above its line rate (not possible; a shaper's burst)"),
+                        above.at(name)});
+    ++index;
   }
   std::vector<std::string> marks;
   int model_index = 0, mark_id = 200;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include <gnuplot-iostream.h>
 
@@ -53,7 +54,11 @@ Panel panel_of(const std::string& model, const ModelLines& lines,
   // three times the largest surplus, so that the crossing stays readable, and says what it cut.
   const double floor_ms = hi_ms > 0 ? std::max(lo_ms, -3 * hi_ms) : lo_ms;
   int slot = 0, tipping_count = 0;
-  std::string off_scale;  // the lines that leave the axis, and where they end
+  struct Clipped {
+    double nodes, headroom_ms;
+    int colour_index;
+  };
+  std::vector<Clipped> clipped;  // points below the axis's floor
   for (const auto& [fabric, line] : lines.by_fabric) {
     const int index = fabric_colour.at(fabric);
     const std::string lc = " lc " + colour(index);
@@ -78,28 +83,33 @@ Panel panel_of(const std::string& model, const ModelLines& lines,
                                 quoted(name + ", measured"),
                             rows});
     }
-    const std::vector<HeadroomPoint>& last =
-        line.projected.empty() ? line.measured : line.projected;
-    // The marker and its words from the measurements where they cross zero, else the projection.
+    // The marker: where the measurements cross zero, else the projection's own tipping point, a
+    // bar over its range where its band straddles zero.
     const bool by_measured = crossing_nodes(line.measured) || line.projected.empty();
-    const std::vector<HeadroomPoint>& basis = by_measured ? line.measured : line.projected;
-    if (const std::optional<double> tip = crossing_nodes(basis))
-      out.series.push_back(
-          {"using 1:2 with points pt 9 ps 3" + lc +
-               (tipping_count++ ? " notitle" : " title 'tipping point (headroom = 0)'"),
-           {{*tip, 0.0}}});
-    const bool both = !line.measured.empty() && !line.projected.empty();
-    if (!basis.empty())
-      out.setup +=
-          corner_label(slot++,
-                       (tipping_interval(basis) ? "▲ " : "") + name + ": " + tipping_words(basis) +
-                           (both ? (by_measured ? " (measured)" : " (projected)") : ""),
-                       index);
-    if (!last.empty() && last.back().headroom_ms < floor_ms)
-      off_scale +=
-          (off_scale.empty() ? "off the axis at " + nodes_text(last.back().nodes) + " nodes: "
-                             : ", ") +
-          fabric + " " + ms_text(last.back().headroom_ms);
+    if (by_measured) {
+      if (const std::optional<double> tip = crossing_nodes(line.measured))
+        out.series.push_back(
+            {"using 1:2 with points pt 9 ps 3" + lc +
+                 (tipping_count++ ? " notitle" : " title 'tipping point (headroom = 0)'"),
+             {{*tip, 0.0}}});
+    } else if (line.tip_from_nodes) {
+      const double from = *line.tip_from_nodes;
+      const double to = line.tip_to_nodes ? *line.tip_to_nodes : line.projected.back().nodes;
+      const double at = line.tip_nodes ? *line.tip_nodes : from;
+      out.series.push_back({"using 1:2:3:4 with xerrorbars pt 9 ps 3 lw 3" + lc +
+                                (tipping_count++ ? " notitle"
+                                                 : " title 'tipping point (bar: its range)'"),
+                            {{at, 0.0, from, to}}});
+    }
+    const bool verdict = !line.measured.empty() || !line.projected.empty();
+    if (verdict)
+      out.setup += corner_label(slot++, name + ": " + line_tipping_words(line), index);
+    if (const std::string scaling = scaling_words(line); !scaling.empty())
+      out.setup += corner_label(slot++, "  " + scaling, index);
+    // Points below the axis are drawn on its floor, pointing down, with their value.
+    for (const auto* points : {&line.measured, &line.projected})
+      for (const HeadroomPoint& p : *points)
+        if (p.headroom_ms < floor_ms) clipped.push_back({p.nodes, p.headroom_ms, index});
   }
   const double span_ms = std::max(hi_ms - floor_ms, 1e-3);
   char range[96];
@@ -109,8 +119,20 @@ Panel panel_of(const std::string& model, const ModelLines& lines,
   std::snprintf(range, sizeof range, "set yrange [%g:%g]\n", floor_ms - 0.08 * span_ms,
                 hi_ms + label_room * span_ms);
   out.setup += range;
+  const double axis_floor_ms = floor_ms - 0.04 * span_ms;
+  std::map<double, int> at_nodes;  // labels already at a node count: the next one goes above them
+  for (const Clipped& c : clipped) {
+    const int stacked = at_nodes[c.nodes]++;
+    out.series.push_back({"using 1:2 with points pt 11 ps 2 lc " + colour(c.colour_index) +
+                              " notitle",
+                          {{c.nodes, axis_floor_ms}}});
+    out.setup += "set label " + quoted(ms_text(c.headroom_ms)) + " at " + nodes_text(c.nodes) +
+                 "," + std::to_string(axis_floor_ms) + " offset 0," + std::to_string(1.2 + 1.1 * stacked) +
+                 " center font ',10' tc " +
+                 colour(c.colour_index) + " front\n";
+  }
   out.title = model + (lines.workload.empty() ? "" : ": " + lines.workload) +
-              (off_scale.empty() ? "" : "\n" + off_scale);
+              (clipped.empty() ? "" : "\n(▼ on the floor: below the axis, value beside it)");
   return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include "common/errors.hpp"
 #include "plots/figures.hpp"
+#include "plots/quantities.hpp"
 
 namespace collreplay::plots {
 namespace {
@@ -49,58 +50,83 @@ std::vector<double> bar(double start_ms, double end_ms, double row, double half_
   return {(start_ms + end_ms) / 2, row, start_ms, end_ms, row - half_height, row + half_height};
 }
 
-}  // namespace
+// The run drawn, its bars per category and the idle-compute stretches.
+struct TimelineData {
+  TimelineFacts facts;
+  std::vector<const Record*> ops;
+  std::map<std::string, std::vector<std::vector<double>>> bars;
+  std::vector<std::vector<double>> idle_bars;
+};
 
-FigureFiles plot_timeline(const std::vector<Record>& records, const FigureRequest& request) {
+TimelineData timeline_data(const std::vector<Record>& records) {
   // The run on the most nodes (the first of those in file order) whose op records carry
   // start_ms/end_ms: a multi-node step is where communication has something to hide behind.
-  std::string chosen;
+  TimelineData d;
   int chosen_nodes = 0;
   for (const Record* r : of_kind(records, "op"))
     if (number_at(r->data, "start_ms") && number_at(r->data, "end_ms") &&
         nodes_of(r->data) > chosen_nodes) {
-      chosen = run_key(r->data);
+      d.facts.run = run_key(r->data);
       chosen_nodes = nodes_of(r->data);
     }
-  std::vector<const Record*> ops;
   for (const Record* r : of_kind(records, "op"))
-    if (run_key(r->data) == chosen && number_at(r->data, "start_ms") &&
+    if (run_key(r->data) == d.facts.run && number_at(r->data, "start_ms") &&
         number_at(r->data, "end_ms"))
-      ops.push_back(r);
-  if (ops.empty())
+      d.ops.push_back(r);
+  if (d.ops.empty())
     throw UsageError(
         "no replay op records with start_ms/end_ms (a replay of this version writes "
         "them): nothing to draw a step timeline from");
-
   // Style per category: compute by phase, comm by collective kind.
-  std::map<std::string, std::vector<std::vector<double>>> bars;
   std::vector<Interval> compute, comm;
-  double step_ms = 0;
-  for (const Record* r : ops) {
+  for (const Record* r : d.ops) {
     const double start = *number_at(r->data, "start_ms"), end = *number_at(r->data, "end_ms");
     if (end <= start) continue;
-    step_ms = std::max(step_ms, end);
+    d.facts.step_ms = std::max(d.facts.step_ms, end);
     const bool is_comm = text_at(r->data, "stream").value_or("compute") == "comm";
     const std::string category = is_comm ? text_at(r->data, "kind").value_or("collective")
                                          : "compute " + text_at(r->data, "phase").value_or("");
-    bars[category].push_back(bar(start, end, is_comm ? 1 : 2, 0.32));
+    d.bars[category].push_back(bar(start, end, is_comm ? 1 : 2, 0.32));
     (is_comm ? comm : compute).push_back({start, end});
   }
-  const std::vector<Interval> exposed = uncovered(merged(comm), merged(compute));
-  double exposed_ms = 0;
-  std::vector<std::vector<double>> exposed_bars;
-  for (const Interval& e : exposed) {
-    exposed_ms += e.end_ms - e.start_ms;
-    exposed_bars.push_back(bar(e.start_ms, e.end_ms, 0, 0.32));
+  for (const Interval& e : uncovered(merged(comm), merged(compute))) {
+    d.facts.idle_comm_ms += e.end_ms - e.start_ms;
+    d.idle_bars.push_back(bar(e.start_ms, e.end_ms, 0, 0.32));
   }
+  // Exposed communication as the step table has it (overlapped less compute-only: quantities.hpp);
+  // the red bars are another quantity, the comm stream busy while the compute stream is idle.
+  const auto exposed_by_run = exposed_comm_by_run(records);
+  if (const auto it = exposed_by_run.find(d.facts.run); it != exposed_by_run.end())
+    d.facts.exposed_comm_ms = it->second;
+  return d;
+}
 
+}  // namespace
+
+TimelineFacts timeline_facts(const std::vector<Record>& records) {
+  return timeline_data(records).facts;
+}
+
+FigureFiles plot_timeline(const std::vector<Record>& records, const FigureRequest& request) {
+  TimelineData d = timeline_data(records);
+  const std::vector<const Record*>& ops = d.ops;
+  auto& bars = d.bars;
+  const double step_ms = d.facts.step_ms;
   const nlohmann::json& first = ops.front()->data;
   const std::string model = model_of(first, index_models(records));
-  char subtitle[256];
+  char exposed_text[64] = "-";
+  if (d.facts.exposed_comm_ms)
+    std::snprintf(exposed_text, sizeof exposed_text, "%.1f ms", *d.facts.exposed_comm_ms);
+  char subtitle[320];
   std::snprintf(subtitle, sizeof subtitle,
-                "%s on %s, %d node(s), %d ranks: step %.1f ms, exposed communication %.1f ms",
+                "%s on %s, %d node(s), %d ranks: step %.1f ms\nexposed communication %s "
+                "(the step table's: overlapped less compute-only)",
                 model.c_str(), fabric_of(first).c_str(), nodes_of(first),
-                static_cast<int>(number_at(first, "run/ranks").value_or(1)), step_ms, exposed_ms);
+                static_cast<int>(number_at(first, "run/ranks").value_or(1)), step_ms,
+                exposed_text);
+  char idle_title[160];
+  std::snprintf(idle_title, sizeof idle_title,
+                "comm while the compute stream is idle (%.1f ms)", d.facts.idle_comm_ms);
 
   // Legend order: the compute phases as they happen, then the collectives; unknown ones last.
   static const std::vector<std::pair<std::string, std::string>> kColours = {
@@ -125,18 +151,18 @@ FigureFiles plot_timeline(const std::vector<Record>& records, const FigureReques
              rgb + "' title " + quoted(category),
          rows});
   }
-  if (!exposed_bars.empty())
+  if (!d.idle_bars.empty())
     series.push_back(
         {"using 1:2:3:4:5:6 with boxxyerror fs solid 1.0 noborder fc rgb '#d62728' "
-         "title 'exposed communication (no compute beside it)'",
-         exposed_bars});
+         "title " + quoted(idle_title),
+         d.idle_bars});
 
-  return render(request.out_dir, request.name, {1400, 640}, [&](Gnuplot& gp) {
+  return render(request.out_dir, request.name, {1400, 680}, [&](Gnuplot& gp) {
     gp << "set title "
        << quoted(std::string("One training step, overlapped (slowest rank)\n") + subtitle)
        << " font ',15'\n"
        << "set xlabel 'time since step start (ms)'\n"
-       << "set ytics ('exposed comm' 0, 'comm stream' 1, 'compute stream' 2)\n"
+       << "set ytics ('comm, compute idle' 0, 'comm stream' 1, 'compute stream' 2)\n"
        << "set yrange [-0.6:2.6]\n"
        << "set xrange [0:" << step_ms * 1.01 << "]\n"
        << "set grid noytics\n"

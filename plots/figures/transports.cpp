@@ -1,5 +1,6 @@
-// One model's per-layer communication time per transport, side by side: the comm-only time of
-// the collectives of each decoder layer (slowest rank), one bar per transport.
+// One model's per-layer communication per fabric, side by side: the comm each decoder layer's
+// compute must hide (its unit record's comm_ms, the headroom's comm), one bar per fabric and node
+// count.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -8,34 +9,39 @@
 
 #include "common/errors.hpp"
 #include "plots/figures.hpp"
+#include "plots/quantities.hpp"
 
 namespace collreplay::plots {
 
-FigureFiles plot_transports(const std::vector<Record>& records, const FigureRequest& request) {
-  const ModelIndex models = index_models(records);
-  // model -> transport (fabric when emulated) -> layer -> run -> summed comm ms
+TransportBars transport_bars(const std::vector<Record>& records) {
+  // model -> fabric and nodes -> layer -> run -> the comm the layer's compute must hide (the
+  // headroom's comm: quantities.hpp, as the report's tables have it)
   std::map<std::string, std::map<std::string, std::map<int, std::map<std::string, double>>>> comm;
-  for (const Record* r : of_kind(records, "op")) {
-    if (text_at(r->data, "stream").value_or("") != "comm") continue;
-    const auto layer = number_at(r->data, "layer");
-    auto ms = number_at(r->data, "comm_only_ms/max");
-    if (!ms) ms = number_at(r->data, "comm_only_ms");
-    if (!layer || *layer < 0 || !ms) continue;
-    const std::string transport =
-        fabric_of(r->data) +
-        (nodes_of(r->data) > 1 ? ", " + std::to_string(nodes_of(r->data)) + " nodes" : "");
-    comm[model_of(r->data, models)][transport][static_cast<int>(*layer)][run_key(r->data)] += *ms;
-  }
+  for (const RunLayers& run : run_layers(records))
+    for (const auto& [layer, ms] : run.comm_ms)
+      comm[run.model][fabric_nodes_label(run)][layer][run.run] = ms;
   if (comm.empty())
     throw UsageError(
-        "no replay op records of comm ops with comm_only_ms: nothing to compare "
+        "no replay unit records of decoder layers with comm_ms: nothing to compare "
         "transports with");
-  // The model replayed over the most transports (ties: the first by name).
+  // The model replayed over the most fabrics (ties: the first by name).
   auto chosen = comm.begin();
   for (auto it = comm.begin(); it != comm.end(); ++it)
     if (it->second.size() > chosen->second.size()) chosen = it;
-  const auto& transports = chosen->second;
+  TransportBars bars;
+  bars.model = chosen->first;
+  for (const auto& [label, by_layer] : chosen->second)
+    for (const auto& [layer, by_run] : by_layer) {
+      std::vector<double> per_run;
+      for (const auto& [run, ms] : by_run) per_run.push_back(ms);
+      bars.comm_ms[label][layer] = median_of(per_run);
+    }
+  return bars;
+}
 
+FigureFiles plot_transports(const std::vector<Record>& records, const FigureRequest& request) {
+  const TransportBars bars = transport_bars(records);
+  const auto& transports = bars.comm_ms;
   int layers = 0;
   for (const auto& [name, by_layer] : transports)
     layers = std::max(layers, by_layer.rbegin()->first + 1);
@@ -45,11 +51,7 @@ FigureFiles plot_transports(const std::vector<Record>& records, const FigureRequ
   for (const auto& [name, by_layer] : transports) {
     std::vector<std::vector<double>> rows;
     const double offset = (k - (transports.size() - 1) / 2.0) * width;
-    for (const auto& [layer, by_run] : by_layer) {
-      std::vector<double> per_run;
-      for (const auto& [run, ms] : by_run) per_run.push_back(ms);
-      rows.push_back({layer + offset, median_of(per_run), width * 0.95});
-    }
+    for (const auto& [layer, ms] : by_layer) rows.push_back({layer + offset, ms, width * 0.95});
     series.push_back({"using 1:2:3 with boxes fs solid 0.8 noborder lc " + colour(k++) + " title " +
                           quoted(name),
                       rows});
@@ -60,13 +62,13 @@ FigureFiles plot_transports(const std::vector<Record>& records, const FigureRequ
           {"using 1:2:(sprintf('%.1f', $2)) with labels offset 0,0.8 font ',10' notitle", rows});
   }
   const std::string title =
-      "Per-layer communication time by transport: " + chosen->first +
-      "\n(comm-only pass, slowest rank; all collectives of each decoder layer)";
+      "Communication each decoder layer's compute must hide, by fabric: " + bars.model +
+      "\n(the headroom's comm, as the report's tables; median of runs)";
 
   return render(request.out_dir, request.name, {1280, 720}, [&](Gnuplot& gp) {
     gp << "set title " << quoted(title) << " font ',15'\n"
        << "set xlabel 'decoder layer'\n"
-       << "set ylabel 'communication time per layer (ms)'\n"
+       << "set ylabel 'communication to hide per layer (ms)'\n"
        << "set xrange [-0.6:" << layers - 0.4 << "]\n"
        << "set xtics " << (layers > 32 ? 4 : 1) << "\n"
        << "set yrange [0:*]\n"

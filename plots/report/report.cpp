@@ -12,6 +12,7 @@
 #include "plots/figures.hpp"
 #include "plots/report/answer.hpp"
 #include "plots/report/step_table.hpp"
+#include "plots/quantities.hpp"
 
 namespace collreplay::plots {
 namespace {
@@ -112,19 +113,20 @@ void environment(std::ostream& md, const std::vector<Record>& records) {
 
 void busbw_table(std::ostream& md, const std::vector<Record>& records) {
   std::map<double, std::map<std::string, std::vector<double>>> table;  // bytes -> curve -> busbw
+  std::set<std::pair<double, std::string>> above;  // cells with a point above the line rate
   std::set<std::string> curves;
   for (const Record* r : of_kind(records, "perf")) {
     const auto bytes = number_at(r->data, "bytes"), busbw = number_at(r->data, "busbw_GBps");
     const auto op = text_at(r->data, "op");
     if (!bytes || !busbw || !op) continue;
-    const std::string curve = transport_of(r->data) + " " + *op + " " +
-                              text_at(r->data, "placement").value_or("") + ", " +
-                              std::to_string(nodes_of(r->data)) + "n";
+    const std::string curve = busbw_curve(r->data);  // one fabric and transport a column
+    if (r->data.value("above_line_rate", false)) above.insert({*bytes, curve});
     table[*bytes][curve].push_back(*busbw);
     curves.insert(curve);
   }
   if (table.empty()) return;
-  md << "## Bus bandwidth per message size (GB/s, median of repetitions)\n\n| bytes |";
+  md << "## Bus bandwidth per message size (GB/s, median of repetitions)\n\nA column is one "
+        "fabric (over its verified transport), op, placement and node count.\n\n| bytes |";
   for (const std::string& c : curves) md << " " << c << " |";
   md << "\n|--:|";
   for (std::size_t i = 0; i < curves.size(); ++i) md << "--:|";
@@ -133,69 +135,102 @@ void busbw_table(std::ostream& md, const std::vector<Record>& records) {
     md << "| " << fixed(bytes, 0) << " |";
     for (const std::string& c : curves) {
       const auto it = row.find(c);
-      md << " " << (it == row.end() ? "-" : fixed(median_of(it->second))) << " |";
+      md << " " << (it == row.end() ? "-" : fixed(median_of(it->second)))
+         << (above.count({bytes, c}) ? " !" : "") << " |";
     }
     md << "\n";
   }
   md << "\n";
+  if (!above.empty())
+    md << "! a point above its emulated fabric's line rate (the node links cannot carry it: a "
+          "shaper's burst passed it unshaped); the records say `above_line_rate` and the bound.\n\n";
 }
 
-std::string run_label(const nlohmann::json& r, const ModelIndex& models) {
-  return model_of(r, models) + " on " + fabric_of(r) + ", " + std::to_string(nodes_of(r)) +
-         " node(s)";
-}
-
-void headroom_tables(std::ostream& md, const std::vector<Record>& records,
-                     const ModelIndex& models) {
-  std::map<std::string, std::vector<const Record*>> by_run;
-  for (const Record* r : of_kind(records, "unit"))
-    by_run[run_label(r->data, models) + "\n" + run_key(r->data)].push_back(r);
-  if (by_run.empty()) return;
-  md << "## Overlap headroom per unit (ms; > 0: the unit's communication hides behind its "
-        "compute)\n\n"
-     << "| run | decoder layers: median | min | max | root |\n|---|--:|--:|--:|--:|\n";
-  for (const auto& [key, units] : by_run) {
-    std::vector<double> layers;
-    std::string root = "-";
-    for (const Record* u : units) {
-      const auto h = number_at(u->data, "headroom_ms");
-      const std::string unit = text_at(u->data, "unit").value_or("");
-      if (!h) continue;
-      if (is_decoder_layer(unit)) layers.push_back(*h);
-      if (unit == "root") root = fixed(*h);
-    }
-    std::sort(layers.begin(), layers.end());
-    md << "| " << key.substr(0, key.find('\n')) << " | "
-       << (layers.empty() ? "-" : fixed(median_of(layers))) << " | "
-       << (layers.empty() ? "-" : fixed(layers.front())) << " | "
-       << (layers.empty() ? "-" : fixed(layers.back())) << " | " << root << " |\n";
+void headroom_tables(std::ostream& md, const std::vector<Record>& records) {
+  const std::vector<RunLayers> runs = run_layers(records);
+  if (runs.empty()) return;
+  md << "## Overlap headroom per decoder layer (ms; > 0: the layer's communication hides behind "
+        "its compute)\n\n"
+     << "comm is what each layer's compute must hide (the communication the transports figure "
+        "draws); the median is the point the headroom figure draws.\n\n"
+     << "| run | layers | headroom: median | min | max | comm: median | root headroom "
+        "|\n|---|--:|--:|--:|--:|--:|--:|\n";
+  const auto label = [](const RunLayers& r) { return r.model + " on " + fabric_nodes_label(r); };
+  for (const RunLayers& r : runs) {
+    std::vector<double> headroom, comm;
+    for (const auto& [layer, ms] : r.headroom_ms) headroom.push_back(ms);
+    for (const auto& [layer, ms] : r.comm_ms) comm.push_back(ms);
+    const auto [lo, hi] = std::minmax_element(headroom.begin(), headroom.end());
+    md << "| " << label(r) << " | " << headroom.size() << " | "
+       << (headroom.empty() ? "-" : fixed(median_layer_headroom_ms(r))) << " | "
+       << (headroom.empty() ? "-" : fixed(*lo)) << " | " << (headroom.empty() ? "-" : fixed(*hi))
+       << " | " << (comm.empty() ? "-" : fixed(median_of(comm))) << " | "
+       << (r.root_headroom_ms ? fixed(*r.root_headroom_ms) : "-") << " |\n";
   }
   md << "\n";
-  for (const auto& [key, units] : by_run) {
-    md << "<details><summary>every unit: " << key.substr(0, key.find('\n')) << "</summary>\n\n"
-       << "| unit | compute_ms | comm_ms | headroom_ms | headroom_ratio |\n|---|--:|--:|--:|--:|\n";
-    for (const Record* u : units)
-      md << "| " << text_at(u->data, "unit").value_or("?") << " | "
-         << optional_fixed(u->data, "compute_ms") << " | " << optional_fixed(u->data, "comm_ms")
-         << " | " << optional_fixed(u->data, "headroom_ms") << " | "
-         << optional_fixed(u->data, "headroom_ratio", 3) << " |\n";
+  for (const RunLayers& r : runs) {
+    md << "<details><summary>every layer: " << label(r) << "</summary>\n\n"
+       << "| layer | compute_ms | comm_ms | headroom_ms |\n|--:|--:|--:|--:|\n";
+    for (const auto& [layer, ms] : r.headroom_ms)
+      md << "| " << layer << " | " << fixed(r.compute_ms.at(layer)) << " | "
+         << fixed(r.comm_ms.at(layer)) << " | " << fixed(ms) << " |\n";
     md << "\n</details>\n\n";
   }
+}
+
+// "[lo, hi]" of a field's _lo and _hi, "-" without them.
+std::string interval_cell(const nlohmann::json& r, const std::string& field, int decimals) {
+  const auto lo = number_at(r, field + "_lo"), hi = number_at(r, field + "_hi");
+  return lo && hi ? "[" + fixed(*lo, decimals) + ", " + fixed(*hi, decimals) + "]" : "-";
 }
 
 void projection_table(std::ostream& md, const std::vector<Record>& records) {
   const auto projections = of_kind(records, "projection");
   if (projections.empty()) return;
-  md << "## Projection (not measured: the fitted cost model)\n\n"
-     << "| model | fabric | nodes | headroom_ms | band | tipping point (nodes) "
-        "|\n|---|---|--:|--:|--:|--:|\n";
+  md << "## Projection (not measured: the cost model over each fabric)\n\n"
+     << "Per GPU: tokens/s per GPU with its interval, and against the projection's first node "
+        "count (bench/project/interval/: the width from the published fixtures' declared rows, "
+        "growing with the doublings extrapolated).\n\n"
+     << "| model | fabric | nodes | headroom_ms | band | tokens/s per GPU | interval | vs first "
+        "| interval | step_ms | exposed_ms |\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+  std::map<std::pair<std::string, std::string>, std::string> tipping;
   for (const Record* p : projections) {
     const nlohmann::json& r = p->data;
-    md << "| " << text_at(r, "model").value_or("?") << " | " << fabric_of(r) << " | " << nodes_of(r)
-       << " | " << optional_fixed(r, "headroom_ms") << " | " << optional_fixed(r, "headroom_lo_ms")
+    const std::string model = text_at(r, "model").value_or("?");
+    md << "| " << model << " | " << fabric_of(r) << " | " << nodes_of(r) << " | "
+       << optional_fixed(r, "headroom_ms") << " | " << optional_fixed(r, "headroom_lo_ms")
        << " .. " << optional_fixed(r, "headroom_hi_ms") << " | "
-       << optional_fixed(r, "tipping_point_nodes", 1) << " |\n";
+       << (r.value("fits", true) ? optional_fixed(r, "tokens_per_s_per_gpu", 0) : "no fit")
+       << " | " << interval_cell(r, "tokens_per_s_per_gpu", 0) << " | "
+       << optional_fixed(r, "per_gpu_vs_first", 3) << " | "
+       << interval_cell(r, "per_gpu_vs_first", 3) << " | " << optional_fixed(r, "step_ms", 1)
+       << " | "
+       << optional_fixed(r, "exposed_comm_ms", 1) << " |\n";
+    if (auto words = text_at(r, "tipping_point")) tipping[{model, fabric_of(r)}] = *words;
   }
+  md << "\n";
+  for (const auto& [key, words] : tipping)
+    md << "- " << key.first << " on " << key.second << " tips: " << words << "\n";
+  md << "\n";
+}
+
+// What runs said went wrong or looks impossible, carried here so a reader of the report sees it:
+// a replay whose passes do not add up (step records' sanity_problems).
+void warnings(std::ostream& md, const std::vector<Record>& records) {
+  std::vector<std::string> lines;
+  const ModelIndex models = index_models(records);
+  for (const Record* r : of_kind(records, "step")) {
+    const nlohmann::json* problems = records::field_at(r->data, "sanity_problems");
+    if (!problems || !problems->is_array()) continue;
+    for (const auto& problem : *problems)
+      if (problem.is_string())
+        lines.push_back(model_of(r->data, models) + " on " + fabric_of(r->data) + ", " +
+                        std::to_string(nodes_of(r->data)) + " node(s) (" + r->where() +
+                        "): " + problem.get<std::string>());
+  }
+  if (lines.empty()) return;
+  md << "## Warnings from the runs\n\n";
+  for (const std::string& line : lines) md << "- " << line << "\n";
   md << "\n";
 }
 
@@ -232,7 +267,6 @@ void commands(std::ostream& md, const std::vector<Record>& records, const Report
 std::string report_markdown(const std::vector<Record>& records, const ReportRequest& request,
                             const std::vector<FigureNote>& figures) {
   std::ostringstream md;
-  const ModelIndex models = index_models(records);
   std::set<std::string> files;
   for (const Record& r : records) files.insert(r.file);
   md << "# collreplay results\n\n"
@@ -248,8 +282,9 @@ std::string report_markdown(const std::vector<Record>& records, const ReportRequ
       md << "### " << f.title << "\n\n![" << f.title << "](" << f.png << ")\n\n";
   }
   md << "\n";
+  warnings(md, records);
   step_table(md, records);
-  headroom_tables(md, records, models);
+  headroom_tables(md, records);
   projection_table(md, records);
   busbw_table(md, records);
   commands(md, records, request);

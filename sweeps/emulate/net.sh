@@ -32,12 +32,14 @@ net_up() {
 
 # tc tbf on both ends of every node's link: eth0 shapes what the node sends, the bridge port pI
 # what it receives. Latency (half per direction) only where the kernel has netem.
+# The bucket is small (shape_burst_bytes: 125 us at the rate), so no message passes an idle link
+# faster than the rate by more than that. TCP's GSO packets (up to 64 KiB) larger than the bucket
+# are cut into MTU-sized ones by tbf itself (the kernel's tbf_segment), so segmentation offload
+# stays on: turning it off (gso_max_segs 1) costs this host most of its throughput.
 net_shape() {
-  local rate_mbit=$1 latency_us=$2 br i burst_bytes
+  local rate_mbit=$1 latency_us=$2 burst_bytes=$3 br i
   br=$(fabric_ns)
   [ "$rate_mbit" = 0 ] && [ "$latency_us" = 0 ] && return 0
-  # A burst of 10 ms at the rate, at least 128 KiB so one GSO segment always fits.
-  burst_bytes=$(awk -v r="$rate_mbit" 'BEGIN { b = r * 1e6 / 8 / 100; if (b < 131072) b = 131072; printf "%d", b }')
   for ((i = 0; i < CL_NODES; i++)); do
     shape_device "$(node_name "$i")" eth0 "$rate_mbit" "$latency_us" "$burst_bytes"
     shape_device "$br" "p$i" "$rate_mbit" "$latency_us" "$burst_bytes"

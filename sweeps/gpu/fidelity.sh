@@ -2,7 +2,8 @@
 # Fidelity on one GPU: the real-training reference (reference/reference_step.py) and replay of the
 # same model and plan side by side, closing with fidelity_summary.py's table (exit 1 on a FAIL).
 #   sweeps/gpu/fidelity.sh OUT_DIR [case...]                world 1: q05 q7 q72 mix (default),
-#                                                           q3moe, mixg q3moeg (experts grouped)
+#                                                           q3moe, nem (Nemotron-4 15B),
+#                                                           mixg q3moeg (experts grouped)
 #   sweeps/gpu/fidelity.sh OUT_DIR multi [case...]          fsdp2-w2 fsdp2-w4 hsdp-2x2 ddp-w2 mix-ep2
 #   sweeps/gpu/fidelity.sh OUT_DIR optimizers [model...]    every AdamW on q05 q7 q72 mix
 # Environment: HOST_TIME=calibrate|FILE (replay's --host-time), PIN_CPUS=LIST (taskset both
@@ -44,7 +45,9 @@ workload() {
     # The same two, experts grouped (torch._grouped_mm over stacked experts, as torchtitan).
     mixg) echo "--model mixtral-8x7b --layers 2 --micro-batch 2 --seq 2048 --experts grouped" ;;
     q3moeg) echo "--model qwen3-30b-a3b --layers 2 --micro-batch 2 --seq 2048 --experts grouped" ;;
-    *) echo "fidelity.sh: unknown model case '$1' (q05 q7 q72 mix q3moe mixg q3moeg)" >&2; return 2 ;;
+    # Nemotron-4 15B (LayerNorm1P, squared ReLU, partial rotary) at its published seq 4096.
+    nem) echo "--model nemotron-4-15b --layers 2 --micro-batch 1 --seq 4096" ;;
+    *) echo "fidelity.sh: unknown model case '$1' (q05 q7 q72 mix q3moe mixg q3moeg nem)" >&2; return 2 ;;
   esac
 }
 

@@ -30,8 +30,9 @@ parse_hostfile() {
 }
 
 # The default dilation: the smallest whole factor that brings every shaped fabric of the sweep to
-# 4 Gbit/s summed over the largest node count (so at most that per node): about half of what two
-# cores move between 8 namespaces, so the shaping and not the host decides the bandwidth.
+# at most HOST_SHAPE_MBIT per node (what this host's small-bucket shaping holds) and 4 Gbit/s
+# summed over the largest node count (about half of what two cores move between 8 namespaces), so
+# the shaping and not the host decides the bandwidth.
 SUM_CAP_GBIT_S=4
 default_dilation() {
   local fabric gbit d=1 max_nodes
@@ -40,7 +41,9 @@ default_dilation() {
     [ "$fabric" = real ] && continue
     read -r gbit _ _ <<<"$(fabric_fields "$fabric")"
     d=$(awk -v g="$gbit" -v n="$max_nodes" -v cap="$SUM_CAP_GBIT_S" -v d="$d" \
-      'BEGIN { x = g * n / cap; x = (x == int(x)) ? x : int(x) + 1; print (x > d) ? x : d }')
+      -v node_d="$(faithful_dilation "$gbit")" \
+      'BEGIN { x = g * n / cap; x = (x == int(x)) ? x : int(x) + 1; if (node_d > x) x = node_d
+               print (x > d) ? x : d }')
   done
   echo "$d"
 }
@@ -64,10 +67,12 @@ validate_inputs() {
   [[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] || usage_error "--name may hold letters, digits, '.', '_', '-'"
   local max_nodes fabric
   max_nodes=$(max_of "$NODE_LIST")
-  # Inside an emulated cluster (`cluster run`, e.g. its Slurm) the fabric is the cluster's.
+  # Inside an emulated cluster (`cluster run`, e.g. its Slurm) the fabric is the cluster's: the
+  # one whose node this process's network namespace is.
   IN_EMULATED=0
-  local cluster_env=${COLLREPLAY_CLUSTER_STATE:-}/cluster.env
-  if [ "$LAUNCHER" != emulate ] && [ -n "${COLLREPLAY_CLUSTER_STATE:-}" ] && [ -r "$cluster_env" ]; then
+  local cluster_env
+  cluster_env=$(cluster_env_here)
+  if [ "$LAUNCHER" != emulate ] && [ -n "$cluster_env" ]; then
     IN_EMULATED=1
     local shaped_as shaped_dilation
     shaped_as=$(sed -n 's/^CL_FABRIC=//p' "$cluster_env")

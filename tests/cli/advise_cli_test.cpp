@@ -4,6 +4,7 @@
 // HSDP beat FULL_SHARD 2.0-2.4x; memory refusals; bad input exits 2 with one line.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -75,6 +76,26 @@ TEST_F(AdviseCli, RanksHsdpAboveFullShardOnTheMeasuredEth1gCluster) {
   }
 }
 
+// Every layout that fits 2 nodes of eth-1g leaves its layers' communication exposed: each says so
+// beside its rank, in the table and in its record, rather than ranking silently.
+TEST_F(AdviseCli, AFittingLayoutWhoseHeadroomIsNegativeSaysSo) {
+  const fs::path out = dir_ / "a.jsonl";
+  const Outcome r = run(advise() + kEth1g + " --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int fitting = 0;
+  for (const nlohmann::json& rec : read_jsonl(out)) {
+    if (rec["record"] != "advice" || !rec["fits"].get<bool>()) continue;
+    ++fitting;
+    const bool negative = rec["headroom_ms"].get<double>() < 0;
+    EXPECT_EQ(rec["note"].get<std::string>().rfind("headroom < 0", 0) == 0, negative)
+        << rec["layout"] << ": " << rec["note"];
+  }
+  EXPECT_GT(fitting, 0);
+  EXPECT_NE(r.out.find("headroom < 0: the median layer's communication outlasts its compute"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(AdviseCli, RefusesWhatDoesNotFitWithTheReason) {
   const fs::path out = dir_ / "a.jsonl";
   const Outcome r = run(advise() +
@@ -92,6 +113,35 @@ TEST_F(AdviseCli, RefusesWhatDoesNotFitWithTheReason) {
       EXPECT_TRUE(ddp_refused) << rec.dump();
     }
   EXPECT_TRUE(ddp_refused);
+}
+
+// Nemotron-4 15B, 2 nodes of 8 H100s, micro-batch 1 x 4096, fp32 gradient reduction: each DDP
+// layout has its distributed-optimizer twin holding the same parameters and gradients and a
+// DP-th of fp32 states (12 B) where DDP keeps bf16 moments whole (4 B). TP 2 with recompute:
+// 14.6 + 29.1 + 29.1 GiB under DDP does not fit an H100's usable 61.6 GiB; with the states
+// sharded over the 8 data-parallel ranks (10.9 GiB) it does.
+TEST_F(AdviseCli, DistributedOptimizerShardsTheStatesOfEachDdpLayout) {
+  const fs::path out = dir_ / "a.jsonl";
+  const Outcome r = run(advise() +
+                        " --model nemotron-4-15b --micro-batch 1 --seq 4096 --gpus-per-node 8 "
+                        "--nodes 2 --fabric ib-ndr-8x400 --compute model:h100 --reduce-dtype fp32"
+                        " --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, nlohmann::json> with_recompute;
+  for (const nlohmann::json& rec : read_jsonl(out))
+    if (rec["recompute"] == true) with_recompute[rec["layout"].get<std::string>()] = rec;
+  for (const auto& [ddp, dp] : {std::pair{"tp2+ddp", 8}, std::pair{"tp4+ddp", 4}}) {
+    const nlohmann::json& plain = with_recompute.at(ddp);
+    const nlohmann::json& sharded = with_recompute.at(std::string(ddp) + "+do");
+    EXPECT_EQ(sharded["plan"], "ddp");
+    EXPECT_EQ(sharded["memory"]["params_bytes"], plain["memory"]["params_bytes"]);
+    EXPECT_EQ(sharded["memory"]["grads_bytes"], plain["memory"]["grads_bytes"]);
+    const double params = plain["memory"]["params_bytes"].get<double>() / 2;
+    EXPECT_EQ(plain["memory"]["optimizer_bytes"].get<double>(), 4 * params);
+    EXPECT_EQ(sharded["memory"]["optimizer_bytes"].get<double>(), 12 * params / dp);
+  }
+  EXPECT_FALSE(with_recompute.at("tp2+ddp")["fits"].get<bool>());
+  EXPECT_TRUE(with_recompute.at("tp2+ddp+do")["fits"].get<bool>());
 }
 
 TEST_F(AdviseCli, ObservedTableGivesThePublishedFullShardThroughput) {
@@ -122,7 +172,9 @@ TEST_F(AdviseCli, BadInputIsOneLineAndExitTwo) {
         " --model qwen2.5-0.5b --nodes 2 --gpus-per-node 2 --fabric no-such-fabric --out " + out,
         " --model qwen2.5-0.5b --nodes 2 --plan ddp" + small,
         " --model qwen2.5-0.5b --nodes 2 --gpu-memory-gib 0" + small,
-        " --model qwen2.5-0.5b --nodes 2 --tp 2" + small, " --model qwen2.5-0.5b" + small}) {
+        " --model qwen2.5-0.5b --nodes 2 --tp 2" + small,
+        " --model qwen2.5-0.5b --nodes 2 --distributed-optimizer" + small,
+        " --model qwen2.5-0.5b" + small}) {
     const Outcome r = run(advise() + args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     EXPECT_EQ(count_lines(r.err), 1) << args << ": " << r.err;

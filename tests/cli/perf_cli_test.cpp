@@ -40,7 +40,7 @@ TEST_F(PerfCli, UnknownBenchmarkFlag) {
   expect_usage_error("--benchmark_frobnicate=1", "--benchmark_frobnicate");
 }
 TEST_F(PerfCli, MinAboveMax) { expect_usage_error("-b 16M -e 1K", "larger than -e"); }
-TEST_F(PerfCli, UnknownDtype) { expect_usage_error("-d int8", "unknown dtype 'int8'"); }
+TEST_F(PerfCli, UnknownDtype) { expect_usage_error("-d int4", "-d int4: unknown datatype"); }
 TEST_F(PerfCli, NegativeSize) { expect_usage_error("-b -1K -e 1M", "negative"); }
 TEST_F(PerfCli, OverflowingSize) { expect_usage_error("-e 99999999999999999999", "too large"); }
 TEST_F(PerfCli, SizeBeyondMemory) { expect_usage_error("--backend mpi -b 1T -e 1T", "needs"); }

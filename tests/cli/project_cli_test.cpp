@@ -121,7 +121,6 @@ TEST_F(ProjectCli, BadInputExitsTwoWithOneLine) {
       project() + kSmall + " --fabric eth-10g --compute model:tpu@0.5",
       project() + kSmall + " --fabric eth-10g --compute model:z80",
       project() + kSmall + " --fabric eth-10g --compute abacus",
-      project() + kSmall + " --fabric eth-10g",
       // Expert groups of 8 ranks do not tile nodes of 3 GPUs.
       project() +
           " --model mixtral-8x7b --layers 1 --ep 8 --gpus-per-node 3 --nodes 8 --fabric eth-10g"

@@ -79,14 +79,14 @@ TEST_F(ProjectObservedCli, PredictsHeldOutRowsOfAModelSeenAtOneNodeCount) {
       const double error = c["error_pct"], observed = c["observed_tokens_per_s_per_gpu"];
       RecordProperty(fabric + "_72b_" + std::to_string(nodes) + "_nodes_error_pct",
                      std::to_string(error));
-      // Within 10% per GPU, and inside the band of every parameter set that fits the other rows,
-      // except the "Ethernet" column's 8-node row: its 72B run lost 20% from 4 to 8 nodes while
-      // its 7B rows stayed level from 2 to 8, so nothing fitted on them can know it
-      // (bench/project/README.md, "Cross-model check"; with the slowest of 64 ranks in the step,
-      // issue 37, its band's lower edge sits 0.2% above it).
+      // The real figure lies inside the band of every parameter set that fits the other rows,
+      // widened by the projection's interval for the doublings from the fitted 2-node row.
+      EXPECT_LE(c["predicted_lo"].get<double>(), observed) << fabric << " " << nodes;
+      EXPECT_GE(c["predicted_hi"].get<double>(), observed) << fabric << " " << nodes;
+      // Within 10% per GPU, except the "Ethernet" column's 8-node row: its 72B run lost 20% from
+      // 4 to 8 nodes while its 7B rows stayed level from 2 to 8, so nothing fitted on them can
+      // know it (bench/project/README.md, "Cross-model check").
       if (fabric == "ib" || nodes == 4) {
-        EXPECT_LE(c["predicted_lo"].get<double>(), observed) << fabric << " " << nodes;
-        EXPECT_GE(c["predicted_hi"].get<double>(), observed) << fabric << " " << nodes;
         EXPECT_LT(std::fabs(error), 10) << fabric << " " << nodes;
       }
     }

@@ -62,6 +62,9 @@ TEST_F(ReplayParallel, BadInputExitsTwoWithOneLine) {
       "--dry-run --plan ddp --grad-compression powersgd:x",
       "--dry-run --plan ddp --bucket-cap-mb 0",
       "--dry-run --param-dtype fp8",
+      "--dry-run --distributed-optimizer",  // fsdp1 shards its states already
+      "--dry-run --plan ddp --ddp-bucket-size 1000000",
+      "--dry-run --plan ddp --distributed-optimizer --ddp-bucket-size -5",
       "--nccl-algo warp",
       "--nccl-proto ll256",
   };
@@ -101,6 +104,41 @@ TEST_F(ReplayParallel, DryRunJsonCarriesTheGroups) {
   EXPECT_EQ(m["expert"]["size"], 4);
   EXPECT_EQ(m["data_parallel"]["size"], 2);
   EXPECT_EQ(m["tp"]["size"], 2);
+}
+
+// The distributed optimizer's buckets, Nemotron-4 15B at TP 4 on 16 GPUs (DP 4): lm_head alone
+// (64,000 x 6,144 a TP rank), the final norm with layer 31's norms, down and up (75,534,336),
+// ..., embed_tokens with layer 0's norms and attention last; all of a TP rank's 3,907,792,896
+// parameters (no padding: every size divides by 128) gathered and reduce-scattered once, over
+// the 4 data-parallel ranks of a TP index.
+TEST_F(ReplayParallel, DistributedOptimizerDryRunPrintsTheBuckets) {
+  const std::string args =
+      "--dry-run --model nemotron-4-15b --world 16 --tp 4 --plan ddp --distributed-optimizer";
+  const Outcome text = run(replay() + " " + args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("bucket0                                 393,216,000      196,608,000"
+                          "        786,432,000        786,432,000                0"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("bucket1                                  75,534,336"), std::string::npos);
+  EXPECT_NE(text.out.find("# optimizer: adamw-fused (auto: Megatron's DistributedOptimizer"),
+            std::string::npos);
+  const nlohmann::json j = dry_run(args.substr(std::string("--dry-run ").size()));
+  ASSERT_EQ(j["units"].size(), 65u);
+  auto g = groups(j);
+  EXPECT_EQ(g["replicate"]["size"], 4);
+  EXPECT_EQ(g["replicate"]["ops"], 130);  // a reduce-scatter and an all-gather per bucket
+  EXPECT_EQ(g["replicate"]["bytes"], 2ull * 3907792896 * 2);
+  EXPECT_EQ(j["totals"]["allreduces"], 0);
+  EXPECT_EQ(j["totals"]["broadcasts"], 0);  // Megatron's DDP broadcasts no buffers
+}
+
+TEST_F(ReplayParallel, DistributedOptimizerReplaysOnFourRanksWithModelledCompute) {
+  const std::string out = replay_checked(
+      4, kTiny + " --plan ddp --distributed-optimizer --ddp-bucket-size 2000000 --tp 2"
+                 " --gpus-per-node 2 --layers 2 --micro-batches 2 --compute model:h100");
+  EXPECT_NE(out.find("ag.fwd.bucket0"), std::string::npos) << out;
+  EXPECT_NE(out.find("rs.bucket0"), std::string::npos) << out;
 }
 
 TEST_F(ReplayParallel, TensorAndSequenceParallelReplaysOnTwoRanks) {

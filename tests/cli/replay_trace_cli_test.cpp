@@ -142,8 +142,8 @@ TEST_F(ReplayTraceCli, ProjectTakesATrace) {
                         (bin_dir().parent_path().parent_path() / "sweeps/fabrics.tsv").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("trace:"), std::string::npos) << r.out;
-  EXPECT_EQ(count_lines(r.out), 7)
-      << r.out;  // three header lines, three node counts, the tipping point
+  // four header lines (the intervals' among them), three node counts, the tipping point
+  EXPECT_EQ(count_lines(r.out), 8) << r.out;
 }
 
 }  // namespace

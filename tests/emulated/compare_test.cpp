@@ -2,17 +2,20 @@
 // the second time with each node's link rate-limited by tc tbf, and compare must flag exactly
 // the sizes the shaping slowed.
 //
-// Which sizes those are is known in advance. tbf lets a burst of 10 ms at the rate, at least
-// 128 KiB, through untouched (sweeps/emulate/net.sh): at 20 Mbit/s, 128 KiB. The small sizes
-// (1 and 2 KiB buffers, 12 ops per placement, two placements) send under 40 KB per node in all,
-// so they never wait for a token; the large ones (4 and 8 MiB buffers: 2 and 4 MiB per node and
-// op) drain the bucket in warm-up and then move at 2.5 MB/s or less: at least 840 and 1680 ms
+// Which sizes those are is known in advance. tbf lets its bucket through untouched
+// (sweeps/emulate/net.sh); the shaped cluster here asks for a 128 KiB one (--burst-us 52429 at
+// 20 Mbit/s) instead of its default two frames, so that the small sizes stay unslowed. The
+// small sizes (1 and 2 KiB buffers, 12 ops per placement, two placements) send under 40 KB per node
+// in all, so they never wait for a token; the large ones (4 and 8 MiB buffers: 2 and 4 MiB per node
+// and op) drain the bucket in warm-up and then move at 2.5 MB/s or less: at least 840 and 1680 ms
 // per op, against 1 to 16 ms unshaped, fifty times slower or more. Small sizes on a 2-core host
 // move between runs by 2x on a quiet host, 4x under a load of 8, and 9x once in a fresh clone's
 // `make test` (17.8 against 164 us, failing --threshold 500 at 100 Mbit/s), so the gate runs at
 // --threshold 2000 (21 times as slow), between the two; and BASE and NEW run at the same time on
 // two clusters, one unshaped and one shaped, so that whatever else loads the host loads both
-// alike.
+// alike. Both stand for the profile "gate" (the programs on them record their cluster's fabric,
+// and compare pairs records of one fabric only): 0 Gbit/s, unshaped, in BASE's profiles file and
+// 20 Mbit/s in NEW's.
 #include <nlohmann/json.hpp>
 
 #include <set>
@@ -33,7 +36,7 @@ class CompareTest : public EmulatedTest {
   }
   // The shaped cluster, beside the fixture's unshaped one: its own state folder and prefix.
   std::string slow_cluster(const std::string& verb, const std::string& args = "") const {
-    return "FABRICS_FILE=" + quoted(dir_ / "fabrics.tsv") + " " +
+    return "FABRICS_FILE=" + quoted(dir_ / "slow-fabrics.tsv") + " " +
            quoted(repo_dir() / "sweeps/emulate/cluster") + " " + verb + " --state " +
            quoted(dir_ / "slow-state") + " --prefix " + kSlowPrefix +
            (args.empty() ? "" : " " + args);
@@ -45,20 +48,25 @@ class CompareTest : public EmulatedTest {
              quoted(dir_ / side / (name + ".jsonl")) + " >" + quoted(dir_ / (side + ".log")) +
              " 2>&1";
     };
-    const Outcome both = run(cluster("run", perf("base")) + " & base=$!; " +
-                             slow_cluster("run", perf("new")) + "; new=$?; wait $base; " +
-                             "[ $? = 0 ] && [ $new = 0 ]");
+    const Outcome both =
+        run(cluster("run", perf("base")) + " & base=$!; " + slow_cluster("run", perf("new")) +
+            "; new=$?; wait $base; " + "[ $? = 0 ] && [ $new = 0 ]");
     ASSERT_EQ(both.exit_code, 0) << name << ": " << cli_test::slurp(dir_ / "base.log")
                                  << cli_test::slurp(dir_ / "new.log");
   }
 };
 
 TEST_F(CompareTest, FlagsExactlyTheSizesAShapedLinkSlowed) {
-  std::ofstream(dir_ / "fabrics.tsv")
+  std::ofstream(dir_ / "slow-fabrics.tsv")
       << "name node_gbit_s latency_us links description\n"
-         "gate-20m 0.02 0 1 20 Mbit/s, no latency: bursts up to 128 KiB pass untouched\n";
-  ASSERT_EQ(run(cluster("up", "--nodes 2")).exit_code, 0);
-  const Outcome up = run(slow_cluster("up", "--nodes 2 --fabric gate-20m"));
+         "gate 0.02 0 1 20 Mbit/s, no latency: bursts up to 128 KiB pass untouched\n";
+  std::ofstream(dir_ / "fabrics.tsv") << "name node_gbit_s latency_us links description\n"
+                                         "gate 0 0 1 unshaped\n";
+  ASSERT_EQ(run("FABRICS_FILE=" + quoted(dir_ / "fabrics.tsv") + " " +
+                cluster("up", "--nodes 2 --fabric gate"))
+                .exit_code,
+            0);
+  const Outcome up = run(slow_cluster("up", "--nodes 2 --fabric gate --burst-us 52429"));
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
   fs::create_directories(dir_ / "base");
   fs::create_directories(dir_ / "new");

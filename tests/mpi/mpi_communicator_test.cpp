@@ -13,6 +13,10 @@
 namespace collreplay {
 namespace {
 
+constexpr DType kAllTypes[] = {DType::bf16, DType::f16, DType::f32, DType::fp8, DType::fp8_e5m2,
+                               DType::f64,  DType::i8,  DType::u8,  DType::i32, DType::u32,
+                               DType::i64,  DType::u64};
+
 BackendOptions test_options() {
   BackendOptions options;
   options.timeout_seconds = 30;  // a bug fails the test instead of hanging the suite
@@ -40,7 +44,7 @@ TEST(MpiCommunicator, EveryOpEveryDtypeIsExact) {
   OpParams params;
   params.seed = 11;
   for (const OpSpec* op : all_ops())
-    for (DType t : {DType::bf16, DType::f16, DType::f32})
+    for (DType t : kAllTypes)
       if (!op->needs_partner())  // send, recv: in p2p groups (mpi_p2p_test.cpp)
       for (Placement p : {Placement::out_of_place, Placement::in_place})
         for (std::size_t count : {std::size_t{1}, std::size_t{1000}, std::size_t{4099}}) {
@@ -48,6 +52,25 @@ TEST(MpiCommunicator, EveryOpEveryDtypeIsExact) {
           EXPECT_EQ(run_and_check(comm, *op, count, t, p, params), 0u)
               << op->name() << " " << dtype_name(t) << " " << placement_name(p) << " " << count;
         }
+}
+
+// nccl-tests' -o on the host backend's own reductions: every dtype, both placements, counts
+// below, at and beyond the rank count.
+TEST(MpiCommunicator, EveryReductionOfEveryDtypeIsExact) {
+  MpiCommunicator comm(MPI_COMM_WORLD, test_options());
+  for (const char* name : {"all_reduce", "reduce_scatter"})
+    for (DType t : kAllTypes)
+      for (ReduceOp r : {ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max,
+                         ReduceOp::avg})
+        for (Placement p : {Placement::out_of_place, Placement::in_place})
+          for (std::size_t count : {std::size_t{1}, std::size_t{3}, std::size_t{1031}}) {
+            OpParams params;
+            params.seed = 5;
+            params.reduce_op = r;
+            EXPECT_EQ(run_and_check(comm, find_op(name), count, t, p, params), 0u)
+                << name << " " << dtype_name(t) << " " << reduce_op_name(r) << " "
+                << placement_name(p) << " " << count;
+          }
 }
 
 TEST(MpiCommunicator, SkewedAllToAllvIsExact) {
@@ -122,8 +145,16 @@ TEST(MpiDtypes, HugeCountsBecomeBlocks) {
   EXPECT_LE(span.count, INT_MAX);
   EXPECT_EQ(static_cast<std::size_t>(block_bytes) * static_cast<std::size_t>(span.count),
             elements * 2);
-  EXPECT_NE(types.sum_op(DType::f32, span.type), MPI_SUM);  // blocks need the user op
-  EXPECT_EQ(types.sum_op(DType::f32, MPI_FLOAT), MPI_SUM);
+  EXPECT_NE(types.reduce_op(DType::f32, ReduceOp::sum, span.type), MPI_SUM);  // blocks: user op
+  EXPECT_EQ(types.reduce_op(DType::f32, ReduceOp::sum, MPI_FLOAT), MPI_SUM);
+  // The matching MPI types and MPI's own ops where MPI knows the type; bf16 needs a user op.
+  EXPECT_EQ(mpi_element_type(DType::i8), MPI_INT8_T);
+  EXPECT_EQ(mpi_element_type(DType::u64), MPI_UINT64_T);
+  EXPECT_EQ(mpi_element_type(DType::f64), MPI_DOUBLE);
+  EXPECT_EQ(types.reduce_op(DType::i32, ReduceOp::max, MPI_INT32_T), MPI_MAX);
+  EXPECT_EQ(types.reduce_op(DType::f64, ReduceOp::prod, MPI_DOUBLE), MPI_PROD);
+  EXPECT_NE(types.reduce_op(DType::bf16, ReduceOp::min, MPI_UINT16_T), MPI_MIN);
+  EXPECT_THROW(types.reduce_op(DType::f32, ReduceOp::avg, MPI_FLOAT), UsageError);
   EXPECT_EQ(types.span(DType::f32, 1000).type, MPI_FLOAT);
 }
 

@@ -89,8 +89,14 @@ TEST_F(Figures, HeadroomDrawsAPanelPerModelWithItsOwnAnswer) {
   EXPECT_NE(svg.find("qwen2.5-0.5b"), std::string::npos);
   EXPECT_NE(svg.find("eth-10g: tips between 1 and 2 nodes"), std::string::npos);
   EXPECT_NE(svg.find("ib-ndr-8x400: stays positive up to 4 nodes"), std::string::npos);
-  // -900 ms is far below 3 x the +12 ms surplus: the axis stops short and the title says so.
-  EXPECT_NE(svg.find("off the axis at 4 nodes: eth-10g -900 ms"), std::string::npos);
+  // -900 ms is far below 3 x the +12 ms surplus: the axis stops short, the title says how it
+  // marks the points below it, and each is on the floor with its value (2 and 4 nodes).
+  EXPECT_NE(svg.find("▼ on the floor: below the axis, value beside it"), std::string::npos);
+  std::size_t labels = 0;
+  for (std::size_t at = svg.find("-900 ms"); at != std::string::npos;
+       at = svg.find("-900 ms", at + 1))
+    ++labels;
+  EXPECT_EQ(labels, 2u) << "one label per point below the axis";
 }
 
 // Two runs on the same hosts (a sweep's node counts): a panel each, titled by its run, each on its

@@ -81,7 +81,7 @@ TEST_F(Programs, ReportWithoutGnuplotWritesItsTextAndSaysWhyEachFigureIsMissing)
                      results_fixtures() + " --out " + dir_.string());
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const std::string md = cli_test::slurp(dir_ / "report.md");
-  EXPECT_NE(md.find("## The answer: where communication stops hiding"), std::string::npos);
+  EXPECT_NE(md.find("## The answer: does the model need the fast fabric?"), std::string::npos);
   EXPECT_NE(md.find("Step summary"), std::string::npos);
   EXPECT_NE(md.find("- Overlap headroom vs node count: not drawn (gnuplot is not on PATH"),
             std::string::npos)
@@ -105,10 +105,11 @@ TEST_F(Programs, ReportEmbedsTheFiguresAndTheCommands) {
   EXPECT_NE(md.find("eth-10g"), std::string::npos);
   EXPECT_NE(md.find("Step summary"), std::string::npos);
   // It opens with the answer: where each model tips on each fabric, before any table.
-  const std::size_t answer = md.find("## The answer: where communication stops hiding");
+  const std::size_t answer = md.find("## The answer: does the model need the fast fabric?");
   ASSERT_NE(answer, std::string::npos);
   EXPECT_LT(answer, md.find("## Environment"));
-  EXPECT_NE(md.find("on eth-10g tips between 2 and 4 nodes", answer), std::string::npos);
+  EXPECT_NE(md.find("on eth-10g: measured, tips between 2 and 4 nodes", answer), std::string::npos)
+      << md.substr(answer, 2000);
   EXPECT_FALSE(fs::exists(dir_ / "report.md.partial"));
 }
 

@@ -19,15 +19,18 @@ int add_grouped_query(ModuleTree& t, int attn, const ModelConfig& m, int tp) {
   const int vp = add_linear(t, attn, "v_proj", m.hidden, kv, m.qkv_bias);
   const int op = add_linear(t, attn, "o_proj", q, m.hidden, m.o_bias);
   const int in = add_input_grads(t, attn, 3, m.hidden);
+  // Partial rotary (Nemotron's partial_rotary_factor) turns rotary_dim of each head; the rest
+  // passes through (step_structure adds the cat that joins them).
+  const std::int64_t q_rot = m.heads / tp * m.rotary_dim(), kv_rot = m.kv_heads / tp * m.rotary_dim();
   if (!m.qk_norm) {
-    const int rotary = add_synthetic(t, attn, "rotary", ComputeKind::rotary, q, kv);
+    const int rotary = add_synthetic(t, attn, "rotary", ComputeKind::rotary, q_rot, kv_rot);
     const int core = add_core(t, attn, m);
     t.nodes[attn].exec_children = {in, qp, kp, vp, rotary, core, op};
     return attn;
   }
   const int qn = add_norm(t, attn, "q_norm", m.head_dim, false, m.heads / tp);
   const int kn = add_norm(t, attn, "k_norm", m.head_dim, false, m.kv_heads / tp);
-  const int rotary = add_synthetic(t, attn, "rotary", ComputeKind::rotary, q, kv);
+  const int rotary = add_synthetic(t, attn, "rotary", ComputeKind::rotary, q_rot, kv_rot);
   const int core = add_core(t, attn, m);
   t.nodes[attn].exec_children = {in, qp, qn, kp, kn, vp, rotary, core, op};
   return attn;

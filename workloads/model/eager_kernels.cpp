@@ -1,6 +1,7 @@
 #include "workloads/model/eager_kernels.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 namespace collreplay {
 namespace {
@@ -69,23 +70,26 @@ WorkSet rms_norm_kernels(const std::string& label, std::uint64_t rows, std::uint
 }
 
 WorkSet rotary_kernels(const std::string& label, std::uint64_t tokens, std::uint64_t q_width,
-                       std::uint64_t kv_width, std::uint64_t head_dim, std::uint64_t a) {
+                       std::uint64_t kv_width, std::uint64_t head_dim, std::uint64_t a,
+                       std::uint64_t q_pass, std::uint64_t kv_pass) {
   const KernelKind V = KernelKind::vector, G = KernelKind::generic;
   const std::uint64_t table = tokens * head_dim;
   WorkSet s;
-  for (const auto& [name, width] : {std::pair{"q", q_width}, std::pair{"k", kv_width}}) {
-    const std::uint64_t e = tokens * width;
+  using Part = std::tuple<const char*, std::uint64_t, std::uint64_t>;
+  for (const auto& [name, width, pass] : {Part{"q", q_width, q_pass}, Part{"k", kv_width, kv_pass}}) {
+    const std::uint64_t e = tokens * width, full = tokens * (width + pass);
     const std::string l = label + " " + name;
     add(s.fwd, l, "x * cos", {G, e, a * (e + table), a * e});
     add(s.fwd, l, "-x2", {G, e / 2, a * e / 2, a * e / 2});
     add(s.fwd, l, "cat(-x2, x1)", {G, e, a * e, a * e});
     add(s.fwd, l, "rotate_half(x) * sin", {G, e, a * (e + table), a * e});
     add(s.fwd, l, "add", {G, e, 2 * a * e, a * e});
+    if (pass > 0) add(s.fwd, l, "cat(x_embed, x_pass)", {G, full, a * full, a * full});
   }
   // Backward: k first (its rotary ran last), then q; each ends with its transpose to the
   // projection's [tokens, width] layout.
-  for (const auto& [name, width] : {std::pair{"k", kv_width}, std::pair{"q", q_width}}) {
-    const std::uint64_t e = tokens * width;
+  for (const auto& [name, width, pass] : {Part{"k", kv_width, kv_pass}, Part{"q", q_width, q_pass}}) {
+    const std::uint64_t e = tokens * width, full = tokens * (width + pass);
     const std::string l = label + " " + name;
     add(s.bwd, l, "grad * sin", {G, e, a * (e + table), a * e});
     add(s.bwd, l, "zeros for the halves", {V, e, 0, a * e, 2});
@@ -93,7 +97,12 @@ WorkSet rotary_kernels(const std::string& label, std::uint64_t tokens, std::uint
     add(s.bwd, l, "cat backward add_", {V, e, 2 * a * e, a * e});
     add(s.bwd, l, "grad * cos", {G, e, a * (e + table), a * e});
     add(s.bwd, l, "add_", {G, e, 2 * a * e, a * e});
-    add(s.bwd, l, "transpose(1, 2).contiguous()", {G, e, a * e, a * e});
+    if (pass > 0) {
+      add(s.bwd, l, "slice backward: zeros", {V, 2 * full, 0, 2 * a * full, 2});
+      add(s.bwd, l, "slice backward: slices copied in", {G, full, a * full, a * full, 2});
+      add(s.bwd, l, "slice grads summed", {V, full, 2 * a * full, a * full});
+    }
+    add(s.bwd, l, "transpose(1, 2).contiguous()", {G, full, a * full, a * full});
   }
   return s;
 }
@@ -158,6 +167,30 @@ WorkSet gelu_kernels(const std::string& label, std::uint64_t rows, std::uint64_t
   WorkSet s;
   add(s.fwd, label, "gelu", {KernelKind::vector, e, a * e, a * e});
   add(s.bwd, label, "gelu backward", {KernelKind::vector, e, 2 * a * e, a * e});
+  return s;
+}
+
+WorkSet layer_norm_1p_kernels(const std::string& label, std::uint64_t rows, std::uint64_t hidden,
+                              std::uint64_t a) {
+  WorkSet s;
+  add(s.fwd, label, "weight + 1", {KernelKind::vector, hidden, a * hidden, a * hidden});
+  const WorkSet norm = layer_norm_kernels(label, rows, hidden, a);
+  s.fwd.append(norm.fwd);
+  s.bwd.append(norm.bwd);
+  return s;
+}
+
+WorkSet squared_relu_kernels(const std::string& label, std::uint64_t rows,
+                             std::uint64_t intermediate, std::uint64_t a) {
+  const std::uint64_t e = rows * intermediate;
+  const KernelKind V = KernelKind::vector;
+  WorkSet s;
+  add(s.fwd, label, "relu", {V, e, a * e, a * e});
+  add(s.fwd, label, "square (pow 2)", {V, e, a * e, a * e});
+  add(s.bwd, label, "pow backward: x.pow(1) copy", {KernelKind::copy, e, a * e, a * e});
+  add(s.bwd, label, "pow backward: 2 x", {V, e, a * e, a * e});
+  add(s.bwd, label, "grad * 2 x", {V, e, 2 * a * e, a * e});
+  add(s.bwd, label, "relu backward (threshold_backward)", {V, e, 2 * a * e, a * e});
   return s;
 }
 

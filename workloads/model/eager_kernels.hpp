@@ -23,9 +23,13 @@ void host_sync(Work& w, const std::string& label, const char* what);
 WorkSet rms_norm_kernels(const std::string& label, std::uint64_t rows, std::uint64_t hidden,
                          std::uint64_t bytes);
 // Rotary embedding on q ([tokens, q_width]) and k ([tokens, kv_width]) with cos/sin tables of
-// [tokens, head_dim]; the backward also makes the q and k gradients contiguous again.
+// [tokens, head_dim]; the backward also makes the q and k gradients contiguous again. Partial
+// rotary (q_pass, kv_pass: the widths that pass through, 0 when all turn) as transformers'
+// apply_rotary_pos_emb runs it: x[..., :rot] turned, torch.cat((x_embed, x_pass)); in backward
+// each slice's gradient is a zero-filled full tensor with the slice copied in, the two summed.
 WorkSet rotary_kernels(const std::string& label, std::uint64_t tokens, std::uint64_t q_width,
-                       std::uint64_t kv_width, std::uint64_t head_dim, std::uint64_t bytes);
+                       std::uint64_t kv_width, std::uint64_t head_dim, std::uint64_t bytes,
+                       std::uint64_t q_pass = 0, std::uint64_t kv_pass = 0);
 // The cos/sin tables, once per forward.
 WorkSet rotary_table_kernels(const std::string& label, std::uint64_t tokens,
                              std::uint64_t head_dim, std::uint64_t bytes);
@@ -46,6 +50,14 @@ WorkSet layer_norm_kernels(const std::string& label, std::uint64_t rows, std::ui
 // GELU between a non-gated MLP's two linears, over [rows, intermediate].
 WorkSet gelu_kernels(const std::string& label, std::uint64_t rows, std::uint64_t intermediate,
                      std::uint64_t bytes);
+// Nemotron's LayerNorm1P (modeling_nemotron.py): `self.weight + 1`, then nn.LayerNorm's kernels
+// with that weight; the add's backward hands the gradient through to the weight unchanged.
+WorkSet layer_norm_1p_kernels(const std::string& label, std::uint64_t rows, std::uint64_t hidden,
+                              std::uint64_t bytes);
+// transformers' ReLUSquaredActivation, torch.square(relu(x)), over [rows, intermediate]. square
+// is pow(x, 2): its backward is pow_backward's grad * (2 * x.pow(1)), x.pow(1) a copy.
+WorkSet squared_relu_kernels(const std::string& label, std::uint64_t rows,
+                             std::uint64_t intermediate, std::uint64_t bytes);
 // x + f(x) of the residual stream (forward only: its backward is the norm's accumulation).
 WorkSet residual_kernels(const std::string& label, std::uint64_t tokens, std::uint64_t hidden,
                          std::uint64_t bytes);

@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::pair<ModelFamily, std::string_view>, 9> kFamilies = {{
+constexpr std::array<std::pair<ModelFamily, std::string_view>, 10> kFamilies = {{
     {ModelFamily::llama, "llama"},
     {ModelFamily::mistral, "mistral"},
     {ModelFamily::qwen2, "qwen2"},
@@ -25,6 +25,7 @@ constexpr std::array<std::pair<ModelFamily, std::string_view>, 9> kFamilies = {{
     {ModelFamily::qwen3_moe, "qwen3_moe"},
     {ModelFamily::deepseek_v3, "deepseek_v3"},
     {ModelFamily::gpt_neox, "gpt_neox"},
+    {ModelFamily::nemotron, "nemotron"},
 }};
 
 // The config's fields, read with the file and family named in every error.
@@ -142,6 +143,10 @@ void read_attention_rules(const Fields& f, ModelConfig& m) {
     case ModelFamily::deepseek_v3:  // q_a_proj, kv_a_proj_with_mqa, o_proj: attention_bias
       m.qkv_bias = m.o_bias = f.flag_or("attention_bias", false);
       break;
+    case ModelFamily::nemotron:  // modeling_nemotron.py: q/k/v/o attention_bias, up/down mlp_bias
+      m.qkv_bias = m.o_bias = f.flag_or("attention_bias", false);
+      m.mlp_bias = f.flag_or("mlp_bias", false);
+      break;
     case ModelFamily::gpt_neox:  // modeling_gpt_neox.py: query_key_value, dense: attention_bias
       m.qkv_bias = m.o_bias = f.flag_or("attention_bias", true);
       m.mlp_bias = true;  // dense_h_to_4h, dense_4h_to_h: nn.Linear with its default bias
@@ -205,6 +210,17 @@ void read_gpt_neox(const Fields& f, ModelConfig& m) {
   m.rotary_pct = f.number_or("rotary_pct", 0.25);
   if (!(m.rotary_pct > 0 && m.rotary_pct <= 1)) f.fail("field 'rotary_pct' must be in (0, 1]");
   m.parallel_residual = f.flag_or("use_parallel_residual", true);
+}
+
+// configuration_nemotron.py: partial_rotary_factor (default 0.5) of each head is rotated;
+// hidden_act (default "relu2") is ACT2FN's ReLUSquaredActivation, the only one modelled here.
+void read_nemotron(const Fields& f, ModelConfig& m) {
+  m.rotary_pct = f.number_or("partial_rotary_factor", 0.5);
+  if (!(m.rotary_pct > 0 && m.rotary_pct <= 1))
+    f.fail("field 'partial_rotary_factor' must be in (0, 1]");
+  const std::string act = f.has("hidden_act") ? f.text_or("hidden_act") : "relu2";
+  if (act != "relu2")
+    f.fail("hidden_act '" + act + "' is not modelled for nemotron (relu2: squared ReLU)");
 }
 
 void check_sizes(const Fields& f, const ModelConfig& m) {
@@ -272,6 +288,7 @@ ModelConfig parse_model_json(std::string_view text, std::string_view origin) {
     case ModelFamily::qwen3_moe: read_qwen_moe(f, m); break;
     case ModelFamily::deepseek_v3: read_deepseek_v3(f, m); break;
     case ModelFamily::gpt_neox: read_gpt_neox(f, m); break;
+    case ModelFamily::nemotron: read_nemotron(f, m); break;
     default: break;
   }
   check_sizes(f, m);

@@ -11,7 +11,7 @@ namespace collreplay {
 
 // transformers' model_type values this reader knows, each with its modeling_<type>.py rules.
 enum class ModelFamily {
-  llama, mistral, qwen2, qwen3, mixtral, qwen2_moe, qwen3_moe, deepseek_v3, gpt_neox
+  llama, mistral, qwen2, qwen3, mixtral, qwen2_moe, qwen3_moe, deepseek_v3, gpt_neox, nemotron
 };
 std::string_view family_name(ModelFamily family);  // the model_type string
 std::string supported_families();                  // "llama, mistral, ..." for errors
@@ -34,22 +34,29 @@ struct ModelConfig {
   // Multi-head latent attention (DeepSeek-V3; kv_lora_rank 0: none). q_lora_rank 0: q_proj.
   std::int64_t q_lora_rank = 0, kv_lora_rank = 0;
   std::int64_t qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
-  // GPT-NeoX: LayerNorm with bias, GELU MLP, fused query_key_value, partial rotary.
+  // GPT-NeoX: LayerNorm with bias, GELU MLP, fused query_key_value. Nemotron: LayerNorm1P with
+  // bias, squared-ReLU MLP. Both rotate rotary_pct of each head (partial_rotary_factor).
   double rotary_pct = 1.0;
   bool parallel_residual = false;
 
   bool is_moe() const { return experts > 0; }
   bool is_mla() const { return kv_lora_rank > 0; }
   bool is_neox() const { return family == ModelFamily::gpt_neox; }
+  bool is_nemotron() const { return family == ModelFamily::nemotron; }
+  // Norms are nn.LayerNorm with a bias (GPT-NeoX; Nemotron's LayerNorm1P), not RMSNorm.
+  bool layer_norm() const { return is_neox() || is_nemotron(); }
+  // The dense MLP is up -> activation -> down (GELU, squared ReLU), not SiLU-gated.
+  bool plain_mlp() const { return is_neox() || is_nemotron(); }
   // Whether decoder layer `layer` holds experts (false for every layer of a dense model).
   bool moe_layer(std::int64_t layer) const;
   // Attention dims per head: q and k (MLA: nope + rope) and v.
   std::int64_t qk_dim() const { return is_mla() ? qk_nope_head_dim + qk_rope_head_dim : head_dim; }
   std::int64_t v_dim() const { return is_mla() ? v_head_dim : head_dim; }
-  // Dims of each head that rotary turns (MLA: the rope part; GPT-NeoX: rotary_pct of it).
+  // Dims of each head that rotary turns (MLA: the rope part; GPT-NeoX and Nemotron: rotary_pct
+  // of it, int(head_dim * pct) as their rotary embeddings take it; 1 elsewhere).
   std::int64_t rotary_dim() const {
     if (is_mla()) return qk_rope_head_dim;
-    return is_neox() ? static_cast<std::int64_t>(static_cast<double>(head_dim) * rotary_pct) : head_dim;
+    return static_cast<std::int64_t>(static_cast<double>(head_dim) * rotary_pct);
   }
 };
 

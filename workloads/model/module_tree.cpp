@@ -83,19 +83,39 @@ namespace {
 
 using namespace tree;
 
-// Llama and its descendants: self_attn, mlp, input_layernorm, post_attention_layernorm
-// registered; run as norm, attention, residual add, norm, MLP, residual add.
+// modeling_nemotron.py NemotronMLP: up_proj, down_proj (mlp_bias), ReLUSquaredActivation between.
+int add_squared_relu_mlp(ModuleTree& t, int parent, const ModelConfig& m, std::int64_t inter) {
+  const int mlp = t.add(parent, "mlp");
+  const int up = add_linear(t, mlp, "up_proj", m.hidden, inter, m.mlp_bias);
+  const int down = add_linear(t, mlp, "down_proj", inter, m.hidden, m.mlp_bias);
+  const int act = add_synthetic(t, mlp, "act", ComputeKind::squared_relu, inter, inter);
+  t.nodes[mlp].exec_children = {up, act, down};
+  return mlp;
+}
+
+// The residual stream's norm of the family: RMSNorm, or Nemotron's LayerNorm1P (nn.LayerNorm
+// with weight and bias, run with weight + 1).
+int add_stream_norm(ModuleTree& t, int parent, const std::string& name, const ModelConfig& m) {
+  const int id = add_norm(t, parent, name, m.hidden, m.layer_norm());
+  if (m.is_nemotron()) t.nodes[id].compute = ComputeKind::layer_norm_1p;
+  return id;
+}
+
+// Llama and its descendants (Nemotron too): self_attn, mlp, input_layernorm,
+// post_attention_layernorm registered; run as norm, attention, residual add, norm, MLP, residual add.
 void add_decoder_layer(ModuleTree& t, int ln, const ModelConfig& m, const TreeOptions& o, int l) {
   const int attn = add_attention(t, ln, m, o.tp);
   int mlp = -1;
   if (m.moe_layer(l)) {
     mlp = add_moe(t, ln, m, o, l);
+  } else if (m.is_nemotron()) {
+    mlp = add_squared_relu_mlp(t, ln, m, m.intermediate / o.tp);
   } else {
     mlp = add_gated_mlp(t, ln, "mlp", m.hidden, m.intermediate / o.tp, m.mlp_bias);
   }
   t.nodes[mlp].mlp = true;
-  const int in_norm = add_norm(t, ln, "input_layernorm", m.hidden);
-  const int post_norm = add_norm(t, ln, "post_attention_layernorm", m.hidden);
+  const int in_norm = add_stream_norm(t, ln, "input_layernorm", m);
+  const int post_norm = add_stream_norm(t, ln, "post_attention_layernorm", m);
   const int attn_add = add_synthetic(t, ln, "attn_residual", ComputeKind::residual, m.hidden);
   const int mlp_add = add_synthetic(t, ln, "mlp_residual", ComputeKind::residual, m.hidden);
   t.nodes[ln].exec_children = {in_norm, attn, attn_add, post_norm, mlp, mlp_add};
@@ -180,7 +200,8 @@ ModuleTree build_module_tree(const ModelConfig& m, const TreeOptions& o) {
       add_decoder_layer(t, ln, m, o, l);
   }
   const std::string norm_name = neox ? "final_layer_norm" : "norm";
-  const int norm = add_norm(t, model, norm_name, m.hidden, neox);
+  const int norm = neox ? add_norm(t, model, norm_name, m.hidden, true)
+                        : add_stream_norm(t, model, norm_name, m);
   t.nodes[norm].path = norm_name;
   for (ParamTensor& p : t.nodes[norm].params) p.name = p.name.substr(p.name.find('.') + 1);
   // Tied embeddings: lm_head reuses embed_tokens.weight (counted once, held by embed_tokens' unit).

@@ -27,7 +27,9 @@ enum class ComputeKind {
   stacked_experts,  // transformers 5.x MixtralExperts: the expert loop over `experts_here`
   rms_norm,         // RMSNorm module
   layer_norm,       // nn.LayerNorm with its bias (GPT-NeoX)
+  layer_norm_1p,    // Nemotron's LayerNorm1P: nn.LayerNorm run with weight + 1
   gelu,             // GELU between a non-gated MLP's two linears (synthetic)
+  squared_relu,     // relu(x)^2 between a non-gated MLP's two linears (synthetic; Nemotron)
   embedding,        // embed_tokens lookup
   rotary_tables,    // cos/sin of the positions (synthetic, once per forward)
   rotary,           // rotary on q and k (synthetic, between the projections and the core)

@@ -31,8 +31,10 @@ LayerActivations layer_activation_elements(const ModelConfig& m, std::int64_t la
   e.whole += 2 * h;                               // the two norms' outputs
   (sequence_split ? e.split : e.whole) += 2 * h;  // the two norms' inputs (the residual stream)
   e.split += attention_elements(m);
-  if (m.is_neox()) {
-    e.split += 2 * u(m.intermediate);  // dense_h_to_4h out, GELU out
+  if (m.plain_mlp()) {
+    // GPT-NeoX: dense_h_to_4h out (GELU's input), GELU out; Nemotron: relu's output (its
+    // backward and square's read it), the square (down_proj's input).
+    e.split += 2 * u(m.intermediate);
   } else if (m.moe_layer(layer)) {
     const u64 k = u(m.top_k);
     e.whole += u(m.experts) + 2 * k * h;          // router logits; rows permuted there and back

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "workloads/plan/pipeline/pipeline_request.hpp"
+
 namespace collreplay {
 
 struct WorkloadRequest {
@@ -35,6 +37,10 @@ struct WorkloadRequest {
   std::string mesh;               // "DPxEPxTP" (MoE): sets ep and tp, checked against world
   double bucket_cap_mb = 25;      // ddp: bucket cap in MiB (the first bucket is 1 MiB)
   std::string grad_compression = "none";  // ddp: none | powersgd:R
+  // ddp: Megatron's DistributedOptimizer (ZeRO-1; workloads/plan/distopt/): bucketed
+  // reduce-scatter, the step on the rank's shard, bucketed all-gather before the next forward.
+  bool distributed_optimizer = false;
+  std::int64_t ddp_bucket_size = 0;  // its parameters per bucket; 0: max(4e7, 1e6 x DP)
   std::string a2a = "flat";               // MoE all-to-all: flat | hierarchical
   std::string a2a_dtype;                  // dispatch dtype (bf16 | fp16 | fp8); empty: param dtype
   std::string a2a_combine_dtype;          // combine dtype; empty: param dtype
@@ -56,6 +62,8 @@ struct WorkloadRequest {
   std::string trace;
   // --trace-step N: the ProfilerStep#N to import; -1: the step of median duration.
   int trace_step = -1;
+  // --pp, --pp-schedule, --pp-layers (workloads/plan/pipeline/).
+  PipelineRequest pipeline;
 };
 
 }  // namespace collreplay

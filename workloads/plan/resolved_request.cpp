@@ -17,6 +17,10 @@ void require(bool ok, const std::string& message) {
 }  // namespace
 
 OptimizerChoice request_optimizer(const WorkloadRequest& q) {
+  if (q.distributed_optimizer && q.optimizer == "auto")
+    return {OptimizerKind::adamw_fused,
+            "auto: Megatron's DistributedOptimizer steps FusedAdam (TE / Apex multi_tensor_adam) "
+            "over the fp32 main parameters of this rank's shard"};
   // FSDP2 and tensor parallelism hand torch.optim DTensors; DDP and FSDP1 nn.Parameters.
   const bool dtensors = q.plan == "fsdp2" || q.tp > 1 || !q.mesh.empty();
   return choose_optimizer(q.optimizer,

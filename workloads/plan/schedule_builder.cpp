@@ -4,7 +4,6 @@
 #include <numeric>
 #include <string>
 
-#include "common/sizes.hpp"
 #include "workloads/model/eager_kernels.hpp"
 #include "workloads/plan/moe_routing.hpp"
 #include "workloads/plan/parallel/ddp_buckets.hpp"
@@ -13,6 +12,7 @@
 #include "workloads/plan/parallel/mesh.hpp"
 #include "workloads/plan/parallel/phase_ops.hpp"
 #include "workloads/plan/parallel/tensor_parallel.hpp"
+#include "workloads/plan/pipeline/pipeline_builder.hpp"
 #include "workloads/plan/resolved_request.hpp"
 #include "workloads/plan/step/step_tail.hpp"
 #include "workloads/plan/step_structure.hpp"
@@ -25,15 +25,15 @@ class Builder {
   Builder(const ResolvedRequest& r, const StepStructure& s,
           const std::vector<MoeLayerTraffic>& traffic, Schedule& out)
       : r_(r), s_(s), traffic_(traffic), out_(out) {
-    if (r.plan == PlanKind::ddp) buckets_ = ddp_buckets(s, r.reduce_dtype, r.request.bucket_cap_mb);
+    if (r.plan == PlanKind::ddp) buckets_ = ddp_plan_buckets(r, s);
   }
 
   const std::vector<DdpBucket>& buckets() const { return buckets_; }
 
   void micro_batch(int m) {
     prefix_ = r_.request.micro_batches > 1 ? "mb" + std::to_string(m) + "." : "";
-    emit(forward());
-    emit(backward());
+    emit(forward(m));
+    emit(backward(m));
   }
 
  private:
@@ -148,7 +148,7 @@ class Builder {
     }
   }
 
-  PhaseOps forward() const {
+  PhaseOps forward(int mb) const {
     PhaseOps ops;
     const int n = n_segments();
     for (int k = 0; k < n; ++k) ops.compute.push_back(compute_item(k, Phase::forward));
@@ -156,7 +156,7 @@ class Builder {
     for (const Unit& u : s_.units)
       if (u.gathered_numel > 0 && r_.plan != PlanKind::ddp) events.emplace_back(&u, u.entry_seg);
     add_gathers(events, Phase::forward, n, ops);
-    if (r_.plan == PlanKind::ddp) add_ddp_buffer_broadcast(r_, prefix_, ops);
+    if (r_.plan == PlanKind::ddp) add_ddp_forward_items(r_, buckets_, mb, prefix_, ops);
     for (int k = 0; k < n; ++k)
       if (s_.segments[k].after != MoeMarker::none)
         add_moe(k, s_.segments[k].layer, s_.segments[k].after, Phase::forward,
@@ -167,7 +167,7 @@ class Builder {
     return ops;
   }
 
-  PhaseOps backward() const {
+  PhaseOps backward(int mb) const {
     PhaseOps ops;
     const int n = n_segments();
     std::vector<int> item_seg, bwd_item(n, -1);
@@ -204,7 +204,7 @@ class Builder {
       if (c.needed_by >= items) c.needed_by = -1;
     add_tensor_parallel_items(r_, s_, item_seg, false, prefix_, ops);
     if (r_.plan == PlanKind::ddp) {
-      add_ddp_items(r_, buckets_, bwd_item, items, prefix_, ops);
+      add_ddp_items(r_, buckets_, mb, bwd_item, items, prefix_, ops);
       return ops;
     }
 
@@ -363,6 +363,7 @@ std::vector<MoeLayerTraffic> route_all_layers(const ResolvedRequest& r) {
 }  // namespace
 
 Schedule build_schedule(const WorkloadRequest& request) {
+  if (request.pipeline.asked()) return build_pipeline_schedule(request);
   const ResolvedRequest r = resolve_request(request);
   const std::vector<MoeLayerTraffic> traffic = route_all_layers(r);
   const StepStructure s = build_step_structure(r, traffic);
@@ -391,7 +392,7 @@ Schedule build_schedule(const WorkloadRequest& request) {
     last_mb = out.ops.size();
     b.micro_batch(m);
   }
-  append_optimizer_step(r, s, last_mb, out);
+  append_optimizer_step(r, s, b.buckets(), last_mb, out);
   append_summaries(r, s, traffic, b.buckets(), out);
   return out;
 }

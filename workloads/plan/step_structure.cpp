@@ -7,6 +7,7 @@
 #include "common/sizes.hpp"
 #include "workloads/model/eager_kernels.hpp"
 #include "workloads/plan/fsdp_padding.hpp"
+#include "workloads/plan/pipeline/stage_tree.hpp"
 
 namespace collreplay {
 namespace {
@@ -198,12 +199,22 @@ class Walker {
       case ComputeKind::stacked_experts: g = stacked_experts(n); break;
       case ComputeKind::rms_norm: g = rms_norm_kernels(n.path, norm_rows, in, a); break;
       case ComputeKind::layer_norm: g = layer_norm_kernels(n.path, norm_rows, in, a); break;
+      case ComputeKind::layer_norm_1p: g = layer_norm_1p_kernels(n.path, norm_rows, in, a); break;
       case ComputeKind::gelu: g = gelu_kernels(n.path, tokens, in, a); break;
+      case ComputeKind::squared_relu: g = squared_relu_kernels(n.path, tokens, in, a); break;
       case ComputeKind::embedding:
         g = embedding_kernels(n.path, tokens, out, in, m.tied_embeddings, a);
         break;
       case ComputeKind::rotary_tables: g = rotary_table_kernels(n.path, tokens, rotary_dim, a); break;
-      case ComputeKind::rotary: g = rotary_kernels(n.path, tokens, in, out, rotary_dim, a); break;
+      case ComputeKind::rotary: {
+        // Partial rotary: each head's dims beyond rotary_dim pass through (not MLA's rope part).
+        const std::uint64_t heads = m.is_mla() ? 0 : static_cast<std::uint64_t>(m.heads / q.tp);
+        const auto kv_heads = static_cast<std::uint64_t>(m.kv_heads / q.tp);
+        const std::uint64_t pass = static_cast<std::uint64_t>(m.head_dim) - rotary_dim;
+        g = rotary_kernels(n.path, tokens, in, out, rotary_dim, a, heads * pass,
+                           heads > 0 ? kv_heads * pass : 0);
+        break;
+      }
       case ComputeKind::input_grads:
         g = input_grad_sum_kernels(n.path, seq_rows, in, n.branches, a);
         break;
@@ -310,7 +321,7 @@ StepStructure build_step_structure(const ResolvedRequest& r,
   opt.ep_index = q.rank / q.tp % q.ep;
   opt.tp = q.tp;
   for (const MoeLayerTraffic& t : traffic) opt.replicated.push_back(t.replicated);
-  s.tree = build_module_tree(r.model, opt);
+  s.tree = stage_tree(build_module_tree(r.model, opt), q.pipeline.stage);
   const ModuleTree& t = s.tree;
   s.node_grad_seg.assign(t.nodes.size(), -1);
 

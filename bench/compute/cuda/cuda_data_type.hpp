@@ -11,7 +11,7 @@ inline cudaDataType_t cuda_data_type(DType t) {
     case DType::bf16: return CUDA_R_16BF;
     case DType::f16: return CUDA_R_16F;
     case DType::f32: return CUDA_R_32F;
-    case DType::fp8: break;  // never a GEMM dtype (the schedule loader refuses it)
+    default: break;  // fp8 and the integers are never GEMM dtypes (the schedule loader refuses them)
   }
   return CUDA_R_16BF;
 }

@@ -52,7 +52,7 @@ void device_fill_random(void* buf, std::size_t count, DType t, std::uint64_t see
     case DType::bf16: launch<__nv_bfloat16>(buf, count, seed, s); break;
     case DType::f16: launch<__half>(buf, count, seed, s); break;
     case DType::f32: launch<float>(buf, count, seed, s); break;
-    case DType::fp8: break;  // never a GEMM dtype
+    default: break;  // fp8 and the integers are never GEMM dtypes
   }
   CUDA_CHECK(cudaGetLastError());
 }

@@ -56,6 +56,10 @@ bool median_is_stable(const SampleSummary& s, double pct) {
 
 void combine_samples_across_ranks(std::vector<double>& values, RankReduce how, MPI_Comm comm,
                                   double timeout_s) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (how == RankReduce::rank0 && rank != 0)
+    std::fill(values.begin(), values.end(), 0.0);  // the sum is then rank 0's values
   const MPI_Op op = how == RankReduce::max ? MPI_MAX : how == RankReduce::min ? MPI_MIN : MPI_SUM;
   all_reduce_in_place(comm, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, op,
                       timeout_s, "the cross-rank exchange of this size's times");

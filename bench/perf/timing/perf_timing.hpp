@@ -19,6 +19,7 @@ struct TimedOps {
                                    // across ranks (--report)
   std::size_t ops = 0;
   int ops_per_sample = 1;
+  double cpu_us = 0;  // the host's time issuing one op (nccl-tests' -C), combined across ranks
 };
 
 struct WarmUp {
@@ -29,7 +30,8 @@ struct WarmUp {
 // -w ops; under --stable sized to need (sampling_plan.hpp) and timed.
 WarmUp warm_up(PerfContext& ctx, const OpLayout& layout, Placement p, const std::string& label);
 
-// The timed ops of one case, sampled and stopped as `plan` says.
+// The timed ops of one case, sampled and stopped as `plan` says. Each planned op is -m ops in one
+// group; -z 1..3 wait for each op (and barrier) as nccl-tests' blocking modes do.
 TimedOps time_ops(PerfContext& ctx, const OpLayout& layout, Placement p, const std::string& label,
                   const SamplingPlan& plan);
 

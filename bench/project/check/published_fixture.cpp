@@ -15,8 +15,8 @@ const std::vector<std::string> kColumns = {
     "series", "model", "gpu", "gpus_per_node", "nodes", "fabric", "plan", "sharding",
     "micro_batch", "grad_accum", "seq", "ac", "reduce_dtype", "tokens_per_s_per_gpu", "band",
     "source"};
-constexpr const char* kUnmatched = "unmatched: explained by ";
-constexpr const char* kElse = " else explained by ";
+constexpr const char* kReport = "report ";
+constexpr const char* kDiagnose = " diagnose ";
 
 // A model path is read from the fixture's folder, so fixtures and their stand-in models move
 // together; catalog names stay names.
@@ -25,6 +25,14 @@ std::string model_of(const std::string& text, const std::string& fixture) {
                     (text.size() > 5 && text.compare(text.size() - 5, 5, ".json") == 0);
   if (!path || std::filesystem::path(text).is_absolute()) return text;
   return (std::filesystem::path(fixture).parent_path() / text).string();
+}
+
+// An optional yes / no column; `fallback` when the column or its cell is empty.
+bool yes_no(const CsvTable& t, std::size_t i, const std::string& column, bool fallback) {
+  const std::string v = t.optional_text(i, column);
+  if (v.empty()) return fallback;
+  if (v != "yes" && v != "no") t.fail(i, column + " '" + v + "' is not yes or no");
+  return v == "yes";
 }
 
 PublishedRow row_of(const CsvTable& t, std::size_t i, const std::string& catalog_dir) {
@@ -54,10 +62,23 @@ PublishedRow row_of(const CsvTable& t, std::size_t i, const std::string& catalog
   r.tokens_per_s_per_gpu = t.positive(i, "tokens_per_s_per_gpu", false);
   if (!parse_series_band(t.text(i, "band"), r.band))
     t.fail(i, "band '" + t.text(i, "band") +
-                  "' is not points (e.g. 2), 'POINTS else explained by TERM', absolute, or "
-                  "'unmatched: explained by TERM'");
+                  "' is not points (e.g. 2), 'POINTS diagnose TERM', absolute, or 'report TERM'");
+  const std::string role = t.optional_text(i, "role");
+  if (!role.empty() && role != "declared" && role != "held_out")
+    t.fail(i, "role '" + role + "' is not declared or held_out");
+  r.declared = role == "declared";
+  if (r.declared && r.band.kind != SeriesBand::Kind::points)
+    t.fail(i, "a declared row calibrates per-GPU ratios: its band must be points, not '" +
+                  r.band.text + "'");
   r.source = t.text(i, "source");
   r.compute = t.optional_text(i, "compute");
+  if (!t.optional_text(i, "tp").empty()) r.tp = static_cast<int>(t.positive(i, "tp", true));
+  r.distributed_optimizer = yes_no(t, i, "distributed_optimizer", false);
+  r.async_tp = yes_no(t, i, "async_tp", false);
+  if (!t.optional_text(i, "ddp_bucket_size").empty())
+    r.ddp_bucket_size = static_cast<std::int64_t>(t.positive(i, "ddp_bucket_size", true));
+  if (!t.optional_text(i, "pp").empty()) r.pp = static_cast<int>(t.positive(i, "pp", true));
+  r.pp_schedule = t.optional_text(i, "pp_schedule");
   return r;
 }
 
@@ -70,17 +91,17 @@ bool parse_series_band(const std::string& text, SeriesBand& band) {
     band.kind = SeriesBand::Kind::absolute;
     return true;
   }
-  const std::string prefix = kUnmatched;
+  const std::string prefix = kReport;
   if (text.rfind(prefix, 0) == 0) {
-    band.kind = SeriesBand::Kind::unmatched;
+    band.kind = SeriesBand::Kind::reported;
     band.term = text.substr(prefix.size());
-    return !band.term.empty();
+    return !band.term.empty() && band.term.find(' ') == std::string::npos;
   }
   std::string points = text;
-  if (const std::size_t at = text.find(kElse); at != std::string::npos) {
-    band.term = text.substr(at + std::string(kElse).size());
+  if (const std::size_t at = text.find(kDiagnose); at != std::string::npos) {
+    band.term = text.substr(at + std::string(kDiagnose).size());
     points = text.substr(0, at);
-    if (band.term.empty()) return false;
+    if (band.term.empty() || band.term.find(' ') != std::string::npos) return false;
   }
   std::size_t used = 0;
   try {

@@ -23,16 +23,16 @@ OptimizerStates parse_optimizer_states(const std::string& text) {
   throw UsageError("--optimizer-states '" + text + "': expected plan or fp32");
 }
 
-std::uint64_t activation_bytes(const ModelConfig& m, const WorkloadRequest& r) {
+SpanActivations span_activation_bytes(const ModelConfig& m, const WorkloadRequest& r,
+                                      std::int64_t first, std::int64_t count, bool head) {
   const std::uint64_t element = size_of(r.param_dtype);
   const auto tp = static_cast<std::uint64_t>(r.tp);
   const bool sequence_split = r.tp > 1 && r.sequence_parallel;
   const auto tokens = static_cast<std::uint64_t>(r.micro_batch * r.seq);
-  const std::int64_t layers = r.layers < 0 ? m.layers : r.layers;
   // Each layer's saved set by its family (dense layers among MoE ones, MLA, shared experts):
   // workloads/plan/layer_activations.hpp.
   std::uint64_t every_layer = 0, largest_layer = 0;
-  for (std::int64_t layer = 0; layer < layers; ++layer) {
+  for (std::int64_t layer = first; layer < first + count; ++layer) {
     const LayerActivations e = layer_activation_elements(m, layer, sequence_split);
     const std::uint64_t bytes = tokens * (e.whole + ceil_div(e.split, tp)) * element;
     every_layer += bytes;
@@ -40,15 +40,41 @@ std::uint64_t activation_bytes(const ModelConfig& m, const WorkloadRequest& r) {
   }
   // The loss upcasts the bf16 logits to fp32: both live at once (vocab split by tp).
   const std::uint64_t logits =
-      tokens * ceil_div(static_cast<std::uint64_t>(m.vocab), tp) * (element + 4);
-  if (!r.activation_checkpointing) return every_layer + logits;
+      head ? tokens * ceil_div(static_cast<std::uint64_t>(m.vocab), tp) * (element + 4) : 0;
+  if (!r.activation_checkpointing) return {every_layer + logits, 0};
   const auto h = static_cast<std::uint64_t>(m.hidden);
   const std::uint64_t layer_input = tokens * (sequence_split ? ceil_div(h, tp) : h) * element;
-  return static_cast<std::uint64_t>(layers) * layer_input + largest_layer + logits;
+  return {static_cast<std::uint64_t>(count) * layer_input + logits, largest_layer};
 }
+
+std::uint64_t activation_bytes(const ModelConfig& m, const WorkloadRequest& r) {
+  const SpanActivations a = span_activation_bytes(m, r, 0, r.layers < 0 ? m.layers : r.layers, true);
+  return a.held + a.transient;
+}
+
+namespace {
+
+// Megatron's distributed optimizer: the whole padded parameter and gradient buffers (its buckets'
+// all-gather and reduce-scatter sizes), fp32 main parameters and Adam moments over the shard.
+MemoryPerGpu distributed_optimizer_memory(const Schedule& s, const ModelConfig& m,
+                                          const WorkloadRequest& r) {
+  MemoryPerGpu mem;
+  std::uint64_t shard_numel = 0;
+  for (const UnitSummary& u : s.units) {
+    mem.params_bytes += u.allgather_bytes;
+    mem.grads_bytes += u.reduce_scatter_bytes;
+    shard_numel += u.shard_bytes / size_of(r.param_dtype);
+  }
+  mem.optimizer_bytes = 3 * shard_numel * 4;
+  mem.activations_bytes = activation_bytes(m, r);
+  return mem;
+}
+
+}  // namespace
 
 MemoryPerGpu memory_per_gpu(const Schedule& s, const ModelConfig& m, const WorkloadRequest& r,
                             OptimizerStates states) {
+  if (r.distributed_optimizer) return distributed_optimizer_memory(s, m, r);
   const std::uint64_t param = size_of(r.param_dtype);
   const std::uint64_t reduce = size_of(r.reduce_dtype);
   std::uint64_t shard_numel = 0, root_gathered = 0, largest_gathered = 0;

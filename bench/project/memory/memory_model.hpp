@@ -6,7 +6,9 @@
 // --reduce-dtype, sharded as the schedule shards them; AdamW's two moments in the parameter dtype,
 // no master copy, as the schedule's optimizer step times them (torch.optim.AdamW over bf16
 // parameters), or --optimizer-states fp32: an fp32 master copy and fp32 moments (12 bytes per
-// parameter, what mixed-precision recipes keep).
+// parameter, what mixed-precision recipes keep). The distributed optimizer (--distributed-
+// optimizer) holds every parameter and gradient of its padded buffer and keeps fp32 main
+// parameters and fp32 moments over its shard alone, whatever --optimizer-states says.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -40,5 +42,15 @@ MemoryPerGpu memory_per_gpu(const Schedule& schedule, const ModelConfig& model,
 // Activation bytes of one micro-batch on one rank of `request` (its tp, sequence parallelism and
 // checkpointing), logits included.
 std::uint64_t activation_bytes(const ModelConfig& model, const WorkloadRequest& request);
+
+// One micro-batch's activations over decoder layers [first, first + count) on one rank: what
+// stays saved until its backward (`held`: with recompute each layer's input, without every
+// layer's set; with the head, the logits the loss reads) and what one layer's recompute needs
+// beside them at the peak (`transient`). activation_bytes is held + transient over every layer.
+struct SpanActivations {
+  std::uint64_t held = 0, transient = 0;
+};
+SpanActivations span_activation_bytes(const ModelConfig& model, const WorkloadRequest& request,
+                                      std::int64_t first, std::int64_t count, bool head);
 
 }  // namespace collreplay::project

@@ -47,4 +47,9 @@ double simulate_step_ms(const Schedule& schedule, const std::vector<double>& op_
   return step;
 }
 
+double simulate_pipeline_ms(const RankSimulation& stages,
+                            const std::vector<std::vector<double>>& op_ms) {
+  return stages.run(op_ms).step_ms;
+}
+
 }  // namespace collreplay::project

@@ -5,12 +5,19 @@
 #pragma once
 #include <vector>
 
+#include "workloads/plan/pipeline/pipeline_sim.hpp"
 #include "workloads/schedule.hpp"
 
 namespace collreplay::project {
 
 // op_ms[i] is op i's time. Returns the step time (the last op's end), in ms.
 double simulate_step_ms(const Schedule& schedule, const std::vector<double>& op_ms);
+
+// A pipeline's step in ms: one rank per stage, each schedule with its op times, run together
+// (workloads/plan/pipeline/pipeline_sim.hpp: a receive ends after its neighbour's send has
+// started and moved the bytes), so the bubble comes out of the stages' order, not a formula.
+double simulate_pipeline_ms(const RankSimulation& stages,
+                            const std::vector<std::vector<double>>& op_ms);
 
 // The stream op i runs on: 0 for compute, 1 + a number per process group (group kind, and size
 // and stride for a strided one) for collectives.

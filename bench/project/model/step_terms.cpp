@@ -62,19 +62,16 @@ std::vector<double> slowed_compute_ms(const Schedule& s, std::vector<double> op_
   return op_ms;
 }
 
-double optimizer_step_ms(const Schedule& s, double param_bytes, const StepTerms& terms) {
-  if (terms.optimizer_hbm_gbyte_s <= 0 || param_bytes <= 0) return 0;
-  for (const ScheduleOp& op : s.ops)
-    if (op.phase == Phase::optimizer) return 0;  // timed by the compute source with the rest
-  double shard_bytes = 0;
-  for (const UnitSummary& u : s.units) shard_bytes += static_cast<double>(u.shard_bytes);
-  const double params = shard_bytes / param_bytes;
-  return params * kAdamWBytesPerParam / (terms.optimizer_hbm_gbyte_s * 1e9) * 1e3;
+double optimizer_phase_ms(const Schedule& s, const std::vector<double>& op_ms) {
+  double ms = 0;
+  for (std::size_t i = 0; i < s.ops.size() && i < op_ms.size(); ++i)
+    if (s.ops[i].phase == Phase::optimizer) ms += op_ms[i];
+  return ms;
 }
 
 double overlapped_step_ms(const Schedule& s, const std::vector<double>& op_ms,
-                          const StepTerms& terms, double optimizer_ms) {
-  return simulate_step_ms(s, slowed_compute_ms(s, op_ms, terms.compute_slowdown)) + optimizer_ms;
+                          const StepTerms& terms) {
+  return simulate_step_ms(s, slowed_compute_ms(s, op_ms, terms.compute_slowdown));
 }
 
 }  // namespace collreplay::project

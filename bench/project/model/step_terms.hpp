@@ -2,7 +2,7 @@
 // observed throughput table (bench/project/observed) fits per fabric, and the one place that turns
 // a schedule's op times into an overlapped step with them. Default StepTerms hold only the
 // mechanisms measured or read from NCCL's rules (the slowest of N ranks at the measured per-rank
-// jitter, NCCL's per-hop ring latency across nodes: bench/project/model/mechanisms.hpp); every
+// spread, NCCL's per-hop ring latency across nodes: bench/project/model/mechanisms.hpp); every
 // fitted term is off.
 #pragma once
 #include <map>
@@ -13,13 +13,15 @@
 
 namespace collreplay::project {
 
-// Per-rank jitter of one layer's compute (coefficient of variation, robust: 1.4826 x MAD / median),
-// measured by `python3 sweeps/gpu/mechanisms/step_jitter.py` on 1x H200 (torch 2.11, 2026-11-26,
-// bench/RESULTS.md issue 37): a Llama-3.1-8B layer's GEMMs at 16,384 tokens, 32.2 ms, cv 1.14% on
-// the GPU (CUDA events) and 1.26% from the host (launch to synchronize). The GPU's figure is
-// taken: ranks meet inside NCCL's kernels, on the GPU, while a training step's host runs ahead
-// (the host's figure adds the wake-up from a synchronize that a step does not do per layer).
-inline constexpr double kMeasuredRankJitterCv = 0.0114;
+// Per-rank spread of the compute between two synchronising collectives (coefficient of variation
+// across ranks), from the committed samples of sweeps/measured/2026-11-23/replay_nvlink.jsonl: 2x
+// H200 (NCCL 2.28.3, 2026-11-23), `mpirun -np 2 build/bin/replay --model qwen2.5-7b --micro-batch 2
+// --seq 2048 -c --steps 5 --transport nvlink`, each rank's compute-only time of every op (its
+// median over the steps). Per decoder layer and phase (forward, recompute, backward: 84 intervals,
+// each ended by a collective every rank waits for) the two ranks' times differ by d = (t0 - t1) /
+// mean; E[d^2] = 2 cv^2 for two independent ranks, so cv = sqrt(mean d^2 / 2) = 0.88%. Test
+// ProjectMechanisms.RankJitterIsTheCommittedReplaysPerRankSpread recomputes it from that file.
+inline constexpr double kMeasuredRankJitterCv = 0.0088;
 
 struct StepTerms {
   // Compute ops take this many times the compute source's time (1 / scale of its MFU).
@@ -41,13 +43,7 @@ struct StepTerms {
   // post overhead on the intra-node hops of a multi-node ring, per the protocol it picks for the
   // size) as the floor of the fabric's per-step latencies for collectives that cross nodes.
   bool nccl_hop_latency = true;
-  // The optimizer step after the last reduce-scatter: AdamW's traffic over this rank's shard at the
-  // GPU's memory bandwidth (GB/s); 0 = not modelled.
-  double optimizer_hbm_gbyte_s = 0;
 };
-
-// AdamW in fp32 reads parameter, gradient and both moments and writes parameter and moments back.
-inline constexpr double kAdamWBytesPerParam = 4.0 * 4 + 3 * 4;
 
 // E[max of n independent standard normals], memoised: a numeric integral, too slow to redo for
 // every op of every step a fit evaluates.
@@ -77,13 +73,13 @@ double collective_ms(CollKind kind, double bytes, const GroupSpan& span, const F
 std::vector<double> slowed_compute_ms(const Schedule& schedule, std::vector<double> op_ms,
                                       double slowdown);
 
-// The optimizer step in ms for this rank's shard (`param_bytes`: bytes per parameter element of
-// the schedule's shards); 0 when not modelled or when the schedule times an optimizer op itself.
-double optimizer_step_ms(const Schedule& schedule, double param_bytes, const StepTerms& terms);
+// The schedule's optimizer phase in ms: the sum of its ops' times (the schedule's optimizer step,
+// timed by the compute source with the rest of the step).
+double optimizer_phase_ms(const Schedule& schedule, const std::vector<double>& op_ms);
 
-// The overlapped step in ms: compute slowed under overlap, the two-stream simulation, then the
-// optimizer step (it waits for the last reduce-scatter).
+// The overlapped step in ms: compute slowed under overlap, then the two-stream simulation (the
+// optimizer phase included: it waits for the last reduce-scatter).
 double overlapped_step_ms(const Schedule& schedule, const std::vector<double>& op_ms,
-                          const StepTerms& terms, double optimizer_ms);
+                          const StepTerms& terms);
 
 }  // namespace collreplay::project

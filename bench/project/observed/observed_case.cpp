@@ -4,7 +4,6 @@
 #include <tuple>
 
 #include "bench/project/model/measured_points.hpp"
-#include "common/dtype.hpp"
 #include "workloads/plan/schedule_builder.hpp"
 #include "workloads/schedule_summary.hpp"
 
@@ -21,7 +20,6 @@ ObservedCase prepare_case(const ObservedRow& row, const WorkloadRequest& plan,
   c.request.gpus_per_node = row.gpus_per_node;
   c.request.world = row.nodes * row.gpus_per_node;
   c.schedule = build_schedule(c.request);
-  c.param_bytes = static_cast<double>(dtype_size_bytes(parse_dtype(c.request.param_dtype)));
   c.flops = schedule_totals(c.schedule).flops;
   c.compute_ms.assign(c.schedule.ops.size(), 0.0);
   for (std::size_t i = 0; i < c.schedule.ops.size(); ++i) {
@@ -58,8 +56,7 @@ double case_step_ms(const ObservedCase& c, const FabricModel& model, const StepT
     const double ms = collective_ms(g.kind, g.bytes, g.span, model, terms, maxima);
     for (std::size_t i : g.ops) op_ms[i] = ms;
   }
-  return overlapped_step_ms(c.schedule, op_ms, terms,
-                            optimizer_step_ms(c.schedule, c.param_bytes, terms));
+  return overlapped_step_ms(c.schedule, op_ms, terms);
 }
 
 double tokens_per_s_per_gpu(const ObservedCase& c, double step_ms) {

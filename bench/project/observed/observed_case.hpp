@@ -29,7 +29,6 @@ struct ObservedCase {
     std::vector<std::size_t> ops;
   };
   std::vector<Collectives> collectives;
-  double param_bytes = 2;  // bytes per element of the sharded parameters (the optimizer's)
   double observed_step_ms = 0;  // the row's step: tokens per rank and step / tokens/s per GPU
 };
 

@@ -8,7 +8,9 @@
 #include "bench/project/compute_source.hpp"
 #include "bench/project/fabric_source.hpp"
 #include "bench/project/memory/memory_limit.hpp"
-#include "bench/project/observed/gpu_memory_bandwidth.hpp"
+#include "bench/compute/gpu_peaks.hpp"
+#include "bench/project/check/check_runner.hpp"
+#include "bench/project/interval/scaling_interval.hpp"
 #include "bench/project/observed/observed_fit.hpp"
 #include "bench/project/observed/observed_report.hpp"
 #include "bench/project/observed/observed_table.hpp"
@@ -19,14 +21,14 @@
 namespace collreplay::project {
 namespace {
 
-// The GPU of `model:GPU[@MFU]`: its compute peak comes with the compute source, its memory
-// bandwidth times the optimizer step. The fit scales the compute, so only a modelled GPU will do.
+// The GPU of `model:GPU[@MFU]`: its compute peak comes with the compute source. The fit scales the
+// compute, so only a modelled GPU will do.
 std::string gpu_of(const std::string& spec) {
   if (spec.rfind("model:", 0) != 0)
     throw UsageError("--observed fits the compute as a scale of a modelled GPU: give --compute "
                      "model:GPU (default model:h100), not '" + spec + "'");
   const std::string gpu = spec.substr(6, spec.find('@') - 6);
-  if (!hbm_gbyte_s(gpu))
+  if (!find_gpu_peak(gpu))
     throw UsageError("--compute " + spec + ": unknown GPU '" + gpu + "' (a100, h100, h200, b200)");
   return gpu;
 }
@@ -38,9 +40,32 @@ std::vector<ObservedCase> prepare(const std::vector<ObservedRow>& rows, const Pr
   return cases;
 }
 
+int measured_max_nodes(const ObservedFit& fit) {
+  int nodes = 0;
+  for (const ObservedCase& c : fit.cases) nodes = std::max(nodes, c.row.nodes);
+  return nodes;
+}
+
+// The fitted row a held-out row's scaling extrapolates from: the same model's fewest nodes in the
+// fit, else the fit's fewest nodes.
+std::size_t anchor_of(const ObservedFit& fit, const ObservedCase& held) {
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < fit.cases.size(); ++i) {
+    const ObservedRow& r = fit.cases[i].row;
+    const ObservedRow& b = fit.cases[best].row;
+    const bool same = r.model == held.row.model, best_same = b.model == held.row.model;
+    if ((same && !best_same) || (same == best_same && r.nodes < b.nodes)) best = i;
+  }
+  return best;
+}
+
+// Each held-out row predicted with the band of the plausible fits (the parameters' uncertainty),
+// each edge moved out by the projection's interval (the published calibration: the structure's)
+// for its distance from the fitted row it extrapolates from.
 std::vector<HeldOutPrediction> check_held_out(const ObservedFit& fit,
                                               const std::vector<ObservedCase>& cases) {
   NormalMaxima maxima;
+  const IntervalCalibration calibration = published_calibration();
   std::vector<HeldOutPrediction> rows;
   for (const ObservedCase& c : cases) {
     HeldOutPrediction h;
@@ -52,6 +77,14 @@ std::vector<HeldOutPrediction> check_held_out(const ObservedFit& fit,
       h.lo = std::min(h.lo, tokens);
       h.hi = std::max(h.hi, tokens);
     }
+    const std::size_t a = anchor_of(fit, c);
+    const ObservedCase& anchor = fit.cases[a];
+    const double anchor_tokens = tokens_per_s_per_gpu(anchor, fit.predicted_step_ms[a]);
+    const double d = extrapolation_distance(c.schedule.world, anchor.schedule.world, c.row.nodes,
+                                            measured_max_nodes(fit));
+    const RatioInterval i = ratio_interval(calibration, h.predicted / anchor_tokens, d);
+    h.lo -= h.predicted - anchor_tokens * i.lo;
+    h.hi += anchor_tokens * i.hi - h.predicted;
     rows.push_back(h);
   }
   return rows;
@@ -82,6 +115,27 @@ ProjectionRow project_with_band(const ObservedFit& fit, ProjectionInputs in, int
   return row;
 }
 
+// The per-GPU intervals: the band of the plausible fits (the parameters' uncertainty), each edge
+// moved out by the projection's interval (the published calibration, counted again beyond the
+// table's largest node count: the structure's).
+void set_intervals(std::vector<ProjectionRow>& rows, const std::vector<TokensBand>& bands,
+                   const ObservedFit& fit, std::string& words) {
+  const int measured_max = measured_max_nodes(fit);
+  const IntervalCalibration calibration = published_calibration();
+  apply_intervals(rows, calibration, measured_max);
+  words = interval_words(calibration, measured_max) + ", added to the plausible fits' band";
+  const double first = rows.front().tokens_per_s_per_gpu;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    ProjectionRow& r = rows[i];
+    const double per_gpu = r.tokens_per_s_per_gpu;
+    r.tokens_per_s_per_gpu_lo = bands[i].lo / r.world - (per_gpu - r.tokens_per_s_per_gpu_lo);
+    r.tokens_per_s_per_gpu_hi = bands[i].hi / r.world + (r.tokens_per_s_per_gpu_hi - per_gpu);
+    if (first <= 0) continue;
+    r.per_gpu_vs_first_lo = r.tokens_per_s_per_gpu_lo / first;
+    r.per_gpu_vs_first_hi = r.tokens_per_s_per_gpu_hi / first;
+  }
+}
+
 }  // namespace
 
 ObservedFabric fit_observed_fabric(const ProjectOptions& o, std::ostream& out) {
@@ -95,8 +149,7 @@ ObservedFabric fit_observed_fabric(const ProjectOptions& o, std::ostream& out) {
   labels.peak_tflops = f.compute.peak_tflops;
   const std::vector<ObservedRow> rows =
       rows_of_fabric(read_observed_table(o.observed, o.request.catalog_dir), o.fabric, o.observed);
-  StepTerms fixed;
-  fixed.optimizer_hbm_gbyte_s = *hbm_gbyte_s(labels.gpu);
+  const StepTerms fixed;  // the nominal mechanisms; the fit sets the rest
   const FabricModel base = intra_fit(o, FabricModel{}).model;
   f.fit = fit_observed(prepare(rows, o, f.compute), base, fixed, o.fabric);
   print_observed_fit(f.fit, labels, out);
@@ -142,12 +195,13 @@ std::vector<nlohmann::json> run_observed(const ProjectOptions& o, std::ostream& 
   NormalMaxima maxima;
   for (std::size_t i = 0; i < counts.size(); ++i)
     projected.push_back(project_with_band(fit, in, counts[i], bands[i], maxima));
+  set_intervals(projected, bands, fit, plabels.interval);
   const std::optional<TippingPoint> tip = tipping_point(projected);
   print_projection(projected, plabels, tip, out);
   print_observed_projection(projected, bands, out);
   for (std::size_t i = 0; i < projected.size(); ++i) {
     nlohmann::json record = projection_json(projected[i], plabels, tip);
-    add_band_json(record, projected[i], bands[i]);
+    add_band_json(record, bands[i]);
     records.push_back(record);
   }
   return records;

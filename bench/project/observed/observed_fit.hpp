@@ -27,7 +27,7 @@ inline constexpr double kObservedNoiseFloor = 0.02;
 inline constexpr double kAssumedInterHopUs = 5;
 
 struct ObservedParams {
-  StepTerms terms;           // compute scale, overhead, slowdown, link spread (and the optimizer)
+  StepTerms terms;           // compute scale, overhead, slowdown, link spread (and the nominal mechanisms)
   double inter_gbyte_s = 0;  // inter-node bandwidth per node, all NICs together
   double rms = 0;            // relative RMS error of the step time over the label's rows
 };
@@ -45,8 +45,8 @@ struct ObservedFit {
 FabricModel with_inter_tier(const FabricModel& base, const ObservedParams& p);
 
 // UsageError (one line naming the label) without a 1-node row or without multi-node rows at 2 or
-// more node counts. `base` holds the intra tier and the base latency; `fixed` the optimizer's
-// memory bandwidth.
+// more node counts. `base` holds the intra tier and the base latency; `fixed` the terms the fit
+// does not search (the nominal mechanisms).
 ObservedFit fit_observed(std::vector<ObservedCase> cases, const FabricModel& base,
                          const StepTerms& fixed, const std::string& fabric);
 

@@ -100,9 +100,8 @@ void print_observed_fit(const ObservedFit& fit, const ObservedLabels& l, std::os
   out << "#   inter-node hop latency   " << fmt("%.0f", kAssumedInterHopUs)
       << " us per ring step (assumed: step times at a few node counts cannot separate it from "
          "the overhead)\n";
-  out << "#   optimizer step           AdamW, " << fmt("%.0f", kAdamWBytesPerParam)
-      << " B per shard parameter at " << fmt("%.0f", b.terms.optimizer_hbm_gbyte_s) << " GB/s ("
-      << l.gpu << " memory), after the last reduce-scatter\n";
+  out << "#   optimizer step           inside the compute rate: model:GPU times the GEMMs, and the "
+         "1-node rows' fit puts the optimizer's memory-bound kernels in the effective MFU\n";
   out << "#   in words: fabric '" << fit.fabric << "' behaves like " << fmt("%.0f", gbit_s(b))
       << " Gbit/s per node with " << fmt("%.2f", overhead_ms(b))
       << " ms per inter-node collective, and overlapping NCCL kernels slow compute by "
@@ -146,7 +145,6 @@ json observed_fit_json(const ObservedFit& fit, const ObservedLabels& l) {
                  {"intra", tier_json(fit.model.intra)},
                  {"base_us", fit.model.base_us},
                  {"inter_hop_us_assumed", kAssumedInterHopUs},
-                 {"optimizer_hbm_gbyte_s", fit.best.terms.optimizer_hbm_gbyte_s},
                  {"noise_floor", kObservedNoiseFloor},
                  {"rows", rows},
                  {"plausible", plausible}};
@@ -198,26 +196,24 @@ void print_observed_projection(const std::vector<ProjectionRow>& rows,
                                const std::vector<TokensBand>& bands, std::ostream& out) {
   out << "# tokens/s per GPU [band over the plausible parameter sets]; loss against the first row\n";
   char line[160];
-  std::snprintf(line, sizeof line, "%7s %14s %25s %8s %11s\n", "nodes", "tokens/s/GPU",
-                "[lo, hi]", "loss", "optimizer");
+  std::snprintf(line, sizeof line, "%7s %14s %25s %8s\n", "nodes", "tokens/s/GPU", "[lo, hi]",
+                "loss");
   out << line;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ProjectionRow& r = rows[i];
     const std::string band = "[" + fmt("%.0f", bands[i].lo / r.world) + ", " +
                              fmt("%.0f", bands[i].hi / r.world) + "]";
-    std::snprintf(line, sizeof line, "%7d %14.0f %25s %7.1f%% %8.1f ms\n", r.nodes,
+    std::snprintf(line, sizeof line, "%7d %14.0f %25s %7.1f%%\n", r.nodes,
                   r.tokens_per_s_per_gpu, band.c_str(),
-                  (1 - r.tokens_per_s_per_gpu / rows[0].tokens_per_s_per_gpu) * 100,
-                  r.optimizer_ms);
+                  (1 - r.tokens_per_s_per_gpu / rows[0].tokens_per_s_per_gpu) * 100);
     out << line;
   }
 }
 
-void add_band_json(json& record, const ProjectionRow& row, const TokensBand& band) {
+void add_band_json(json& record, const TokensBand& band) {
+  // The per-GPU figures' intervals (the band widened with the projection's) are the row's own.
   record["tokens_per_s_lo"] = band.lo;
   record["tokens_per_s_hi"] = band.hi;
-  record["tokens_per_s_per_gpu_lo"] = band.lo / row.world;
-  record["tokens_per_s_per_gpu_hi"] = band.hi / row.world;
 }
 
 }  // namespace collreplay::project

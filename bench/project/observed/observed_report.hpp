@@ -43,7 +43,7 @@ struct TokensBand {
 
 void print_observed_projection(const std::vector<ProjectionRow>& rows,
                                const std::vector<TokensBand>& bands, std::ostream& out);
-// Adds the band (whole job and per GPU) to a projection record.
-void add_band_json(nlohmann::json& record, const ProjectionRow& row, const TokensBand& band);
+// Adds the whole job's band to a projection record (the per-GPU intervals are the row's).
+void add_band_json(nlohmann::json& record, const TokensBand& band);
 
 }  // namespace collreplay::project

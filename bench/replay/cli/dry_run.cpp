@@ -4,8 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/replay/cli/pipeline_dry_run.hpp"
 #include "bench/replay/footprint.hpp"
 #include "common/errors.hpp"
+#include "workloads/plan/pipeline/pipeline_plan.hpp"
 #include "workloads/plan/resolved_request.hpp"
 #include "workloads/trace/trace_import.hpp"
 #include "workloads/schedule_file.hpp"
@@ -48,6 +50,7 @@ int run_dry_run(const WorkloadRequest& request, const DryRunOptions& options) {
     nlohmann::ordered_json j = nlohmann::ordered_json::parse(dry_run_json(schedule));
     if (built)
       j["optimizer"] = {{"name", optimizer_name(optimizer.kind)}, {"why", optimizer.why}};
+    if (built && pipelined(request)) j["pipeline"] = pipeline_json(request);
     auto memory = [](const MemoryFootprint& f) {
       return nlohmann::ordered_json{{"bytes", f.checked_bytes()},
                                     {"collective_bytes", f.collective_bytes},
@@ -63,6 +66,7 @@ int run_dry_run(const WorkloadRequest& request, const DryRunOptions& options) {
     if (built)
       std::cout << "# optimizer: " << optimizer_name(optimizer.kind) << " (" << optimizer.why
                 << ")\n";
+    if (built && pipelined(request)) print_pipeline(request, std::cout);
     if (!request.trace.empty()) trace::print_trace_listing(trace::import_trace(request), std::cout);
     std::cout << "# memory, host run (--backend mpi): " << describe_footprint(host) << "\n"
               << "# memory, GPU run (nccl): " << describe_footprint(gpu) << "\n";

@@ -9,6 +9,7 @@
 #include "bench/replay/measure/replay_check.hpp"
 #include "collectives/mpi/mpi_watched.hpp"
 #include "common/errors.hpp"
+#include "workloads/p2p_batches.hpp"
 #include "workloads/plan/resolved_request.hpp"
 #include "workloads/plan/step/host_time_file.hpp"
 
@@ -20,7 +21,9 @@ void say(int rank, const std::string& line) {
   std::fflush(stdout);
 }
 
-PassSummary summarize(const PassResult& result, double timeout_s) {
+// `own_ops`: the ranks' op lists differ (a pipeline's stages): each rank's op times stand for
+// its own ops, as for op lists of different lengths.
+PassSummary summarize(const PassResult& result, double timeout_s, bool own_ops) {
   PassSummary s;
   s.pass = result.pass;
   s.step_ms = median(result.agreed_step_ms);
@@ -38,7 +41,7 @@ PassSummary summarize(const PassResult& result, double timeout_s) {
   // Per-rank traces can import to op lists of different lengths (each rank's own kernels split
   // its compute): a per-op gather needs one length, so each rank's op times then stand for its
   // own ops and rank 0 reports its own.
-  if (!same_size_on_every_rank(MPI_COMM_WORLD, result.op_ms.size(), timeout_s)) {
+  if (!same_size_on_every_rank(MPI_COMM_WORLD, result.op_ms.size(), timeout_s) || own_ops) {
     for (double v : result.op_ms) s.op_ms.push_back({v, v, v, 0});
     s.op_start_ms = result.op_start_ms;
     s.op_end_ms = result.op_end_ms;
@@ -80,7 +83,8 @@ void calibrate_to_target_mfu(Executor& executor, const MeasureInputs& in) {
 
 // Per op, the bytes busbw counts (OpSpec::bus_bytes) on this rank's layout, which for an
 // all_to_allv holds only this rank's counts: the largest over ranks is the busiest rank's, the
-// rule the perf programs follow. Ranks whose op lists differ (per-rank traces) keep their own.
+// rule the perf programs follow. Ranks whose op lists differ (per-rank traces, a pipeline's
+// stages) keep their own.
 std::vector<double> bus_bytes_over_ranks(const Executor& executor, double timeout_s) {
   const Schedule& s = executor.schedule();
   std::vector<double> bytes(s.ops.size(), 0);
@@ -91,7 +95,9 @@ std::vector<double> bus_bytes_over_ranks(const Executor& executor, double timeou
     layout.rank = executor.groups().get(call->key).rank();
     bytes[i] = call->spec->bus_bytes(s.ops[i].collective().bytes, layout, call->dtype);
   }
-  if (!same_size_on_every_rank(MPI_COMM_WORLD, bytes.size(), timeout_s)) return bytes;
+  if (!same_size_on_every_rank(MPI_COMM_WORLD, bytes.size(), timeout_s) ||
+      pipeline_place(s).stages > 1)
+    return bytes;
   return slowest(gather_stats_to_root(MPI_COMM_WORLD, bytes, timeout_s));
 }
 
@@ -133,7 +139,8 @@ Measured measure_replay(Executor& executor, const Progress& progress, const Meas
   for (PassKind pass : {PassKind::compute_only, PassKind::comm_only, PassKind::overlapped}) {
     const PassResult result = undilated(executor.run_pass(pass), in.dilation);
     if (pass == PassKind::overlapped) out.overlapped = result;
-    m.passes[static_cast<std::size_t>(pass)] = summarize(result, timeout_s);
+    m.passes[static_cast<std::size_t>(pass)] =
+        summarize(result, timeout_s, pipeline_place(executor.schedule()).stages > 1);
     ++passes_done;
     progress.advance(
         options.warmup + passes_done * pass_steps,
@@ -166,7 +173,8 @@ std::vector<nlohmann::json> report_replay(ReplayMeasurements& m, const ReportInp
                           in.flops.model.value_or(0), in.peak.tflops});
   m.op_headroom = op_headroom(schedule, m.op_times);
   m.units = unit_headroom(schedule, m.op_times);
-  m.sanity_problems = step_sanity(m.step, kSanityTolerance);
+  m.sanity_problems =
+      step_sanity(m.step, kSanityTolerance, pipeline_place(schedule).stages > 1);
   m.peak_tflops = in.peak.tflops;
   m.peak_source = in.peak.source;
   m.flops_per_step = in.flops.hardware;

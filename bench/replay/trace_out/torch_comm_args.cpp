@@ -16,6 +16,14 @@ const char* nccl_type_suffix(DType dtype) {
     case DType::f16: return "f16";
     case DType::f32: return "f32";
     case DType::fp8: return "f8e4m3";
+    case DType::fp8_e5m2: return "f8e5m2";
+    case DType::f64: return "f64";
+    case DType::i8: return "i8";
+    case DType::u8: return "u8";
+    case DType::i32: return "i32";
+    case DType::u32: return "u32";
+    case DType::i64: return "i64";
+    case DType::u64: return "u64";
   }
   return "bf16";
 }
@@ -36,6 +44,14 @@ std::string torch_dtype_name(DType dtype) {
     case DType::f16: return "Half";
     case DType::f32: return "Float";
     case DType::fp8: return "Float8_e4m3fn";
+    case DType::fp8_e5m2: return "Float8_e5m2";
+    case DType::f64: return "Double";
+    case DType::i8: return "Char";
+    case DType::u8: return "Byte";
+    case DType::i32: return "Int";
+    case DType::u32: return "UInt32";
+    case DType::i64: return "Long";
+    case DType::u64: return "UInt64";
   }
   return "BFloat16";
 }

@@ -3,7 +3,7 @@ that format too), module for module as transformers builds Qwen2 / Llama / Mixtr
 the same parameters in the same named_parameters() order, and the same kernels in forward
 (RMSNorm in fp32 pieces, rotate-half rotary, SDPA with enable_gqa, SiLU(gate) * up, the MoE loop
 over hit experts with index_add_, logits upcast to fp32 for the loss). The other families
-(Qwen3, Qwen2-MoE, Qwen3-MoE, DeepSeek-V3, GPT-NeoX) are built by families.py. transformers is
+(Qwen3, Qwen2-MoE, Qwen3-MoE, DeepSeek-V3, GPT-NeoX, Nemotron) are built by families.py. transformers is
 not needed: the reference must run where only torch is installed."""
 
 import json
@@ -15,7 +15,7 @@ from torch import nn
 
 CATALOG_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "workloads", "catalog")
 FAMILIES = ("llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen2_moe", "qwen3_moe",
-            "deepseek_v3", "gpt_neox")
+            "deepseek_v3", "gpt_neox", "nemotron")
 
 
 class CatalogConfig:
@@ -48,12 +48,13 @@ class CatalogConfig:
         qwen3 = f in ("qwen3", "qwen3_moe")
         self.head_dim = int(data.get("head_dim") or (128 if qwen3 else self.hidden // self.heads))
         bias = bool(data.get("attention_bias") or False)
+        biased = ("llama", "qwen3", "qwen3_moe", "deepseek_v3", "nemotron")
         self.qkv_bias = {"qwen2": True, "qwen2_moe": data.get("qkv_bias", True),
                          "gpt_neox": data.get("attention_bias", True)}.get(
-                             f, bias if f in ("llama", "qwen3", "qwen3_moe", "deepseek_v3") else False)
-        self.o_bias = bias if f in ("llama", "qwen3", "qwen3_moe", "deepseek_v3") else (
-            self.qkv_bias if f == "gpt_neox" else False)
-        self.mlp_bias = bool(data.get("mlp_bias") or False) if f == "llama" else f == "gpt_neox"
+                             f, bias if f in biased else False)
+        self.o_bias = bias if f in biased else (self.qkv_bias if f == "gpt_neox" else False)
+        self.mlp_bias = (bool(data.get("mlp_bias") or False) if f in ("llama", "nemotron")
+                         else f == "gpt_neox")
         self.qk_norm = qwen3
         self.experts = self.top_k = self.expert_intermediate = self.shared_intermediate = 0
         self.shared_expert_gate = False
@@ -82,10 +83,12 @@ class CatalogConfig:
             self.qk_nope = int(need("qk_nope_head_dim"))
             self.qk_rope = int(need("qk_rope_head_dim"))
             self.v_head_dim = int(need("v_head_dim"))
-        self.rotary_pct = float(data.get("rotary_pct", 0.25)) if f == "gpt_neox" else 1.0
+        self.rotary_pct = {"gpt_neox": float(data.get("rotary_pct", 0.25)),
+                           "nemotron": float(data.get("partial_rotary_factor", 0.5))}.get(f, 1.0)
         self.parallel_residual = bool(data.get("use_parallel_residual", True)) if f == "gpt_neox" else False
         # They change values, not shapes or kernels: the config's or HF's defaults.
-        self.rms_eps = float(data.get("rms_norm_eps") or data.get("layer_norm_eps") or 1e-6)
+        self.rms_eps = float(data.get("rms_norm_eps") or data.get("layer_norm_eps")
+                             or data.get("norm_eps") or 1e-6)
         self.rope_theta = float(data.get("rope_theta") or data.get("rotary_emb_base") or 1e6)
 
     def moe_layer(self, layer):
@@ -264,7 +267,7 @@ class DecoderLayer(CheckpointedLayer):
 def decoder_layer(c, layer, moe=None):
     """Llama / Qwen2 / Mixtral layers here; Qwen3, Qwen-MoE and DeepSeek-V3 from families.py
     (imported here: it builds on this file's modules)."""
-    if c.family in ("qwen3", "qwen2_moe", "qwen3_moe", "deepseek_v3"):
+    if c.family in ("qwen3", "qwen2_moe", "qwen3_moe", "deepseek_v3", "nemotron"):
         from families import FamilyLayer
         return FamilyLayer(c, layer, moe)
     return DecoderLayer(c, moe)
@@ -283,8 +286,13 @@ class CausalLM(nn.Module):
         self.config = c
         self.embed_tokens = nn.Embedding(c.vocab, c.hidden)
         self.layers = nn.ModuleList(decoder_layer(c, i, moe) for i in range(layers))
-        self.norm = RMSNorm(c.hidden, c.rms_eps)
-        self.rotary = Rotary(c.qk_rope if c.family == "deepseek_v3" else c.head_dim, c.rope_theta)
+        if c.family == "nemotron":
+            from families import LayerNorm1P
+            self.norm = LayerNorm1P(c.hidden, eps=c.rms_eps)
+        else:
+            self.norm = RMSNorm(c.hidden, c.rms_eps)
+        rotated = int(c.head_dim * c.rotary_pct)  # partial rotary (Nemotron); head_dim elsewhere
+        self.rotary = Rotary(c.qk_rope if c.family == "deepseek_v3" else rotated, c.rope_theta)
         self.lm_head = nn.Linear(c.hidden, c.vocab, bias=False)
         if c.tied:
             self.lm_head.weight = self.embed_tokens.weight

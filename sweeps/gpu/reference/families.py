@@ -1,5 +1,5 @@
 """The families catalog_model.py's CausalLM does not build (Qwen3, Qwen2-MoE, Qwen3-MoE,
-DeepSeek-V3, GPT-NeoX), module for module as transformers 4.x registers them: the same parameter
+DeepSeek-V3, GPT-NeoX, Nemotron), module for module as transformers 4.x registers them: the same parameter
 names and order, so fsdp2_unit_sizes.py holds their FSDP2 sizes to replay's.
 
     from catalog_model import load_config
@@ -17,7 +17,7 @@ from catalog_model import (Attention, CausalLM, CheckpointedLayer, DecoderLayer,
 def rotary_dim(c):
     if c.family == "deepseek_v3":
         return c.qk_rope
-    if c.family == "gpt_neox":
+    if c.family in ("gpt_neox", "nemotron"):
         return int(c.head_dim * c.rotary_pct)
     return c.head_dim
 
@@ -168,6 +168,43 @@ class RoutedMoe(nn.Module):
         return out.view(b, s, h)
 
 
+class LayerNorm1P(nn.LayerNorm):
+    """NemotronLayerNorm1P: nn.LayerNorm with weight and bias, run with weight + 1."""
+
+    def forward(self, x):
+        return F.layer_norm(x, self.normalized_shape, self.weight + 1, self.bias, self.eps)
+
+
+class SquaredReluMlp(nn.Module):
+    """NemotronMLP: up_proj, down_proj (mlp_bias), ReLUSquaredActivation between."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.up_proj = nn.Linear(c.hidden, c.intermediate, bias=c.mlp_bias)
+        self.down_proj = nn.Linear(c.intermediate, c.hidden, bias=c.mlp_bias)
+
+    def forward(self, x):
+        return self.down_proj(torch.square(F.relu(self.up_proj(x))))
+
+
+class PartialRotaryAttention(Attention):
+    """NemotronAttention: q, k, v, o; rotary on each head's first rotary_dim dims, the rest
+    passed through and joined by apply_rotary_pos_emb's cat."""
+
+    def forward(self, x, cos, sin):
+        shape = (*x.shape[:-1], -1, self.head_dim)
+        q = self.q_proj(x).view(shape).transpose(1, 2)
+        k = self.k_proj(x).view(shape).transpose(1, 2)
+        v = self.v_proj(x).view(shape).transpose(1, 2)
+        r = cos.shape[-1]
+        cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+        q = torch.cat((rope(q[..., :r], cos, sin), q[..., r:]), dim=-1)
+        k = torch.cat((rope(k[..., :r], cos, sin), k[..., r:]), dim=-1)
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        out = out.transpose(1, 2).contiguous()
+        return self.o_proj(out.reshape(*x.shape[:-1], -1).contiguous())
+
+
 class FamilyLayer(DecoderLayer):
     """catalog_model.DecoderLayer (self_attn, mlp, input_layernorm, post_attention_layernorm)
     with the family's attention and MLP."""
@@ -175,13 +212,20 @@ class FamilyLayer(DecoderLayer):
     def __init__(self, c, layer, moe=None):
         """moe: builds the MoE block of a MoE layer (catalog_model.CausalLM's argument;
         default: every expert local, transformers 4.x's loop)."""
+        nemotron = c.family == "nemotron"
         attention = LatentAttention(c) if c.family == "deepseek_v3" else (
-            QkNormAttention(c) if c.qk_norm else Attention(c))
+            QkNormAttention(c) if c.qk_norm else (
+                PartialRotaryAttention(c) if nemotron else Attention(c)))
         if c.moe_layer(layer):
             mlp = (moe or RoutedMoe)(c)
+        elif nemotron:
+            mlp = SquaredReluMlp(c)
         else:
             mlp = GatedMlp(c.hidden, c.intermediate, c.mlp_bias) if c.experts else Mlp(c)
         super().__init__(c, attention=attention, mlp=mlp)
+        if nemotron:  # replaced in place: the registration order stays DecoderLayer's
+            self.input_layernorm = LayerNorm1P(c.hidden, eps=c.rms_eps)
+            self.post_attention_layernorm = LayerNorm1P(c.hidden, eps=c.rms_eps)
 
 
 class NeoxAttention(nn.Module):

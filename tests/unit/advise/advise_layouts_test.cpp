@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "bench/advise/advice.hpp"
-#include "bench/advise/layouts.hpp"
+#include "bench/project/layouts/layouts.hpp"
+#include "bench/project/layouts/ranked_layouts.hpp"
 
-namespace collreplay::advise {
+namespace collreplay::project {
 namespace {
 
 const Layout& named(const std::vector<Layout>& layouts, const std::string& name) {
@@ -39,12 +39,34 @@ TEST(AdviseLayouts, DenseModelOnTwoNodesOfEight) {
   EXPECT_NE(named(all, "ep8+fsdp").refused.find("dense model"), std::string::npos);
 }
 
+// The distributed optimizer beside DDP: the same plan and mesh, its optimizer states sharded.
+TEST(AdviseLayouts, DistributedOptimizerBesideEachDdp) {
+  const ModelConfig nemotron = load_model("nemotron-4-15b", "");
+  const std::vector<Layout> all = candidate_layouts(base("nemotron-4-15b", 8), nemotron, 2);
+  for (const char* name : {"ddp+do", "tp2+ddp+do", "tp4+ddp+do", "tp8+ddp+do"}) {
+    const Layout& l = named(all, name);
+    EXPECT_EQ(l.refused, "") << name;
+    EXPECT_EQ(l.request.plan, "ddp") << name;
+    EXPECT_TRUE(l.request.distributed_optimizer) << name;
+  }
+  EXPECT_FALSE(named(all, "tp4+ddp").request.distributed_optimizer);
+  EXPECT_EQ(named(all, "tp4+ddp+do").request.tp, 4);
+}
+
 TEST(AdviseLayouts, OneNodeRefusesHsdpAndNamesTensorParallelAlone) {
   const ModelConfig qwen = load_model("qwen2.5-0.5b", "");
   const std::vector<Layout> all = candidate_layouts(base("qwen2.5-0.5b", 2), qwen, 1);
   EXPECT_NE(named(all, "hsdp").refused.find("one node"), std::string::npos);
   EXPECT_EQ(named(all, "tp2").refused, "");  // tp over the whole world: no data parallelism left
   EXPECT_NE(named(all, "tp4+fsdp").refused.find("exceeds 2 GPUs per node"), std::string::npos);
+}
+
+TEST(AdviseLayouts, OneGpuIsNamedByItsDataParallelPlanNotTp1) {
+  const ModelConfig qwen = load_model("qwen2.5-0.5b", "");
+  const std::vector<Layout> all = candidate_layouts(base("qwen2.5-0.5b", 1), qwen, 1);
+  for (const Layout& l : all) EXPECT_NE(l.name, "tp1");
+  EXPECT_EQ(named(all, "fsdp").refused, "");
+  EXPECT_EQ(named(all, "ddp").refused, "");
 }
 
 TEST(AdviseLayouts, MoeSpreadsExpertsWhereTheyTileTheNodes) {
@@ -58,27 +80,26 @@ TEST(AdviseLayouts, RanksOnlyWhatFitsByTokensPerSecond) {
   WorkloadRequest request = base("qwen2.5-0.5b", 2);
   request.layers = 2;
   request.seq = 512;
-  AdviceInputs in;
-  in.nodes = 2;
-  in.projection.model.inter = {50, 0.125, 0, 1};
-  in.projection.model.intra = {0, 100, 0, 1};
-  in.projection.compute.peak_tflops = 989.4;
-  in.projection.compute.mfu = 0.5;
+  ProjectionInputs in;
+  in.model.inter = {50, 0.125, 0, 1};
+  in.model.intra = {0, 100, 0, 1};
+  in.compute.peak_tflops = 989.4;
+  in.compute.mfu = 0.5;
   // 1.5 GiB usable beside the reserve: room for fsdp and tp2, not for ddp.
-  project::MemoryBudget budget;
+  MemoryBudget budget;
   budget.capacity_bytes = static_cast<std::uint64_t>(
-      1.5 * project::kGiB * (1 + project::kAllocatorSlack) + project::kCudaContextBytes +
-      project::kNcclBuffersBytes);
-  in.projection.memory = project::MemoryLimit{load_model("qwen2.5-0.5b", ""), budget,
+      1.5 * kGiB * (1 + kAllocatorSlack) + kCudaContextBytes +
+      kNcclBuffersBytes);
+  in.memory = MemoryLimit{load_model("qwen2.5-0.5b", ""), budget,
                                               OptimizerStates::plan};
   const std::uint64_t usable = budget.usable_bytes();
-  EXPECT_NEAR(static_cast<double>(usable), 1.5 * project::kGiB, 1e6);
-  const std::vector<Advice> advice =
-      advise_layouts(candidate_layouts(request, in.projection.memory->model, 2), in);
+  EXPECT_NEAR(static_cast<double>(usable), 1.5 * kGiB, 1e6);
+  const std::vector<RankedLayout> advice =
+      rank_layouts(candidate_layouts(request, in.memory->model, 2), 2, {in}).front();
   int expected_rank = 0;
   double previous = 1e300;
   bool some_too_big = false;
-  for (const Advice& a : advice) {
+  for (const RankedLayout& a : advice) {
     if (a.fits) {
       ASSERT_TRUE(a.rank);
       EXPECT_EQ(*a.rank, ++expected_rank);
@@ -96,4 +117,4 @@ TEST(AdviseLayouts, RanksOnlyWhatFitsByTokensPerSecond) {
 }
 
 }  // namespace
-}  // namespace collreplay::advise
+}  // namespace collreplay::project

@@ -79,6 +79,36 @@ TEST(AdviseMemory, TensorParallelSplitsWhatItShards) {
   EXPECT_LT(tp4.activations_bytes, tp1.activations_bytes / 2);
 }
 
+// Nemotron-4 15B at TP 4 on 16 GPUs (DP 4) with the distributed optimizer: a TP rank holds
+// 32 layers of 97,542,144 (q, o 1536 x 6144; k, v 256 x 6144; up, down 6144 x 6144; four norm
+// vectors 6144), embed_tokens and lm_head 64,000 x 6,144 each and the final norm's 12,288:
+// 3,907,792,896. Every tensor and bucket is a multiple of 128 elements, so the buffer has no
+// padding. Parameters bf16 and gradients fp32 whole; fp32 master, exp_avg and exp_avg_sq over a
+// quarter of it. Without it (plain DDP) the moments are bf16 and whole.
+TEST(AdviseMemory, DistributedOptimizerShardsOnlyTheOptimizerStates) {
+  constexpr std::uint64_t kTpRank = 3'907'792'896ULL;
+  WorkloadRequest q;
+  q.model = "nemotron-4-15b";
+  q.world = 16;
+  q.tp = 4;
+  q.plan = "ddp";
+  q.reduce_dtype = "fp32";
+  q.distributed_optimizer = true;
+  const ModelConfig m = load_model(q.model, "");
+  for (OptimizerStates states : {OptimizerStates::plan, OptimizerStates::fp32}) {
+    const MemoryPerGpu mem = memory_per_gpu(build_schedule(q), m, q, states);
+    EXPECT_EQ(mem.params_bytes, kTpRank * 2);
+    EXPECT_EQ(mem.grads_bytes, kTpRank * 4);
+    EXPECT_EQ(mem.optimizer_bytes, kTpRank / 4 * 12);  // 11,723,378,688 B: what ZeRO-1 saves
+    EXPECT_EQ(mem.gathered_bytes, 0u);
+    EXPECT_EQ(mem.activations_bytes, activation_bytes(m, q));
+  }
+  q.distributed_optimizer = false;
+  const MemoryPerGpu ddp = memory_per_gpu(build_schedule(q), m, q, OptimizerStates::plan);
+  EXPECT_EQ(ddp.params_bytes, kTpRank * 2);
+  EXPECT_EQ(ddp.optimizer_bytes, kTpRank * 4);
+}
+
 TEST(AdviseMemory, OptimizerStatesChoiceIsChecked) {
   EXPECT_EQ(parse_optimizer_states("fp32"), OptimizerStates::fp32);
   EXPECT_THROW(parse_optimizer_states("fp16"), UsageError);

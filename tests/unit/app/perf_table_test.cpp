@@ -98,5 +98,28 @@ TEST(PerfTable, FooterCountsWrongValues) {
   EXPECT_NE(text.find("# Out of bounds values : 2 FAILED"), std::string::npos) << text;
 }
 
+// A 45 ms time keeps nccl-tests' 7-character column ("44933.6"), and -C 1 prints the host's
+// issue time under "cputime" while the bandwidths stay those of the op's time.
+TEST(PerfTable, WideTimesKeepTheColumnAndCputimeShowsTheIssueTime) {
+  for (bool cputime : {false, true}) {
+    std::FILE* out = std::tmpfile();
+    PerfTableReporter table(out, "float", "none", /*has_in_place=*/false, -1, cputime);
+    table.print_column_heads();
+    auto run = make_run(128 << 20, false, 44933.56, 0);
+    run.counters["cpu_us"] = 3.25;
+    table.ReportRuns({run});
+    std::rewind(out);
+    std::string text;
+    char buffer[4096];
+    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, out)) text.append(buffer, n);
+    std::fclose(out);
+    const std::string line = text.substr(text.rfind("\n", text.size() - 2) + 1);
+    EXPECT_NE(line.find(cputime ? "     3.25    2.99    2.24" : "  44933.6    2.99    2.24"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("cputime") != std::string::npos, cputime) << text;
+  }
+}
+
 }  // namespace
 }  // namespace collreplay

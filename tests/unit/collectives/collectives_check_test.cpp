@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "collectives/values/check_values.hpp"
 #include "collectives/values/host_values.hpp"
 #include "collectives/ops/op_registry.hpp"
 
@@ -65,7 +66,8 @@ TEST(HostCheck, AcceptsCorrectAndCatchesCorruptedResults) {
   params.peer = 1;  // recv from rank 1
   for (const OpSpec* op : all_ops()) {
     if (op->name() == "send") continue;  // receives nothing: nothing to check
-    for (DType t : {DType::bf16, DType::f16, DType::f32}) {
+    for (DType t : {DType::bf16, DType::f16, DType::f32, DType::fp8, DType::fp8_e5m2, DType::f64,
+                    DType::i8, DType::u8, DType::i32, DType::u32, DType::i64, DType::u64}) {
       // A recv's data is what its peer's send filled (recv itself sends nothing).
       const OpSpec& filled_by = op->name() == "recv" ? find_op("send") : *op;
       const auto in = inputs(filled_by, 37, t, params);
@@ -82,7 +84,7 @@ TEST(HostCheck, AcceptsCorrectAndCatchesCorruptedResults) {
                                    " rank " + std::to_string(rank) + " " +
                                    std::string(placement_name(p));
           EXPECT_EQ(count_wrong(*op, l, p, t, kSeed, buffer.data()), 0u) << what;
-          store_value(t, buffer.data(), offset + expected.size() / 2, 1000.0f);
+          store_exact(t, buffer.data(), offset + expected.size() / 2, poison_value(t));
           EXPECT_EQ(count_wrong(*op, l, p, t, kSeed, buffer.data()), 1u) << what;
         }
       }
@@ -95,7 +97,7 @@ TEST(HostCheck, PoisonsEverythingButTheInput) {
   const OpLayout l = ag.layout(4, 2, 1, OpParams{});
   std::vector<float> buffer(l.in_place_elements);
   fill_send_buffer(ag, l, Placement::in_place, DType::f32, 5, buffer.data());
-  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(buffer[i], static_cast<float>(kPoisonValue));
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(buffer[i], 1000.0f);
   for (std::size_t i = 4; i < 8; ++i) EXPECT_LE(std::abs(buffer[i]), 2.0f);
 }
 

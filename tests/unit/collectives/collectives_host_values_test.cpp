@@ -22,7 +22,7 @@ TEST(HostValues, KnownBitPatterns) {
 
 TEST(HostValues, SmallIntegersRoundTripExactly) {
   for (DType t : {DType::bf16, DType::f16, DType::f32}) {
-    unsigned char buffer[8];
+    unsigned char buffer[16];  // room for index 1 of any dtype
     for (int v = -256; v <= 256; ++v) {
       store_value(t, buffer, 1, static_cast<float>(v));
       EXPECT_EQ(load_value(t, buffer, 1), static_cast<float>(v)) << dtype_name(t) << " " << v;

@@ -77,8 +77,9 @@ TEST(ModelHfConfig, NameFromNameOrPathThenHubCacheThenFolder) {
 
 TEST(ModelHfConfig, CatalogNamesAreHfConfigsToo) {
   const std::vector<std::string> expected = {
-      "deepseek-v3",  "llama-3-70b",  "llama-3.1-8b", "mixtral-8x7b", "qwen2.5-0.5b",
-      "qwen2.5-1.5b", "qwen2.5-72b",  "qwen2.5-7b",   "qwen3-30b-a3b"};
+      "deepseek-v3",    "llama-3-70b",  "llama-3.1-8b", "mixtral-8x7b", "nemotron-4-15b",
+      "nemotron-4-340b", "qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-72b",  "qwen2.5-7b",
+      "qwen3-30b-a3b"};
   EXPECT_EQ(catalog_model_names(), expected);
   for (const auto& n : expected) EXPECT_EQ(load_model(n, "").name, n);
   EXPECT_EQ(model_totals(load_model("mixtral-8x7b", "")).params,
@@ -90,7 +91,7 @@ TEST(ModelHfConfig, UnknownModelTypeNamesFileFieldAndFamilies) {
   EXPECT_NE(e.find("dir/config.json"), std::string::npos) << e;
   EXPECT_NE(e.find("model_type 'mpt'"), std::string::npos) << e;
   EXPECT_NE(e.find("llama, mistral, qwen2, qwen3, mixtral, qwen2_moe, qwen3_moe, deepseek_v3, "
-                   "gpt_neox"),
+                   "gpt_neox, nemotron"),
             std::string::npos)
       << e;
   EXPECT_EQ(e.find('\n'), std::string::npos);

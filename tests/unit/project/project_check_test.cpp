@@ -4,6 +4,7 @@
 // (UsageError: exit 2) before anything is projected.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -20,13 +21,13 @@ namespace fs = std::filesystem;
 
 constexpr const char* kHeader =
     "series,model,gpu,gpus_per_node,nodes,fabric,plan,sharding,micro_batch,grad_accum,seq,ac,"
-    "reduce_dtype,tokens_per_s_per_gpu,band,source\n";
+    "reduce_dtype,tokens_per_s_per_gpu,band,source,role\n";
 
 std::string row(const std::string& series, int nodes, double tokens, const std::string& band,
-                const std::string& model = "qwen2.5-0.5b") {
+                const std::string& model = "qwen2.5-0.5b", const std::string& role = "held_out") {
   std::ostringstream r;
   r << series << "," << model << ",h100,8," << nodes << ",ib-ndr-8x400,fsdp1,full,1,1,1024,yes,"
-    << "bf16," << tokens << "," << band << ",a test\n";
+    << "bf16," << tokens << "," << band << ",a test," << role << "\n";
   return r.str();
 }
 
@@ -78,7 +79,7 @@ TEST_F(ProjectCheck, ReadsRowsAndTakesModelPathsFromTheFixturesFolder) {
   const std::string path =
       write(std::string("# source one\n") + kHeader + row("s", 1, 8505, "2") +
             row("s", 2, 6876.5, "2", "models/tiny.json") +
-            row("u", 2, 10, "unmatched: explained by exposed_comm") + row("d", 16, 3700, "absolute"));
+            row("u", 2, 10, "report exposed_comm") + row("d", 16, 3700, "absolute"));
   const std::vector<PublishedRow> rows = read_published_fixture(path, "");
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[0].series, "s");
@@ -90,7 +91,7 @@ TEST_F(ProjectCheck, ReadsRowsAndTakesModelPathsFromTheFixturesFolder) {
   EXPECT_DOUBLE_EQ(rows[0].band.points, 2);
   EXPECT_EQ(fs::path(rows[1].model), dir_ / "models" / "tiny.json");
   EXPECT_DOUBLE_EQ(rows[1].tokens_per_s_per_gpu, 6876.5);
-  EXPECT_EQ(rows[2].band.kind, SeriesBand::Kind::unmatched);
+  EXPECT_EQ(rows[2].band.kind, SeriesBand::Kind::reported);
   EXPECT_EQ(rows[2].band.term, "exposed_comm");
   EXPECT_EQ(rows[3].band.kind, SeriesBand::Kind::absolute);
   EXPECT_EQ(rows[3].where, path + ":6");
@@ -154,65 +155,37 @@ TEST(ProjectCheckSeries, AnOutOfBandPointFailsTheSeries) {
   EXPECT_TRUE(ok.passed) << ok.why;
 }
 
-TEST(ProjectCheckSeries, AnUnmatchedSeriesPassesOnlyWhenProjectComputesItsTerm) {
+TEST(ProjectCheckSeries, AReportedSeriesIsNotJudged) {
   SeriesBand band;
-  ASSERT_TRUE(parse_series_band("unmatched: explained by exposed_comm", band));
-  std::vector<SeriesPoint> points = {point(1, 8510, 8600), point(2, 6874, 4000)};
-  points[0].term_value = 0.0;
-  points[1].term_value = 114.0;
-  EXPECT_TRUE(check_series("eth", band, points).passed);
-  points[1].term_value = 0.0;  // computed, but says nothing
-  EXPECT_FALSE(check_series("eth", band, points).passed);
-  points[1].term_value.reset();  // not a term project computes
-  const SeriesCheck unknown = check_series("eth", band, points);
-  EXPECT_FALSE(unknown.passed);
-  EXPECT_NE(unknown.why.find("does not compute the term 'exposed_comm'"), std::string::npos);
+  ASSERT_TRUE(parse_series_band("report exposed_comm", band));
+  EXPECT_EQ(band.kind, SeriesBand::Kind::reported);
+  EXPECT_EQ(band.term, "exposed_comm");
+  const SeriesCheck c = check_series("eth", band, {point(1, 8510, 8600), point(2, 6874, 4000)});
+  EXPECT_FALSE(c.judged);
+  EXPECT_NEAR(c.worst_error_points, (4000.0 / 8600 - 6874.0 / 8510) * 100, 1e-9);
 }
 
-TEST(ProjectCheckSeries, ABandsTermExplainsAPointBeyondItOnlyWithAPositiveValue) {
+TEST(ProjectCheckSeries, ADiagnosisNeverTurnsAPointOutsideItsBandIntoAPass) {
   SeriesBand band;
-  ASSERT_TRUE(parse_series_band("5 else explained by inter_overhead", band));
+  ASSERT_TRUE(parse_series_band("5 diagnose inter_overhead", band));
   EXPECT_EQ(band.kind, SeriesBand::Kind::points);
   EXPECT_DOUBLE_EQ(band.points, 5);
   EXPECT_EQ(band.term, "inter_overhead");
-  EXPECT_FALSE(parse_series_band("5 else explained by ", band));
-  EXPECT_FALSE(parse_series_band("x else explained by inter_overhead", band));
-  ASSERT_TRUE(parse_series_band("5 else explained by inter_overhead", band));
+  EXPECT_FALSE(parse_series_band("5 diagnose ", band));
+  EXPECT_FALSE(parse_series_band("x diagnose inter_overhead", band));
+  // The rules of old: a solved term no longer explains anything into a pass.
+  EXPECT_FALSE(parse_series_band("5 else explained by inter_overhead", band));
+  EXPECT_FALSE(parse_series_band("unmatched: explained by exposed_comm", band));
+  ASSERT_TRUE(parse_series_band("5 diagnose inter_overhead", band));
   std::vector<SeriesPoint> points = {point(1, 8505, 8600), point(2, 6876, 8514),
                                      point(4, 6665, 8500)};
-  points[1].term_value = 1.4;
-  points[2].term_value = 1.6;
-  const SeriesCheck explained = check_series("seed", band, points);
-  EXPECT_TRUE(explained.passed) << explained.why;
-  EXPECT_TRUE(explained.explained);
-  EXPECT_TRUE(explained.points[1].explained);
-  points[2].term_value = 0.0;  // the projection is already as slow: nothing to explain with it
-  const SeriesCheck zero = check_series("seed", band, points);
-  EXPECT_FALSE(zero.passed);
-  EXPECT_FALSE(zero.explained);
-  EXPECT_NE(zero.why.find("4 nodes off by"), std::string::npos) << zero.why;
-  EXPECT_NE(zero.why.find("no positive 'inter_overhead'"), std::string::npos) << zero.why;
-  points[2].term_value.reset();
-  EXPECT_FALSE(check_series("seed", band, points).passed);
-  // No term named: beyond the band fails, whatever values the points carry.
-  ASSERT_TRUE(parse_series_band("5", band));
-  points[2].term_value = 1.6;
-  EXPECT_FALSE(check_series("seed", band, points).passed);
-}
-
-TEST(ProjectCheckSeries, OneTermValueMustExplainEveryPointItExplains) {
-  SeriesBand band;
-  ASSERT_TRUE(parse_series_band("5 else explained by inter_overhead", band));
-  std::vector<SeriesPoint> points = {point(1, 8505, 8600), point(2, 6876, 8514),
-                                     point(4, 6665, 8500), point(8, 6474, 8480)};
-  points[1].term_value = 4.6;
+  points[1].term_value = 4.6;  // one value closes each gap: it still fails
   points[2].term_value = 4.5;
-  points[3].term_value = 4.4;
-  EXPECT_TRUE(check_series("seed", band, points).passed);
-  points[3].term_value = 7.0;  // 7.0 / 4.5 > 1.5: a number per point, not one explanation
-  const SeriesCheck spread = check_series("seed", band, points);
-  EXPECT_FALSE(spread.passed);
-  EXPECT_NE(spread.why.find("from 4.50 to 7.00"), std::string::npos) << spread.why;
+  const SeriesCheck c = check_series("seed", band, points);
+  EXPECT_FALSE(c.passed);
+  EXPECT_TRUE(c.judged);
+  EXPECT_EQ(c.why, "2 nodes off by +18.2 points (band 5)") << c.why;
+  EXPECT_NEAR(c.worst_error_points, (8500.0 / 8600 - 6665.0 / 8505) * 100, 1e-9);
 }
 
 TEST(ProjectCheckSeries, ASeriesWithOnePointIsMissingARow) {
@@ -225,22 +198,27 @@ TEST(ProjectCheckSeries, ASeriesWithOnePointIsMissingARow) {
   EXPECT_TRUE(check_series("d", band, {point(16, 3700, 3000)}).passed);
 }
 
-TEST_F(ProjectCheck, AnInterNodeOverheadExplainsALossOnlyWhereTheProjectionIsFaster) {
+TEST_F(ProjectCheck, AnInterNodeOverheadDiagnosesALossButTheSeriesFails) {
   std::string printed;
-  const std::string band = "2 else explained by inter_overhead";
-  // A real 30% loss at 2 nodes: project solves the overhead per cross-node collective.
-  EXPECT_EQ(check(std::string(kHeader) + row("s", 1, 1000, band) + row("s", 2, 700, band), printed),
-            0);
-  EXPECT_NE(printed.find("explained"), std::string::npos) << printed;
-  EXPECT_NE(printed.find("ms longer than 2 x ib-ndr-8x400 explains; consistent with "
+  const std::string band = "2 diagnose inter_overhead";
+  // A real 30% loss at 2 nodes: project solves the overhead per cross-node collective that would
+  // close it, prints it beside the failure, and exits 1.
+  EXPECT_EQ(check(std::string(kHeader) + row("s", 1, 1000, band) +
+                      row("s", 2, 700, band, "qwen2.5-0.5b", "declared"),
+                  printed),
+            1);
+  EXPECT_NE(printed.find("ms longer than 2 x ib-ndr-8x400 gives; diagnosis: would need "
                          "inter_overhead = "),
             std::string::npos)
       << printed;
-  EXPECT_NE(printed.find("# 1 of 1 series pass (1 of them explained"), std::string::npos)
-      << printed;
-  // A real 30% gain: the projection is already slower; no overhead explains it.
-  EXPECT_EQ(check(std::string(kHeader) + row("s", 1, 1000, band) + row("s", 2, 1300, band), printed),
+  EXPECT_NE(printed.find("# 0 of 1 judged series pass"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("# FAILED s: 2 nodes off by +"), std::string::npos) << printed;
+  // A real 30% gain: the projection is already slower; the overhead it would need is 0.
+  EXPECT_EQ(check(std::string(kHeader) + row("s", 1, 1000, band) +
+                      row("s", 2, 1300, band, "qwen2.5-0.5b", "declared"),
+                  printed),
             1);
+  EXPECT_NE(printed.find("would need inter_overhead = 0.00 ms"), std::string::npos) << printed;
   EXPECT_NE(printed.find("# FAILED s: 2 nodes off by -"), std::string::npos) << printed;
 }
 
@@ -254,19 +232,65 @@ TEST_F(ProjectCheck, ExitsOneWhenARowLeavesItsBandAndZeroWithin) {
   EXPECT_NE(printed.find("model:h100"), std::string::npos) << printed;
   EXPECT_EQ(check(std::string(kHeader) + row("s", 1, 1000, "60") + row("s", 2, 500, "60"), printed),
             0);
-  EXPECT_NE(printed.find("# 1 of 1 series pass"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("# 1 of 1 judged series pass"), std::string::npos) << printed;
+}
+
+TEST_F(ProjectCheck, DeclaredRowsSetTheIntervalsAndHeldOutRowsReportTheirCoverage) {
+  // The projection's own per-GPU ratios at 2 and 4 nodes, to set real figures against.
+  ProjectOptions o;
+  o.check = {write(std::string(kHeader) + row("p", 1, 1000, "60") +
+                       row("p", 2, 1000, "60", "qwen2.5-0.5b", "declared") + row("p", 4, 1000, "60"),
+                   "probe.csv")};
+  const std::vector<CheckedPoint> probe = check_fixtures(o).series[0].check.points;
+  const double p2 = probe[1].projected_ratio, p4 = probe[2].projected_ratio;
+  // s declares its 2-node row, 1 point below the projection; t is held out: its 2-node real ratio
+  // is the projection's (inside), its 4-node one 5 points below (outside: 1.41 points there).
+  const std::string fixture = std::string(kHeader) + row("s", 1, 1000, "60") +
+                              row("s", 2, 1000 * (p2 - 0.01), "60", "qwen2.5-0.5b", "declared") +
+                              row("t", 1, 1000, "60") + row("t", 2, 1000 * p2, "60") +
+                              row("t", 4, 1000 * (p4 - 0.05), "60");
+  std::string printed;
+  ASSERT_EQ(check(fixture, printed), 0) << printed;
+  o.check = {write(fixture, "coverage.csv")};
+  const CheckReport report = check_fixtures(o);
+  ASSERT_EQ(report.series.size(), 2u);
+  EXPECT_EQ(report.calibration.declared_rows, 1);
+  // One doubling: the width is the declared row's |error|, 1 point, on both sides.
+  EXPECT_NEAR(report.calibration.points_per_root_doubling, 1, 1e-6);
+  const CheckedPoint& two = report.series[1].check.points[1];
+  const CheckedPoint& four = report.series[1].check.points[2];
+  EXPECT_NEAR(two.ratio_hi - two.projected_ratio, 0.01, 1e-8);
+  EXPECT_NEAR(two.projected_ratio - two.ratio_lo, 0.01, 1e-8);
+  // Two doublings: sqrt(2) times as wide.
+  EXPECT_NEAR(four.ratio_hi - four.projected_ratio, 0.01 * std::sqrt(2.0), 1e-8);
+  EXPECT_TRUE(two.covered);
+  EXPECT_FALSE(four.covered);
+  EXPECT_NE(printed.find("# held-out points inside their interval: 1 of 2; band 60: 1 of 2"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("from 1 declared rows of f.csv"), std::string::npos) << printed;
+}
+
+TEST_F(ProjectCheck, RefusesADeclaredRowWithoutARatioAndAnUnknownRole) {
+  EXPECT_NE(error_of(std::string(kHeader) + row("d", 16, 3700, "absolute", "qwen2.5-0.5b",
+                                                "declared"))
+                .find("its band must be points, not 'absolute'"),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string(kHeader) + row("s", 1, 5, "2", "qwen2.5-0.5b", "fit"))
+                .find("role 'fit' is not declared or held_out"),
+            std::string::npos);
 }
 
 TEST_F(ProjectCheck, TheComputeColumnOverridesTheGpusDefaultMfu) {
   ProjectOptions o;
   o.check = {write(std::string(kHeader) + row("s", 1, 1000, "2"), "default.csv")};
-  const std::vector<CheckedSeries> plain = check_fixtures(o);
+  const std::vector<CheckedSeries> plain = check_fixtures(o).series;
   std::string header = kHeader;
   header.insert(header.size() - 1, ",compute");
   std::string quartered = row("s", 1, 1000, "2");
   quartered.insert(quartered.size() - 1, ",model:h100@0.25");
   o.check = {write(header + quartered, "quarter.csv")};
-  const std::vector<CheckedSeries> quarter = check_fixtures(o);
+  const std::vector<CheckedSeries> quarter = check_fixtures(o).series;
   ASSERT_EQ(plain.size(), 1u);
   ASSERT_EQ(quarter.size(), 1u);
   EXPECT_EQ(plain[0].compute, "model:h100");

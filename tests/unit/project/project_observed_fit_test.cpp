@@ -27,7 +27,6 @@ ObservedParams truth() {
   p.terms.inter_overhead_ms = 0.3;
   p.terms.compute_slowdown = 0.3;
   p.terms.link_spread = 0.2;
-  p.terms.optimizer_hbm_gbyte_s = 3350;
   p.inter_gbyte_s = 150;
   return p;
 }
@@ -48,8 +47,7 @@ TEST(ProjectObservedFit, ReproducesItsRowsAndPredictsAnUnseenModel) {
   std::vector<ObservedCase> cases;
   for (int nodes : {1, 2, 4, 8, 16}) cases.push_back(made_row("qwen2.5-0.5b", 2, nodes));
   cases.push_back(made_row("qwen2.5-1.5b", 1, 2));
-  StepTerms fixed;
-  fixed.optimizer_hbm_gbyte_s = 3350;
+  const StepTerms fixed;
   const ObservedFit fit = fit_observed(cases, intra_tier(), fixed, "synthetic");
   EXPECT_LT(fit.best.rms, 0.003);
   ASSERT_EQ(fit.predicted_step_ms.size(), cases.size());

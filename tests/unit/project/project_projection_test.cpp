@@ -12,6 +12,7 @@
 #include "bench/project/project_cli.hpp"
 #include "bench/project/model/mechanisms.hpp"
 #include "bench/project/projection.hpp"
+#include "bench/project/tipping/tipping_point.hpp"
 #include "bench/project/validate.hpp"
 #include "bench/replay/headroom.hpp"
 #include "common/errors.hpp"
@@ -130,12 +131,16 @@ TEST(ProjectProjection, HeadroomShrinksWithNodesAndTipsOver) {
   }
   const auto tip = tipping_point(rows);
   ASSERT_TRUE(tip.has_value());
+  ASSERT_TRUE(tip->nodes.has_value());
   for (const ProjectionRow& r : rows) {
-    if (r.nodes < tip->nodes) {
+    if (r.nodes < *tip->nodes) {
       EXPECT_GE(r.headroom_ms, 0);
     }
-    if (r.nodes == tip->nodes) {
+    if (r.nodes == *tip->nodes) {
       EXPECT_LT(r.headroom_ms, 0);
+    }
+    if (r.nodes > 1 && r.nodes < tip->from_nodes) {  // one node: no fabric to tip
+      EXPECT_GE(r.headroom_lo_ms, 0);
     }
   }
 }

@@ -9,6 +9,7 @@
 #include "bench/project/model/measured_points.hpp"
 #include "bench/project/model/step_sim.hpp"
 #include "bench/project/projection.hpp"
+#include "bench/project/tipping/tipping_point.hpp"
 #include "workloads/plan/schedule_builder.hpp"
 
 namespace collreplay::project {
@@ -105,10 +106,11 @@ TEST(ProjectStepModel, TpCollectivesAreExposedApartFromHiddenFsdpOnes) {
   EXPECT_NEAR(four_times.exposed_by_group_ms.at("shard"), row.exposed_by_group_ms.at("shard"),
               0.1 * row.exposed_by_group_ms.at("shard"));
   EXPECT_GT(four_times.exposed_by_group_ms.at("tp"), 3.5 * row.exposed_by_group_ms.at("tp"));
-  const std::optional<TippingPoint> tip = tipping_point({row});
-  ASSERT_TRUE(tip);
-  EXPECT_EQ(tip->nodes, 1);
-  EXPECT_NE(tip->reason.find("critical path"), std::string::npos) << tip->reason;
+  // All of it inside the node: the layout's own cost on every fabric, never a tipping point.
+  EXPECT_NEAR(row.layout_exposed_ms, row.exposed_comm_ms, 1e-6);
+  EXPECT_EQ(row.fabric_exposed_ms, 0);
+  EXPECT_FALSE(tipping_point({row}));
+  EXPECT_NE(layout_cost_text({row}).find("inside a node"), std::string::npos);
 
   ProjectionInputs async = in;
   async.request.async_tp = true;  // each TP collective overlaps the GEMM beside it
@@ -116,19 +118,58 @@ TEST(ProjectStepModel, TpCollectivesAreExposedApartFromHiddenFsdpOnes) {
   EXPECT_LT(hidden.critical_exposed_ms, row.critical_exposed_ms);
 }
 
-TEST(ProjectStepModel, OneRankIsNeverATippingPoint) {
-  ProjectionRow one;  // one rank: its headroom reads negative only by its own copies
-  one.world = 1;
-  one.median_layer = 0;
-  one.headroom_ms = -1;
-  ProjectionRow two = one;
-  two.nodes = 2;
-  two.world = 2;
+// A row whose median layer's collectives cross nodes, at `nodes` nodes of two ranks.
+ProjectionRow crossing_row(int nodes, double lo_ms, double headroom_ms, double hi_ms) {
+  ProjectionRow r;
+  r.nodes = nodes;
+  r.world = 2 * nodes;
+  r.median_layer = 0;
+  r.median_layer_crosses_nodes = nodes > 1;
+  r.headroom_lo_ms = lo_ms;
+  r.headroom_ms = headroom_ms;
+  r.headroom_hi_ms = hi_ms;
+  r.step_ms = 100;
+  return r;
+}
+
+TEST(ProjectStepModel, OneNodeIsNeverATippingPoint) {
+  // One node: whatever its headroom reads, the fabric is not in the step.
+  const ProjectionRow one = crossing_row(1, -3, -2, -1);
+  ProjectionRow two = crossing_row(2, -3, -2, -1);
   EXPECT_FALSE(tipping_point({one}));
   ASSERT_TRUE(tipping_point({one, two}));
+  EXPECT_TRUE(tipping_point({one, two})->firm());
   EXPECT_EQ(tipping_point({one, two})->nodes, 2);
   two.fits = false;  // a step that cannot run tips nothing
   EXPECT_FALSE(tipping_point({one, two}));
+}
+
+TEST(ProjectStepModel, ABandThatStraddlesZeroMakesTheTippingPointARange) {
+  const std::vector<ProjectionRow> rows = {
+      crossing_row(8, 1, 2, 3), crossing_row(16, -1, 1, 2), crossing_row(32, -2, -0.5, 1),
+      crossing_row(64, -4, -2, -1)};
+  const std::optional<TippingPoint> tip = tipping_point(rows);
+  ASSERT_TRUE(tip);
+  EXPECT_FALSE(tip->firm());
+  EXPECT_EQ(tip->from_nodes, 16);
+  EXPECT_EQ(tip->nodes, 32);
+  EXPECT_EQ(tip->to_nodes, 64);
+  EXPECT_EQ(tipping_text(tip).rfind("between 16 and 64 nodes", 0), 0u) << tipping_text(tip);
+  const nlohmann::json j = tipping_json(tip);
+  EXPECT_EQ(j["tipping_from_nodes"], 16);
+  EXPECT_EQ(j["tipping_point_nodes"], 32);
+  EXPECT_EQ(j["tipping_to_nodes"], 64);
+}
+
+TEST(ProjectStepModel, CollectivesInsideANodeDoNotTipAFabric) {
+  // The median layer's headroom is negative, but its collectives stay on the node (EP or TP over
+  // NVLink at 2 nodes): no tipping point; critical exposure across nodes would be one.
+  ProjectionRow r = crossing_row(2, -3, -2, -1);
+  r.median_layer_crosses_nodes = false;
+  EXPECT_FALSE(tipping_point({r}));
+  r.critical_fabric_exposed_ms = 2;  // 2% of the 100 ms step
+  ASSERT_TRUE(tipping_point({r}));
+  EXPECT_NE(tipping_point({r})->reason.find("across nodes on the critical path"), std::string::npos);
 }
 
 TEST(ProjectStepModel, MemoryIsCheckedAgainstTheModelledGpu) {

@@ -91,6 +91,12 @@ TEST(Fields, MissingOrMistypedFieldsAreEmptyAndMistypedOnesAreReported) {
   EXPECT_EQ(text_at(r.data, "run/nodes"), std::nullopt);
 }
 
+// Perf records say "perf"; older ones said nothing and read as perf all the same.
+TEST(Fields, PerfRecordsWithAndWithoutTheirKind) {
+  EXPECT_EQ(record_kind(nlohmann::json::parse(R"({"record":"perf","op":"all_gather"})")), "perf");
+  EXPECT_EQ(record_kind(nlohmann::json::parse(R"({"op":"all_gather","bytes":8})")), "perf");
+}
+
 TEST(Fields, FallBackWhenOptionalFieldsAreMissing) {
   const auto bare = nlohmann::json::parse(R"({"record":"unit","unit":"layers.3"})");
   EXPECT_EQ(record_kind(bare), "unit");

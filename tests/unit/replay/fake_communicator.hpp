@@ -112,7 +112,10 @@ class FakeCommunicator : public Communicator {
     return child;
   }
   void all_gather(const void* s, void* r, std::size_t n, DType t) override { copy(s, r, n, t); }
-  void reduce_scatter(const void* s, void* r, std::size_t n, DType t) override { copy(s, r, n, t); }
+  void reduce_scatter(const void* s, void* r, std::size_t n, DType t,
+                      ReduceOp = ReduceOp::sum) override {
+    copy(s, r, n, t);
+  }
   void all_to_all(const void* s, void* r, std::size_t n, DType t) override { copy(s, r, n, t); }
   void all_to_allv(const void* s, PeerCounts sl, void* r, PeerCounts, DType t) override {
     if (all_to_allv_calls_that_write >= 0 && all_to_allv_calls_that_write-- == 0) {
@@ -121,7 +124,10 @@ class FakeCommunicator : public Communicator {
     }
     copy(s, r, sl.counts[0], t);
   }
-  void all_reduce(const void* s, void* r, std::size_t n, DType t) override { copy(s, r, n, t); }
+  void all_reduce(const void* s, void* r, std::size_t n, DType t,
+                  ReduceOp = ReduceOp::sum) override {
+    copy(s, r, n, t);
+  }
   void broadcast(const void* s, void* r, std::size_t n, DType t, int) override { copy(s, r, n, t); }
   // A world of one: every send's data is the next receive's.
   void p2p_group(std::span<const P2pCall> calls) override {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "workloads/plan/distopt/distributed_optimizer.hpp"
+
 namespace collreplay {
 namespace {
 
@@ -15,10 +17,15 @@ void registration_order(const ModuleTree& t, int id,
 
 }  // namespace
 
-std::vector<DdpBucket> ddp_buckets(const StepStructure& s, DType grad_dtype, double cap_mb) {
+std::vector<std::pair<const ParamTensor*, int>> gradient_order(const StepStructure& s) {
   std::vector<std::pair<const ParamTensor*, int>> params;
   registration_order(s.tree, 0, params);
   std::reverse(params.begin(), params.end());
+  return params;
+}
+
+std::vector<DdpBucket> ddp_buckets(const StepStructure& s, DType grad_dtype, double cap_mb) {
+  const std::vector<std::pair<const ParamTensor*, int>> params = gradient_order(s);
   const auto cap_bytes = static_cast<std::uint64_t>(cap_mb * 1024 * 1024);
   std::vector<DdpBucket> buckets;
   DdpBucket open;
@@ -39,6 +46,11 @@ std::vector<DdpBucket> ddp_buckets(const StepStructure& s, DType grad_dtype, dou
   }
   if (!open.params.empty()) buckets.push_back(open);
   return buckets;
+}
+
+std::vector<DdpBucket> ddp_plan_buckets(const ResolvedRequest& r, const StepStructure& s) {
+  if (r.request.distributed_optimizer) return distopt_buckets(r, s, distopt_bucket_elements(r));
+  return ddp_buckets(s, r.reduce_dtype, r.request.bucket_cap_mb);
 }
 
 PowerSgdSplit powersgd_split(const DdpBucket& bucket, int rank) {
@@ -73,9 +85,22 @@ void add_ddp_buffer_broadcast(const ResolvedRequest& r, const std::string& prefi
   ops.comm.push_back(c);
 }
 
-void add_ddp_items(const ResolvedRequest& r, const std::vector<DdpBucket>& buckets,
+void add_ddp_forward_items(const ResolvedRequest& r, const std::vector<DdpBucket>& buckets, int mb,
+                           const std::string& prefix, PhaseOps& ops) {
+  if (!r.request.distributed_optimizer)
+    add_ddp_buffer_broadcast(r, prefix, ops);
+  else if (mb == 0)
+    add_distopt_gathers(r, buckets, prefix, ops);
+}
+
+void add_ddp_items(const ResolvedRequest& r, const std::vector<DdpBucket>& buckets, int mb,
                    const std::vector<int>& bwd_item, int items, const std::string& prefix,
                    PhaseOps& ops) {
+  if (r.request.distributed_optimizer) {
+    if (mb + 1 == r.request.micro_batches)
+      add_distopt_reduce_scatters(r, buckets, bwd_item, items, prefix, ops);
+    return;
+  }
   const std::uint64_t element = dtype_size_bytes(r.reduce_dtype);
   for (std::size_t b = 0; b < buckets.size(); ++b) {
     CommItem c;

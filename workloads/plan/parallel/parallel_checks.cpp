@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/errors.hpp"
+#include "workloads/plan/distopt/distributed_optimizer.hpp"
 #include "workloads/plan/parallel/mesh.hpp"
 
 namespace collreplay {
@@ -74,6 +75,7 @@ void resolve_parallelism(ResolvedRequest& r) {
     require(r.plan == PlanKind::ddp, "--grad-compression needs --plan ddp");
     r.powersgd_rank = std::stoi(rank);
   }
+  check_distributed_optimizer(r);
   require(r.plan != PlanKind::ddp || q.ep == 1, "--plan ddp with --ep > 1 is not modelled");
   require(r.plan != PlanKind::ddp || q.sharding == "full",
           "--sharding does not apply to --plan ddp");

@@ -55,7 +55,9 @@ void add_tensor_parallel_items(const ResolvedRequest& r, const StepStructure& s,
   const CollectiveKind in_bwd = sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
   TpItems tp(r, prefix, ops);
   const int items = static_cast<int>(item_seg.size());
-  if (forward_phase) tp.add(out_fwd, -1, false, "embed_tokens", "root", -1, Phase::forward);
+  // A pipeline stage without the embedding has no embedding collectives.
+  const bool embedding = r.request.pipeline.stage.embedding;
+  if (forward_phase && embedding) tp.add(out_fwd, -1, false, "embed_tokens", "root", -1, Phase::forward);
   for (int i = 0; i < items; ++i) {
     const Segment& g = s.segments[item_seg[i]];
     const Phase phase = ops.compute[i].phase;
@@ -69,7 +71,7 @@ void add_tensor_parallel_items(const ResolvedRequest& r, const StepStructure& s,
       if (g.tp_in) tp.add(in_bwd, i, false, what, unit, g.layer, phase);
     }
   }
-  if (!forward_phase && sp)
+  if (!forward_phase && sp && embedding)
     tp.add(CollectiveKind::all_gather, items - 1, false, "embed_tokens", "root", -1,
            Phase::backward);
 }

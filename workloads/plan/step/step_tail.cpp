@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "common/sizes.hpp"
+#include "workloads/plan/distopt/distributed_optimizer.hpp"
 #include "workloads/plan/parallel/hsdp.hpp"
 #include "workloads/plan/step/optimizer_step.hpp"
 
@@ -13,6 +14,10 @@ void append_summaries(const ResolvedRequest& r, const StepStructure& s,
                       const std::vector<DdpBucket>& buckets, Schedule& out) {
   const double mbs = r.request.micro_batches;
   for (std::size_t b = 0; b < buckets.size(); ++b) {
+    if (r.request.distributed_optimizer) {
+      out.units.push_back(distopt_bucket_summary(r, buckets[b], b));
+      continue;
+    }
     UnitSummary sum;
     sum.name = "bucket" + std::to_string(b);
     sum.params = buckets[b].numel;
@@ -58,8 +63,10 @@ void append_summaries(const ResolvedRequest& r, const StepStructure& s,
   }
 }
 
-void append_optimizer_step(const ResolvedRequest& r, const StepStructure& s, std::size_t last_mb,
+void append_optimizer_step(const ResolvedRequest& r, const StepStructure& s,
+                           const std::vector<DdpBucket>& buckets, std::size_t last_mb,
                            Schedule& out) {
+  if (r.request.distributed_optimizer) return append_distopt_step(r, buckets, last_mb, out);
   if (r.optimizer == OptimizerKind::none) return;
   std::uint64_t tensors = 0, numel = 0;
   for (const Unit& u : s.units) {

@@ -13,8 +13,10 @@
 namespace collreplay {
 
 // The optimizer step, after every collective of the last micro-batch's backward (its ops start
-// at `last_mb`); nothing with --optimizer none.
-void append_optimizer_step(const ResolvedRequest& r, const StepStructure& s, std::size_t last_mb,
+// at `last_mb`); the distributed optimizer's on the rank's shard of `buckets`; nothing with
+// --optimizer none.
+void append_optimizer_step(const ResolvedRequest& r, const StepStructure& s,
+                           const std::vector<DdpBucket>& buckets, std::size_t last_mb,
                            Schedule& out);
 // Units (DDP buckets for ddp) with their shard and collective bytes and FLOPs, and each MoE
 // layer's dispatch and combine bytes for this rank.

@@ -1,4 +1,4 @@
-#include "bench/perf/perf_cli.hpp"
+#include "bench/perf/cli/perf_cli.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "bench/app/guarded_main.hpp"
+#include "bench/perf/cli/nccl_tests_flags.hpp"
 #include "collectives/backend.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
@@ -18,15 +19,19 @@ constexpr std::size_t kMaxSizes = 4096;
 bool is_benchmark_flag(std::string_view arg) { return arg.starts_with("--benchmark_"); }
 
 // "-b -5" would look like an unknown option "-5" to CLI11; glue such values to their option
-// ("-b-5", "--minbytes=-5") so the size parser can say "is negative".
+// ("-b-5", "--minbytes=-5") so the parsers can say what is wrong with the number.
 std::vector<std::string> glue_negative_values(std::vector<std::string> args) {
   const auto takes_size = [](std::string_view a) {
-    return a == "-b" || a == "-e" || a == "-i" || a == "-f" || a == "-n" || a == "-w" ||
-           a == "--minbytes" || a == "--maxbytes" || a == "--stepbytes" || a == "--stepfactor" ||
-           a == "--iters" || a == "--warmup_iters" || a == "--timeout" || a == "--seed" ||
-           a == "--stable" || a == "--dilate" || a == "--emulate-nodes" || a == "-G" ||
-           a == "--cudagraph" || a == "-R" || a == "--local_register" || a == "-I" || a == "-r" ||
-           a == "--root";
+    for (std::string_view name :
+         {"-b", "--minbytes", "-e", "--maxbytes", "-i", "--stepbytes", "-f", "--stepfactor", "-n",
+          "--iters", "-w", "--warmup_iters", "-c", "--check", "-T", "--timeout", "--seed",
+          "--stable", "--dilate", "--emulate-nodes", "-G", "--cudagraph", "-R", "--local_register",
+          "-I", "--per_iter_timing", "-r", "--root", "-t", "--nthreads", "-g", "--ngpus", "-a",
+          "--average", "-z", "--blocking", "-m", "--agg_iters", "-N", "--run_cycles", "-C",
+          "--report_cputime", "-y", "--stream_null", "-p", "--parallel_init", "-S", "-M", "-u",
+          "-x", "-D", "-V", "-K"})
+      if (a == name) return true;
+    return false;
   };
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -62,7 +67,7 @@ int positive_int(std::uint64_t value, const char* what, int minimum) {
 struct PerfTexts {
   std::string min_text = "32M", max_text = "32M", step_text = "1M", factor_text = "1";
   std::string iters_text = "20", warmup_text = "1", check_text = "1", dtype_text = "float";
-  std::string backend_text, report_text = "max", timeout_text = "300", seed_text = "1";
+  std::string backend_text, report_text, timeout_text = "300", seed_text = "1";
   std::string skew_text = "uniform", stable_text, graph_text = "0", register_text = "0";
   std::string per_iter_text = "0", root_text = "0";
 };
@@ -76,12 +81,15 @@ void add_perf_options(CLI::App& app, std::string_view op_name, PerfTexts& t,
   app.add_option("-n,--iters", t.iters_text, "timed iterations per size (--stable: at most this many samples)");
   app.add_option("-w,--warmup_iters", t.warmup_text,
                  "warm-up iterations per size (--stable: at most, sized to the op)");
-  app.add_option("-c,--check", t.check_text, "check results (0 or 1)");
-  app.add_option("-d,--datatype", t.dtype_text, "float|half|bfloat16 (fp32, fp16, bf16)");
+  app.add_option("-c,--check", t.check_text, "data checks per size (0: none)");
+  app.add_option("-d,--datatype", t.dtype_text,
+                 "int8|uint8|int32|uint32|int64|uint64|half|float|double|bfloat16|f8e4m3|f8e5m2");
   app.add_option("--backend", t.backend_text, "nccl|mpi (default: nccl when a GPU is visible)");
   app.add_option("--out", options.out_path, "JSON Lines results file (written at the end)");
-  app.add_option("--report", t.report_text, "combine ranks' times: max|avg|min");
-  app.add_option("--timeout", t.timeout_text, "seconds before a stuck collective aborts (0: off)");
+  app.add_option("--report", t.report_text,
+                 "combine ranks' times: avg (default, as nccl-tests)|max|min|rank0 (as -a)");
+  app.add_option("-T,--timeout", t.timeout_text,
+                 "seconds before a stuck collective aborts (0: off; default 300)");
   add_run_flags(app, options.run);
   app.add_option("--seed", t.seed_text, "seed of the fill pattern and the skew");
   app.add_option("--stable", t.stable_text,
@@ -106,25 +114,28 @@ void add_perf_options(CLI::App& app, std::string_view op_name, PerfTexts& t,
 
 }
 
-// Converts and checks the typed flags: UsageError (one line) for the first that no run can use.
-void read_texts(const PerfTexts& t, PerfOptions& options) {
+// Converts and checks the typed flags: UsageError (one line) for the first that no run can use;
+// `args` as typed, for the flag's name in messages.
+void read_texts(const PerfTexts& t, const std::vector<std::string>& args, PerfOptions& options) {
   options.min_bytes = parse_bytes(t.min_text, "-b");
   options.max_bytes = parse_bytes(t.max_text, "-e");
   options.step_bytes = parse_bytes(t.step_text, "-i");
   options.step_factor = parse_bytes(t.factor_text, "-f");
+  if (options.step_factor == 0)
+    throw UsageError("-f 0: a step factor multiplies each size: give 2 or more, or 1 with -i for "
+                     "an additive step");
   options.iterations = positive_int(parse_bytes(t.iters_text, "-n"), "-n", 1);
   options.warmup_iterations = positive_int(parse_bytes(t.warmup_text, "-w"), "-w", 0);
-  if (t.check_text != "0" && t.check_text != "1") throw UsageError("-c must be 0 or 1");
-  options.check = t.check_text == "1";
-  options.dtype = parse_dtype(t.dtype_text);
-  if (options.dtype == DType::fp8) throw UsageError("--dtype fp8 is for replay's --a2a-dtype only");
+  options.checks = positive_int(parse_bytes(t.check_text, "-c"), "-c", 0);
+  options.dtype = parse_perf_dtype(t.dtype_text, typed_flag(args, {"-d", "--datatype"}));
   if (!t.backend_text.empty()) options.backend = parse_backend(t.backend_text);
-  options.report = parse_rank_reduce(t.report_text);
+  if (!t.report_text.empty()) options.report = parse_rank_reduce(t.report_text);
   char* end = nullptr;
   options.timeout_seconds = std::strtod(t.timeout_text.c_str(), &end);
   if (t.timeout_text.empty() || *end != '\0' || !(options.timeout_seconds >= 0) ||
       options.timeout_seconds > 1e6)
-    throw UsageError("--timeout '" + t.timeout_text + "' is not a number of seconds (0 disables)");
+    throw UsageError("-T/--timeout '" + t.timeout_text +
+                     "' is not a number of seconds (0 disables)");
   options.seed = parse_bytes(t.seed_text, "--seed");
   if (!t.stable_text.empty()) {
     options.stable_pct = std::strtod(t.stable_text.c_str(), &end);
@@ -164,8 +175,10 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
   own_args = glue_negative_values(std::move(own_args));
 
   PerfTexts t;
+  NcclTestsTexts nccl_tests;
   CLI::App app(std::string(op_name) + " benchmark (nccl-tests conventions; collreplay)");
   add_perf_options(app, op_name, t, options);
+  add_nccl_tests_flags(app, nccl_tests);
   std::vector<const char*> cli_argv{argv[0]};
   for (const std::string& a : own_args) cli_argv.push_back(a.c_str());
   try {
@@ -177,7 +190,8 @@ std::optional<PerfOptions> parse_perf_cli(std::string_view op_name, int argc, ch
     throw UsageError(e.what());
   }
 
-  read_texts(t, options);
+  read_texts(t, own_args, options);
+  read_nccl_tests_flags(nccl_tests, own_args, t.report_text, options);
   size_sweep(options);  // rejects endless sweeps now, before MPI
   return options;
 }
