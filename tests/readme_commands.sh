@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The commands the READMEs show run as shown: every `build/bin/project`, `build/bin/advise` and
 # `build/bin/replay --dry-run` line of a fenced block in a README (a leading `$ ` and trailing
-# `\` continuations allowed) runs from a scratch folder that sees the checkout's tests/, sweeps/
-# and workloads/, with BIN_DIR for build/bin. It must exit 0, or the status the README gives
-# for it: `# exit N` on the command, or `(exit N)` on the first line after its block.
+# `\` continuations allowed; fences and lines may be indented, as in a list item) runs from a
+# scratch folder that sees the checkout's tests/, sweeps/ and workloads/, with BIN_DIR for
+# build/bin. It must exit 0, or the status the README gives for it: `# exit N` on the command,
+# or `(exit N)` on the first line after its block.
 #   tests/readme_commands.sh BIN_DIR [ROOT]
 # Prints each command with its status; exits 1 naming the first that did otherwise.
 set -euo pipefail
@@ -18,14 +19,14 @@ commands() {
   local readme
   while IFS= read -r readme; do
     awk -v file="${readme#"$root"/}" '
-      /^```/ { if (fenced) { fenced = 0; pending = n } else fenced = 1; next }
+      /^ *```/ { if (fenced) { fenced = 0; pending = n } else fenced = 1; next }
       !fenced && pending > 0 && NF {
         if (match($0, /\(exit [0-9]+\)/)) status[pending] = substr($0, RSTART + 6, RLENGTH - 7)
         pending = 0
       }
       !fenced { next }
       {
-        line = $0; sub(/^\$ /, "", line)
+        line = $0; sub(/^ */, "", line); sub(/^\$ /, "", line)
         if (joining) { cmd[n] = cmd[n] " " line }
         else if (line ~ /^build\/bin\/(project|advise) / || line ~ /^build\/bin\/replay --dry-run /) {
           cmd[++n] = line; status[n] = 0

@@ -23,7 +23,7 @@
 namespace collreplay {
 
 // GEMM time is modeled at this fraction of the bf16 dense peak unless @MFU says otherwise. Measured
-// (bench/RESULTS.md, "GEMM slices against plain cuBLAS", 1x H100, sweeps/measured/2026-11-23-h100):
+// (bench/RESULTS.md, "GEMMs beside cuBLAS and torch", 1x H100, sweeps/measured/2026-11-23-h100):
 // Qwen2.5-7B's GEMMs at 4096 tokens run at 282-746 TFLOP/s, 29-75% of 989.4 (attention's batched
 // GEMMs 28-31%, the projections 50-75%), 8192^3 at 74%: one half sits inside that span. Stated
 // (Meta's Llama 3 paper, 16K H100s): 38-43% MFU for whole training steps at scale.

@@ -4,7 +4,7 @@
 // torch's Python after a sync runs then, with the GPU drained, as compute_model.cpp's timeline
 // has it. Without the restart the host time after a sync was spent during the wait: on an H200
 // the looped Mixtral's reference GPU idled 106-118 us after each of its 132 syncs a step (its
-// profiled step) where replay's did not (bench/RESULTS.md, "The fused step's host").
+// profiled step) where replay's did not (bench/RESULTS.md, "Host time per launch").
 #pragma once
 #include <chrono>
 

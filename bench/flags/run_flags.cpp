@@ -1,5 +1,7 @@
 #include "bench/flags/run_flags.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <cmath>
 #include <cstdio>
 

@@ -16,8 +16,6 @@
 // prepare_run() adds the backend's checks and applies the MPI transport settings (which MPI_Init
 // reads); the NCCL ones travel in BackendOptions.
 #pragma once
-#include <CLI/CLI.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +26,12 @@
 #include "bench/compute/compute_model.hpp"
 #include "bench/monitor/monitor_session.hpp"
 #include "collectives/backend.hpp"
+
+// CLI11 by name only: a translation unit that includes CLI/CLI.hpp compiles its validators
+// (about 3 s each at -O2), so only those that add options include it.
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace collreplay {
 

@@ -1,5 +1,6 @@
 #include "bench/monitor/monitor_session.hpp"
 
+#include <CLI/CLI.hpp>
 #include <unistd.h>
 
 #include <cstdio>

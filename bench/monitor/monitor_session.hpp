@@ -8,8 +8,6 @@
 //   monitor.board().set("collreplay_busbw_gbps", "...", {{"op", "all_gather"}}, 12.3);
 //   for (auto& r : monitor.finish()) results.add(r);                     // after measuring
 #pragma once
-#include <CLI/CLI.hpp>
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +16,12 @@
 
 #include "bench/monitor/metrics_board.hpp"
 #include "bench/monitor/sampler.hpp"
+
+// CLI11 by name only: a translation unit that includes CLI/CLI.hpp compiles its validators
+// (about 3 s each at -O2), so only those that add options include it.
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace collreplay {
 

@@ -1,43 +1,16 @@
 #!/usr/bin/env bash
-# Fidelity on one GPU: the real-training reference (sweeps/gpu/reference/) and replay of the same
-# model, plan, layers, micro-batch and sequence, side by side, both with their default AdamW
-# (the reference's as users write it, replay's --optimizer auto). Both write JSON Lines into
-# OUT_DIR; sweeps/gpu/fidelity_summary.py prints the closing markdown table (and writes it to
-# OUT_DIR/summary_<mode>.md). Three modes, each one GPU call:
-#   sweeps/gpu/fidelity.sh OUT_DIR [case...]              world 1: q05 q7 q72 mix (default), q3moe,
-#       nem (Nemotron-4 15B), and mixg q3moeg: Mixtral and Qwen3-30B-A3B with --experts grouped on both sides
-#       (torch._grouped_mm in the reference, replay's grouped GEMMs). The reference times 30 steps
-#       (as the calibration's runs do: on a VM the host's speed moves within a run, and each step
-#       is a chance at it undisturbed), and the summary judges each phase at its fastest step (of
-#       at least 10; its medians printed beside).
-#   sweeps/gpu/fidelity.sh OUT_DIR multi [case...]        ranks sharing GPU 0, each its own NCCL
-#       host over loopback sockets (reference --same-gpu; replay --emulate-nodes N --transport
-#       socket --ifname lo): fsdp2-w2 fsdp2-w4 hsdp-2x2 ddp-w2 mix-ep2 (default: all)
-#   sweeps/gpu/fidelity.sh OUT_DIR optimizers [model...]  world 1, each AdamW implementation
-#       (reference default|foreach|fused|loop in one process; replay auto|adamw-foreach|
-#       adamw-fused|adamw-loop) on q05 q7 q72 mix (default: all)
-# GROUPED_GEMM=loop|cublas-grouped gives replay that --grouped-gemm (default auto: as torch runs).
-# TRACE_OUT=1 keeps each side's step as a Chrome trace: the reference's profiled one
-# (OUT_DIR/reference_NAME.trace/rank0.trace.json) and replay's measured one
-# (OUT_DIR/replay_NAME.trace.json.gz), for sweeps/gpu/traces/kinds_side_by_side.py.
-# ROUNDS=N (world1) runs each case's reference and replay N times, alternating, round by round
-# over the cases (round 1 of every case, then round 2 of each with more), and judges each
-# side's fastest run (sweeps/gpu/travels/fastest_round.py; the median run's figure printed beside
-# it); q05, host-bound, defaults to 3: a VM's host ran one process 2x slower than another, each
-# steady, and the fastest run's fastest step is the host undisturbed, what the calibration
-# calibrates replay's host at.
-# HOST_TIME=calibrate (or a calibration file) gives replay --host-time that, instead of its eager
-# defaults (write the calibration first: python3 sweeps/gpu/travels/host_time_calibrate.py).
-# PIN_CPUS=LIST holds both sides to those CPUs (taskset -c LIST around torchrun and mpirun; replay
-# --bind-to none inherits it), as the calibration's references were (host_time_calibrate.py
-# --cpus): on a VM an unpinned torch process's host was measured 1.5x slower in some processes
-# than in others (the 0.5B's host forward 15-17 ms against 10-12 held to a core; bench/RESULTS.md).
-# In multi mode every rank shares those CPUs: give one per rank.
-# MULTI_GPU=1 runs the multi cases with a GPU per rank (torchrun without --same-gpu; replay with
-# its ranks on their own GPUs, NVLink) on a machine with as many GPUs as ranks.
-# Needs a GPU, python3 with torch (torchrun) and `make` having built build/bin/replay. Each step
-# runs under `timeout`; a failed case is reported and the rest carry on. Exit 1 when a case
-# failed to run or the summary judged a phase (fwd+bwd, optimizer, step) outside 0.9-1.1 or missing.
+# Fidelity on one GPU: the real-training reference (reference/reference_step.py) and replay of the
+# same model and plan side by side, closing with fidelity_summary.py's table (exit 1 on a FAIL).
+#   sweeps/gpu/fidelity.sh OUT_DIR [case...]                world 1: q05 q7 q72 mix (default),
+#                                                           q3moe, nem (Nemotron-4 15B),
+#                                                           mixg q3moeg (experts grouped)
+#   sweeps/gpu/fidelity.sh OUT_DIR multi [case...]          fsdp2-w2 fsdp2-w4 hsdp-2x2 ddp-w2 mix-ep2
+#   sweeps/gpu/fidelity.sh OUT_DIR optimizers [model...]    every AdamW on q05 q7 q72 mix
+# Environment: HOST_TIME=calibrate|FILE (replay's --host-time), PIN_CPUS=LIST (taskset both
+# sides), ROUNDS=N (runs a case, fastest judged; q05: 3), TRACE_OUT=1 (both steps as traces),
+# MULTI_GPU=1 (multi with a GPU per rank), GROUPED_GEMM=loop|cublas-grouped.
+# Needs a GPU, torch (torchrun) and build/bin/replay. Rules and results: bench/RESULTS.md.
+case ${1:-} in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: fidelity.sh OUT_DIR [multi|optimizers] [case...]}

@@ -1,33 +1,10 @@
-"""The closing tables of sweeps/gpu/fidelity.sh: the reference's records beside replay's, a ratio
-(replay / reference) and pass or FAIL per phase of every row.
-  python3 sweeps/gpu/fidelity_summary.py world1|optimizers|multi OUT_DIR
-      [--calibration FILE] case...
-Every phase is judged on its own (issue 38): fwd+bwd, optimizer and step (and, for multi-rank
-cases, exposed communication) each within 0.9-1.1 of the reference; each collective's kernel time
-within 15% of the reference's profiled one. A row whose reference or replay record is missing, or
-that lacks a phase, counts as failing. The last line is the verdict: exit 0 only when every row
-passed every phase, 1 otherwise (2: usage). The medians are printed as figures, never as a pass.
-
-World-1 rows (world1, optimizers) judge each phase at its fastest step: the reference's fastest
-timed step of that phase (step_record.fastest_figure) against replay's figure. Replay paces its
-host by a calibration fitted at the host's fastest steps (travels/host_time_calibrate.py), and its
-steps agree within about 1% (its spread is printed); the reference's steps are the host's as
-others' load leaves it, and on a VM that load moves a host-bound row by more than the band within
-one run (on an H100 VM the 0.5B's fastest-run optimizer steps 3.1-5.4 ms, its median 1.20x the
-calibration's host, its fastest step the GPU's 3.3 ms, as replay's). The reference's medians and
-replay's ratio at them are printed under the table, a figure beside the verdict. Multi-rank rows
-judge the reference's median (the slowest rank's): both sides run the same loopback sockets live,
-and their time varies on both sides alike.
-A reference of fewer than MIN_REFERENCE_STEPS timed steps counts as missing: too few to have a
-fastest or a median. MoE models with looped experts sync the host once per expert and vary most
-run to run (Qwen3-30B-A3B: 389-802 ms fwd+bwd over runs of 5 steps), so reference_step.py times 20
-steps for them by default. Each world1 row's reference spread (fastest, median and slowest fwd+bwd
-of its steps) and replay's (its steps) are printed under the table. A MoE row whose reference and
-replay ran their experts differently (--experts looped / grouped) fails. With --calibration (the
-host-time calibration replay ran on), each world1 row's reference host time per phase at its
-fastest step is printed beside the host time replay charged it (the calibration's figures for
-replay's launches; travels/host_against_calibration.py): where the host slowed after
-calibrating, a host-bound row says so (a figure, not judged)."""
+"""The closing tables of fidelity.sh: the reference's records beside replay's, replay / reference
+and pass or FAIL for every phase of every row (fwd+bwd, optimizer, step each within 0.9-1.1;
+multi-rank rows also exposed communication, and each collective within 15%).
+  python3 sweeps/gpu/fidelity_summary.py world1|optimizers|multi OUT_DIR [--calibration FILE] case...
+World-1 rows are judged at the reference's fastest step, multi-rank rows at its median; the last
+line is the verdict: exit 0 when every judged figure passed, 1 otherwise, 2 for bad usage.
+Why these rules: bench/RESULTS.md, "Fidelity"."""
 import json
 import os
 import statistics
@@ -299,6 +276,9 @@ def multi(out, cases, v):
 
 
 def main(argv):
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     if len(argv) < 2 or argv[0] not in ("world1", "optimizers", "multi"):
         print("usage: fidelity_summary.py world1|optimizers|multi OUT_DIR [--calibration FILE] "
               "case...", file=sys.stderr)

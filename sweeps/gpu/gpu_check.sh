@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
-# One-call check of the GPU parts on the GPU machine: build, then gpu_tests on 1 and 2 ranks over
-# NVLink and on 2 ranks over NCCL's socket transport, then a short summary. Logs: build/gpu_check/.
-# Ranks are placed as the machine allows: with two GPUs or more each rank has its own; on one GPU
-# the NVLink run is left out (said so) and the two socket ranks share GPU 0, each with its own
-# NCCL_HOSTID, so NCCL takes them for two nodes and talks over sockets (NCCL refuses two ranks of
-# one host on one GPU), as fidelity.sh's shared-GPU cases and replay --emulate-nodes do.
-# Usage: sweeps/gpu/gpu_check.sh [TARGET]   (from anywhere; MPIRUN=... to choose the launcher;
-#        TARGET: what to build first, default all; build/bin/gpu_tests when the rest is built)
+# The GPU check: build, then gpu_tests on 1 rank, on 2 ranks over NVLink (two GPUs or more) and on
+# 2 ranks over NCCL's socket transport (on one GPU both share it, each its own NCCL host), then a
+# summary. Logs in build/gpu_check/.
+#   sweeps/gpu/gpu_check.sh [TARGET]   (TARGET to build first, default all; MPIRUN=... launcher)
+case ${1:-} in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -u
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0   # the test machines lend no multicast objects: keep NVLink SHARP off

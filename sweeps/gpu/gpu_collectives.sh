@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Collective bus bandwidth on this machine's GPUs, NCCL backend, over NVLink and over NCCL's
-# socket transport, as recorded in bench/RESULTS.md. Ranks are combined with --report avg, the
-# way nccl-tests averages them, so the figures compare with nccl-tests'.
-#   sweeps/gpu/gpu_collectives.sh OUT_DIR [MIN_BYTES MAX_BYTES]
+# Bus bandwidth of all-gather, reduce-scatter and all-to-all on every GPU of this machine, over
+# NVLink and over NCCL's socket transport, ranks averaged (--report avg) as nccl-tests does.
+#   sweeps/gpu/gpu_collectives.sh OUT_DIR [MIN_BYTES MAX_BYTES]   (default 1M 4G)
+case ${1:-} in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: gpu_collectives.sh OUT_DIR [MIN MAX]}

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# Extra GPU replays on this machine's GPUs (recorded in bench/RESULTS.md): Mixtral-8x7B plain FSDP
-# and expert-parallel, Qwen2.5-72B on its first layers, and Qwen2.5-7B with every rank made its own
-# emulated node (--emulate-nodes: a distinct NCCL_HOSTID per rank, so NCCL goes over NET/Socket
-# between them).
+# Replays on every GPU of this machine: Mixtral-8x7B with plain FSDP and with expert parallelism,
+# Qwen2.5-72B's first layers, Qwen2.5-7B with every rank its own emulated node (NCCL over sockets).
 #   sweeps/gpu/gpu_more.sh OUT_DIR
+case ${1:-} in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: gpu_more.sh OUT_DIR}

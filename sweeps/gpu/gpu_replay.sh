@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Replay of one Qwen2.5-7B FSDP step (micro-batch 2, seq 2048) on this machine's GPUs over NVLink
-# and over NCCL's socket transport, plus the same layer collectives timed alone by the perf
-# executables (the comm-only pass must agree with them), as recorded in bench/RESULTS.md.
-#   sweeps/gpu/gpu_replay.sh OUT_DIR [extra replay flags...]
+# Qwen2.5-7B's FSDP step (micro-batch 2, seq 2048) replayed on every GPU of this machine over
+# NVLink and over NCCL's socket transport, and its layer collectives timed alone by the perf
+# programs (the comm-only pass must agree with them).
+#   sweeps/gpu/gpu_replay.sh OUT_DIR [replay flags...]
+case ${1:-} in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: gpu_replay.sh OUT_DIR [replay flags]}

@@ -1,13 +1,10 @@
 #!/usr/bin/env bash
-# A rank stopped mid-collective must end the job within --timeout + 10 s, with exit 4 and a
-# message naming the op, and leave no process behind (issue 9: no hang outlives --timeout).
-# 2 ranks over NCCL; rank 1 gets SIGSTOP while collectives are in flight, in one of three places:
-#   overlapped  replay's overlapped (warm-up) steps, collectives beside GEMMs (default)
-#   comm-only   replay's comm-only pass (the stop comes once the compute-only pass has ended)
-#   perf        all_gather_perf's timed iterations: with -n 10^8 queued back to back, a launch
-#               blocks inside NCCL once the queue is full, so the call watchdog ends the rank
-# Usage: sweeps/gpu/hang_check.sh [overlapped|comm-only|perf]   (MPIRUN=... chooses the launcher)
-#        BACKEND=mpi sweeps/gpu/hang_check.sh ...   (the same on host ranks, tiny model)
+# A rank stopped mid-collective must end the job within --timeout + 10 s, with exit 4, the op
+# named and no process left. 2 ranks; rank 1 gets SIGSTOP in one place:
+#   sweeps/gpu/hang_check.sh [overlapped|comm-only|perf]   (default overlapped; MPIRUN=... launcher)
+#   BACKEND=mpi sweeps/gpu/hang_check.sh ...                (the same on host ranks, tiny model)
+# Logs in build/hang_check/PLACE/.
+case ${1:-} in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -u
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0   # the test machines lend no multicast objects: keep NVLink SHARP off

@@ -1,14 +1,10 @@
 #!/usr/bin/env python3
-"""Summary of replay_launch_cost.sh: a replay's comm-only step launched op by op, as one CUDA
-graph (replay -G), and the same collectives timed alone by the perf executables.
+"""Summary of replay_launch_cost.sh: a replay's comm-only step launched op by op and as one CUDA
+graph (replay -G) beside the same collectives timed alone (all_to_allv left out: its counts come
+from the routing).
 
-  replay_launch_cost.py --distinct REPLAY_JSONL   prints "perf_executable bytes dtype" per
-                                                  distinct collective of the step
-  replay_launch_cost.py --summary OUT_DIR         prints the comparison
-
-all_to_allv is left out of the sums: its per-peer counts come from the routing, which the perf
-executable's --skew does not reproduce.
-"""
+  replay_launch_cost.py --distinct REPLAY_JSONL   "perf_executable bytes dtype" per collective
+  replay_launch_cost.py --summary OUT_DIR         the comparison"""
 import argparse
 import glob
 import json

@@ -1,13 +1,9 @@
 #!/usr/bin/env bash
-# What a replay's comm-only pass pays per collective beyond the collectives themselves (issue
-# 22): one training step (default Qwen2.5-7B FSDP, micro-batch 2, seq 2048; or the replay
-# workload flags given) on NP ranks (default 1: one GPU, where every collective is a self-copy),
-# with -G 20, so that the comm-only step is also timed as one CUDA graph; then every distinct
-# collective of the step (kind, size, dtype) alone in its perf executable (-n 50 -w 5 as one
-# batch, slowest rank, as the replay reports). replay_launch_cost.py then prints the comm-only
-# step launched op by op, as one graph, and the same collectives' times summed, with the
-# overhead per collective of each, into OUT/summary.txt.
-#   sweeps/gpu/replay_launch_cost.sh OUT_DIR [replay workload flags...]
+# What a replay's comm-only pass pays per collective beyond the collectives: one step (default
+# Qwen2.5-7B FSDP, 2 x 2048) with -G 20, then each distinct collective alone in its perf program;
+# replay_launch_cost.py writes OUT_DIR/summary.txt.
+#   sweeps/gpu/replay_launch_cost.sh OUT_DIR [replay workload flags...]   (NP ranks, default 1)
+case ${1:-} in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${1:?usage: replay_launch_cost.sh OUT_DIR [replay workload flags...]}

@@ -1,14 +1,10 @@
 #!/usr/bin/env bash
-# collreplay's perf executables beside nccl-tests (built from its public source, outside this
-# repository) on the same GPUs in the same call, as recorded in bench/RESULTS.md: AG / RS / A2A
-# from 16 B to 4 GiB, ranks averaged (--report avg, nccl-tests' rule), plain launches, CUDA graphs
-# (-G) and registered buffers (-R 1). A sweep's wall time and precision: stable_wall.sh.
-#   sweeps/gpu/side_by_side.sh OUT_DIR NCCL_TESTS_SOURCE_DIR [OPS [TRANSPORT_FLAGS...]]
-# OPS: comma-separated, default all_gather,reduce_scatter,alltoall; also all_reduce, broadcast,
-# sendrecv (one name in both suites: broadcast_perf, sendrecv_perf). Environment: MAX_SIZE (a
-# shorter sweep when device time is short), TRANSPORT=socket (both sides on NCCL's socket
-# transport), NONBLOCKING=1 (collreplay's plain launches once more with NCCL_COMM_BLOCKING=0:
-# the nonblocking communicator it used before, to compare the launch paths).
+# The perf programs beside nccl-tests (built from its source, outside this repository) on the same
+# GPUs, interleaved: plain launches, CUDA graphs (-G) and registered buffers (-R 1), 16 B to 4 GiB.
+#   sweeps/gpu/side_by_side.sh OUT_DIR NCCL_TESTS_SOURCE_DIR [OPS [collreplay flags...]]
+# OPS: comma-separated, default all_gather,reduce_scatter,alltoall. Environment: MAX_SIZE,
+# TRANSPORT=socket (both sides on NCCL's sockets), NONBLOCKING=1 (also NCCL_COMM_BLOCKING=0).
+case ${1:-} in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${1:?usage: side_by_side.sh OUT_DIR NCCL_TESTS_SOURCE_DIR [OPS [transport flags]]}

@@ -1,16 +1,9 @@
 #!/usr/bin/env bash
-# A size sweep's wall time and precision, nccl-tests against collreplay --stable, in one call
-# (issue 22): OP (default all_gather) from 16 B to MAX_SIZE (default 4G), -f 4, both placements,
-# -c 0, ranks averaged, on every GPU of this machine:
-#   1. nccl-tests -n 200 -w 10: the wall time to beat (its usual mode: one batch per size);
-#   2. nccl-tests -n 200 -w 10 -I 1 -J: its per-iteration times, from which each size's p50 and
-#      the p50's 95% confidence interval (the same order-statistic rule as collreplay's), and the
-#      sweep's precision: its widest interval (half-width in % of the p50) over the sizes;
-#   3. collreplay -n 200 -w 10 --stable PCT, PCT = that precision unless given.
-# stable_wall_summary.py then writes OUT/summary.txt and OUT/summary.json: per size both p50s,
-# both intervals and nccl-tests' mean time; both wall times and their ratio (goal: <= 0.5).
-#   sweeps/gpu/stable_wall.sh OUT_DIR NCCL_TESTS_SOURCE_DIR [OP [PCT]]
-# Environment: MAX_SIZE, REPEATS (default 1: the three runs in turn, repeated), TRANSPORT=socket.
+# A size sweep's wall time and precision: nccl-tests (-n 200, then -I 1 for its per-iteration p50
+# intervals) against collreplay --stable PCT at nccl-tests' precision; stable_wall_summary.py closes.
+#   sweeps/gpu/stable_wall.sh OUT_DIR NCCL_TESTS_SOURCE_DIR [OP [PCT]]   (OP default all_gather)
+# Environment: MAX_SIZE (4G), REPEATS (1), TRANSPORT=socket.
+case ${1:-} in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 usage="usage: stable_wall.sh OUT_DIR NCCL_TESTS_SOURCE_DIR [OP [PCT]]"

@@ -1,17 +1,9 @@
 #!/usr/bin/env python3
-"""Summary of stable_wall.sh: nccl-tests' and collreplay's p50 per size, each p50's 95%
-confidence interval, and both sweeps' wall times.
+"""Summary of stable_wall.sh: nccl-tests' and collreplay's p50 per size with each p50's 95%
+confidence interval (the order-statistic rule of collreplay's --stable), and both sweeps' walls.
 
-  stable_wall_summary.py --precision PEER_ITER.json   prints nccl-tests' sweep precision: the
-                                                       widest p50 interval half-width (% of p50)
-  stable_wall_summary.py --summary OUT_DIR --stable PCT  prints the table, writes summary.json
-
-The interval is the one collreplay's --stable stops on (bench/perf/timing/perf_samples.cpp): the
-median lies between the j-th and k-th smallest of n samples, j = floor(n/2 - 1.96 sqrt(n)/2),
-k = ceil(1 + n/2 + 1.96 sqrt(n)/2), 1-based. nccl-tests' samples are its -I 1 per-iteration
-times, averaged over the processes per iteration (collreplay runs with --report avg);
-collreplay's are its record's samples (each the mean of ops_per_sample ops).
-"""
+  stable_wall_summary.py --precision PEER_ITER.json     nccl-tests' sweep precision (widest %)
+  stable_wall_summary.py --summary OUT_DIR --stable PCT  the table; writes summary.json"""
 import argparse
 import json
 import math

@@ -1,16 +1,11 @@
 #!/usr/bin/env bash
-# Trace import on one GPU, end to end: the real-training reference (sweeps/gpu/reference/) writes
-# a torch.profiler trace of one step (--trace-dir), replay imports it (--trace) and replays it on
-# the same GPU, and the closing table sets the traced step beside the replayed one.
-#   sweeps/gpu/trace_replay.sh OUT_DIR [case...]     cases: 1r 2r (default: both)
-# 1r: Qwen2.5-0.5B, 2 layers, micro-batch 1 x seq 512, one rank (compute only: FSDP2 calls no
-#     collective at one rank). 2r: the same on two ranks sharing GPU 0, each its own NCCL host
-#     (the reference's --same-gpu; replay's --emulate-nodes 2), so NCCL talks over loopback
-#     sockets, as tests/fixtures/traces/q05_small was taken. Each rank replays its own trace.
-# Columns: the traced step (the profiled step in the trace: first host event to the last GPU
-# work, less what its first work stood queued behind the previous step's), the reference's unprofiled step (its step record; the profiler slows the host), the
-# replayed overlapped step, and replayed / traced.
-# Needs a GPU, python3 with torch (torchrun) and `make` having built build/bin/replay.
+# A reference trace replayed on the GPU it was taken on: reference_step.py --trace-dir writes one
+# step of Qwen2.5-0.5B (2 layers, 1 x 512), replay --trace replays it, a table sets the traced step
+# beside the replayed one.
+#   sweeps/gpu/trace_replay.sh OUT_DIR [1r] [2r]   (default both; 2r: two ranks sharing GPU 0,
+#                                                   each its own NCCL host over loopback sockets)
+# Needs a GPU, torch (torchrun) and build/bin/replay.
+case ${1:-} in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: trace_replay.sh OUT_DIR [case...]}

@@ -10,11 +10,11 @@
 // hyperparameters are cast to opmath before the loop), then storing 4 elements of every list it
 // writes. The list counts of torch's common shapes are compile-time, as its functors' depths are.
 //
-// That structure is what sets the time, measured on an H200 beside torch 2.11
-// (sweeps/gpu/multi_tensor/probe_variants.cu, bench/RESULTS.md "multi_tensor kernels in torch's
-// structure"): the same loads and math with a 32-bit index bounded by a compile-time chunk ran
-// foreach mul_ at 0.56-0.79 of torch's time (the compiler overlaps iterations torch's loop keeps
-// apart); in torch's structure 1.00 (0.108 vs 0.109 ms at 64M elements, 0.773 vs 0.769 at 545M).
+// That structure is what sets the time, measured on an H200 beside torch 2.11 (a probe of kernel
+// variants, since removed; bench/RESULTS.md, "The optimizer's kernels"): the same loads and math
+// with a 32-bit index bounded by a compile-time chunk ran foreach mul_ at 0.56-0.79 of torch's
+// time (the compiler overlaps iterations torch's loop keeps apart); in torch's structure 1.00
+// (0.108 vs 0.109 ms at 64M elements, 0.773 vs 0.769 at 545M).
 // Fused AdamW with its update in double took 1.20-1.24x torch's.
 //
 // Lists are separate streams: list l of the reads at src + l x region, a region being an equal

@@ -1,5 +1,7 @@
 #include "bench/replay/cli/replay_cli.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <initializer_list>

@@ -2,9 +2,12 @@
 // workload flags). The metric definitions go in the app's footer, so `replay --help` defines
 // every number replay prints.
 #pragma once
-#include <CLI/CLI.hpp>
-
 #include "bench/replay/cli/replay_options.hpp"
+
+// CLI11 by name only (see bench/flags/run_flags.hpp): replay_run.cpp needs the checks, not CLI11.
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace collreplay {
 

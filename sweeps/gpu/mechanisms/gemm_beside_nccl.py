@@ -1,20 +1,9 @@
-"""Compute slowdown beside NCCL kernels, by channel count: the mechanism behind StepTerms'
-compute_slowdown (bench/project/model/mechanisms.hpp, nccl_sm_share: one CTA per channel).
-
-Rank 0 times a loop of bf16 GEMMs alone, then again while an all-gather loop runs on a second
-stream; rank 1 only runs the all-gathers. NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS = C pins the
-channel count. On one GPU both ranks share it, each with its own NCCL_HOSTID, so NCCL sees two
-hosts and uses its socket transport: its kernels then wait on the proxy as they do across nodes,
-holding their SMs the whole time (SMs held = C x ranks on the GPU). With --gpus 2 each rank has its
-own GPU (NVLink, P2P); NVLink moves 64 MiB in well under a millisecond, so give it
---ag-bytes 1073741824 --gathers 20 for the all-gathers to cover the GEMM loop.
+"""Compute slowdown beside NCCL kernels, by channel count (the projection's compute_slowdown,
+bench/project/model/mechanisms.hpp): rank 0 times a GEMM loop alone and beside an all-gather loop
+pinned to C channels. Needs a GPU per rank (--gpus 2) to measure NCCL's SMs and not a shared GPU.
 
     python3 sweeps/gpu/mechanisms/gemm_beside_nccl.py [--channels 1,2,4,8,16,32] [--gpus 1]
-        [--gemm 8192,8192,8192] [--out results/mechanisms/gemm_beside_nccl.jsonl]
-
-Prints one row per channel count: GEMM loop alone and beside the all-gathers (median of trials,
-ms), the slowdown (beside / alone - 1), the SMs NCCL holds on rank 0's GPU and their share of its
-SMs, and whether the all-gathers covered the whole GEMM loop (they must: else the row says no)."""
+        [--gemm 8192,8192,8192] [--out results/mechanisms/gemm_beside_nccl.jsonl]"""
 import argparse
 import json
 import os

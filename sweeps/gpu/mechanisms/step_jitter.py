@@ -1,17 +1,9 @@
-"""Per-rank step jitter: the mechanism behind slowest_rank_factor (bench/project/model/
-mechanisms.hpp). FSDP synchronises every rank at each layer's collectives, so a step pays, per
-layer, the slowest of N ranks' compute between two collectives. This measures how much one GPU's
-time for that interval varies: a decoder layer's GEMMs (forward and backward: q, k, v, o, gate,
-up, down and their two gradient GEMMs) at T tokens, repeated, each repetition timed alone on the
-GPU (CUDA events) and from the host (launch to synchronize, as a rank that waits sees it).
+"""Per-rank step jitter, the measured input of the projection's slowest-of-N-ranks term
+(bench/project/model/step_terms.hpp): a decoder layer's GEMMs at T tokens, repeated, each timed
+on the GPU and from the host; prints their coefficient of variation and the slowest-of-N factor.
 
     python3 sweeps/gpu/mechanisms/step_jitter.py [--model 4096,14336,32,8] [--tokens 16384]
-        [--reps 400] [--out results/mechanisms/step_jitter.json]
-
---model: hidden, intermediate, heads, kv heads (default Llama-3.1-8B). Prints the median interval
-(ms), its coefficient of variation (sigma / mean, robust: 1.4826 x MAD / median) on the GPU and
-from the host, and the slowest-of-N factor 1 + cv x E[max of N standard normals] that CV implies at
-8, 16, 64, 128, 1024 ranks (the ranks are assumed independent: a measured floor for one GPU)."""
+        [--reps 400] [--out results/mechanisms/step_jitter.json]"""
 import argparse
 import json
 import math

@@ -1,17 +1,9 @@
-"""What a GPU holds beside a training step's tensors, measured, for the reserve that `project` and
-`advise` leave (bench/project/memory/gpu_memory.hpp), and the step's own peak beside what
-collreplay's memory model says it needs:
-  context_bytes    the CUDA context with cuBLAS's workspace: the device's used memory after a first
-                   bf16 matmul, less what torch's allocator holds
-  nccl_bytes       one NCCL communicator (this rank's share): used memory after init and a first
-                   all-gather, less the same before, less the allocator's growth
-  allocated_peak / reserved_peak   torch.cuda.max_memory_allocated / max_memory_reserved over an
-                   FSDP2 step of the reference (sweeps/gpu/reference): the caching allocator's
-                   slack is their difference
-Run with torchrun (ranks may share one GPU: --same-gpu gives each its own NCCL host id):
+"""What a GPU holds beside a training step's tensors (CUDA context, one NCCL communicator) and the
+step's allocated and reserved peaks beside collreplay's memory model: the measured input of the
+reserve project and advise leave (bench/project/memory/gpu_memory.hpp). Prints one JSON line.
+
   torchrun --nproc-per-node 2 sweeps/gpu/memory/step_memory.py --model qwen2.5-7b --layers 4 \\
-      --micro-batch 2 --seq 2048 --same-gpu
-Prints one JSON line (rank 0)."""
+      --micro-batch 2 --seq 2048 --same-gpu"""
 
 import argparse
 import json

@@ -1,17 +1,10 @@
 #!/usr/bin/env bash
-# The memory bandwidth replay's GPU engine reaches with torch's multi_tensor_apply walk
-# (KernelKind::multi_tensor: foreach ops, fused AdamW) next to its plain streaming kernel
-# (KernelKind::vector) moving the same bytes, and its per-element-index kernel
-# (KernelKind::generic) on a strided read: a one-rank schedule of compute ops holding one kernel
-# slice each, replayed on the GPU; each op's compute-only median time gives its GB/s. Where torch
-# is importable, torch_bandwidth.py beside this file times torch's own kernels on the same sizes,
-# and the closing table puts the two side by side: collreplay ms, torch ms, ratio (collreplay /
-# torch; the goal, issue 38: within 1.1 for every op at every size).
+# GB/s of replay's multi_tensor, vector and generic kernels (one-rank compute schedules replayed on
+# the GPU) beside torch's own kernels on the same sizes (torch_bandwidth.py, where torch imports).
 #   sweeps/gpu/multi_tensor/bandwidth.sh [OUT_DIR [ELEMENTS...]]
-# OUT_DIR default results/multi_tensor_bw; ELEMENTS per tensor list, default 67108864 (64M, a
-# rank's shard of a ~1B-parameter model) and 544997376 (545M: Qwen2.5-7B's embedding).
-# Needs build/bin/replay built with CUDA (make -j16 build/bin/replay) and one visible GPU.
-# Writes OUT_DIR/schedule_<N>.json, records_<N>.jsonl, torch_rows.jsonl and side_by_side.md.
+# OUT_DIR default results/multi_tensor_bw; ELEMENTS per list, default 67108864 and 544997376.
+# Needs build/bin/replay with CUDA and one GPU; writes OUT_DIR/side_by_side.md.
+case ${1:-} in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 out=${1:-$root/results/multi_tensor_bw}

@@ -1,24 +1,22 @@
-"""torch's side of sweeps/gpu/multi_tensor/bandwidth.sh: the time and GB/s torch's own kernels
-reach on the same tensor-list sizes: its multi_tensor_apply kernels (_fused_adamw_ bf16 and fp32,
-_foreach_mul_, _foreach_addcdiv_, in place on one tensor per list) and a strided elementwise op
-(a per-element-index kernel, replay's KernelKind::generic); then the grid and launch count torch
-gives multi_tensor_apply (320 blocks a launch with 4 KB kernel arguments; up to 2240 where torch
-uses its 32 KB kernel-argument path), from a torch.profiler trace.
+"""torch's side of bandwidth.sh: the time and GB/s of torch's own multi_tensor_apply kernels
+(_fused_adamw_ bf16 and fp32, _foreach_mul_, _foreach_addcdiv_) and a strided elementwise op on
+the same sizes, then the grid torch gives multi_tensor_apply, from a profiler trace.
+
     python3 sweeps/gpu/multi_tensor/torch_bandwidth.py [OUT_DIR [ELEMENTS...]]
-OUT_DIR default results/multi_tensor_bw; ELEMENTS per list, default 67108864 (64M) and 544997376
-(545M: Qwen2.5-7B's embedding, 152064 x 3584). Prints a row per op and size and writes them to
-OUT_DIR/torch_rows.jsonl (op, elements, bytes, ms). Needs torch with CUDA and one GPU."""
+"""
+import argparse
 import json
 import os
 import sys
 
-import torch
 
-from torch_kernels import fused_adamw as fused, timed_ms
-
-out = sys.argv[1] if len(sys.argv) > 1 else "results/multi_tensor_bw"
-sizes = [int(x) for x in sys.argv[2:]] or [64 << 20, 544997376]
-os.makedirs(out, exist_ok=True)
+def parse(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("out", nargs="?", default="results/multi_tensor_bw",
+                   help="folder for torch_rows.jsonl and the trace")
+    p.add_argument("elements", nargs="*", type=int, default=[64 << 20, 544997376],
+                   help="elements per tensor list (default 64M and 545M)")
+    return p.parse_args(argv)
 
 
 def lists(n_tensors, numel, dtype, count):
@@ -51,32 +49,52 @@ def rows_for(elements):
     return rows
 
 
-with open(os.path.join(out, "torch_rows.jsonl"), "w") as f:
-    print(f"{'op':28} {'elements':>11} {'bytes':>12} {'median_ms':>10} {'GB/s':>8}")
-    for elements in sizes:
-        for name, nbytes, ms in rows_for(elements):
-            print(f"{name:28} {elements:11d} {nbytes:12d} {ms:10.3f} {nbytes / (ms * 1e6):8.0f}")
-            f.write(json.dumps({"op": name, "elements": elements, "bytes": nbytes, "ms": ms}) + "\n")
+def write_rows(out, sizes):
+    with open(os.path.join(out, "torch_rows.jsonl"), "w") as f:
+        print(f"{'op':28} {'elements':>11} {'bytes':>12} {'median_ms':>10} {'GB/s':>8}")
+        for elements in sizes:
+            for name, nbytes, ms in rows_for(elements):
+                print(f"{name:28} {elements:11d} {nbytes:12d} {ms:10.3f} "
+                      f"{nbytes / (ms * 1e6):8.0f}")
+                f.write(json.dumps({"op": name, "elements": elements, "bytes": nbytes,
+                                    "ms": ms}) + "\n")
 
-# Grid and launches: 200 bf16 tensors of 1M elements (16 chunks each), fused and foreach.
-p, g, m, v = lists(200, 1 << 20, torch.bfloat16, 4)
-v = [t.abs_() for t in v]
-with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-    fused(p, g, m, v)()
-    torch._foreach_mul_(p, 0.999)
-    torch.cuda.synchronize()
-trace = os.path.join(out, "torch_multi_tensor.trace.json")
-prof.export_chrome_trace(trace)
-grids, regs = {}, {}
-for e in json.load(open(trace))["traceEvents"]:
-    if e.get("cat") == "kernel" and "multi_tensor_apply_kernel" in e.get("name", ""):
-        kind = "fused_adamw" if "Adam" in e["name"] else "foreach"
-        args = e.get("args", {})
-        grids.setdefault(kind, []).append(args.get("grid", [0])[0])
-        # Registers per thread set how many 512-thread blocks an SM holds, so whether a launch
-        # of 320 blocks runs in one wave: replay's kernels are held to the same residency.
-        regs[kind] = (args.get("registers per thread"), args.get("blocks per SM"),
-                      args.get("est. achieved occupancy %"))
-for kind, g in grids.items():
-    print(f"torch {kind} over 200 x 1M bf16: {len(g)} launches, grids {g}; registers per "
-          f"thread, blocks per SM, est. occupancy %: {regs[kind]}")
+
+def print_grids(out):
+    """Grid and launches: 200 bf16 tensors of 1M elements (16 chunks each), fused and foreach."""
+    p, g, m, v = lists(200, 1 << 20, torch.bfloat16, 4)
+    v = [t.abs_() for t in v]
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        fused(p, g, m, v)()
+        torch._foreach_mul_(p, 0.999)
+        torch.cuda.synchronize()
+    trace = os.path.join(out, "torch_multi_tensor.trace.json")
+    prof.export_chrome_trace(trace)
+    grids, regs = {}, {}
+    for e in json.load(open(trace))["traceEvents"]:
+        if e.get("cat") == "kernel" and "multi_tensor_apply_kernel" in e.get("name", ""):
+            kind = "fused_adamw" if "Adam" in e["name"] else "foreach"
+            args = e.get("args", {})
+            grids.setdefault(kind, []).append(args.get("grid", [0])[0])
+            # Registers per thread set how many 512-thread blocks an SM holds, so whether a
+            # launch of 320 blocks runs in one wave: replay's kernels keep the same residency.
+            regs[kind] = (args.get("registers per thread"), args.get("blocks per SM"),
+                          args.get("est. achieved occupancy %"))
+    for kind, g in grids.items():
+        print(f"torch {kind} over 200 x 1M bf16: {len(g)} launches, grids {g}; registers per "
+              f"thread, blocks per SM, est. occupancy %: {regs[kind]}")
+
+
+def main(argv):
+    args = parse(argv)
+    # torch only after the arguments: --help runs where torch is not installed.
+    global torch, fused, timed_ms
+    import torch
+    from torch_kernels import fused_adamw as fused, timed_ms
+    os.makedirs(args.out, exist_ok=True)
+    write_rows(args.out, args.elements)
+    print_grids(args.out)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

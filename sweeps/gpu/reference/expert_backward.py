@@ -1,13 +1,8 @@
-"""One rank's local experts of an expert-parallel MoE layer, forward and backward alone on one GPU:
-the reference's LocalExperts (expert_parallel.py, stacked parameters as transformers stacks them)
-over rows already grouped by expert, timed with CUDA events. The yardstick for replay's
+"""One rank's local experts of an expert-parallel MoE layer, forward and backward alone on one GPU
+(expert_parallel.py's LocalExperts over rows grouped by expert): the yardstick for replay's
 `compute.bwd.*.mlp.experts` op of `--plan fsdp2 --ep N --experts-layout stacked`.
 
-  python3 sweeps/gpu/reference/expert_backward.py [--model mixtral-8x7b] [--ep 2]
-      [--tokens 4096]
-Rows per local expert: tokens x top_k x ep / experts (every source routes evenly). Prints the
-forward and backward ms (median of 10 after 3 warm-up) and the kernel time by kind of one
-profiled backward."""
+  python3 sweeps/gpu/reference/expert_backward.py [--model mixtral-8x7b] [--ep 2] [--tokens 4096]"""
 
 import argparse
 import os

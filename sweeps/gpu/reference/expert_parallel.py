@@ -1,22 +1,8 @@
-"""Expert parallelism for the reference: a catalog MoE block whose experts are split over an expert
-group of `ep` consecutive ranks, with Megatron's all-to-all token dispatcher doing the real work
-that replay's `--ep N` schedules (workloads/README.md, "Mixture of experts"):
-  1. the real router (gate, softmax in fp32, top-k, renormalised) picks experts per token;
-  2. rows (one per (token, chosen expert) pair, `hidden` elements) are sorted by expert;
-  3. every rank's per-expert counts are all-gathered over the expert group (E int64 per rank),
-     then read on the host (Megatron's dispatcher syncs here too, for the split sizes);
-  4. dispatch: all_to_all_single with uneven splits (no capacity factor, no padding: replay's
-     default); the rows arriving from each source are regrouped by local expert;
-  5. each local expert runs its rows (SiLU(gate) * up, down); rows go back in the combine
-     all-to-all, are weighted and summed into their tokens.
-Backward repeats dispatch and combine with the splits swapped; with activation checkpointing
-the recompute repeats steps 1-5 (counts, dispatch, combine), as replay schedules them.
-The host waits for the GPU once a dispatch, when it reads the gathered counts (3), as Megatron's
-dispatcher does: the counts are summed on the GPU (torch.bincount would read its maximum back
-first) and the rows regrouped with their size known (repeat_interleave would read it back).
-With group None, the layer is its own compute-only twin: the same local experts and rows, every
-source taken to route as this rank does, the all-gather and all-to-alls replaced by local copies
-of the same sizes (replay's compute-only pass: the schedule without its collectives)."""
+"""Expert parallelism for the reference: a catalog MoE block whose experts are split over `ep`
+consecutive ranks, with Megatron's all-to-all dispatcher (counts all-gathered and read on the
+host once, uneven dispatch and combine all_to_all_single), what replay's `--ep N` schedules.
+With group None the layer is its own compute-only twin: the same local work, the collectives
+replaced by local copies of the same sizes."""
 
 import torch
 import torch.distributed as dist

@@ -1,18 +1,10 @@
 """The families catalog_model.py's CausalLM does not build (Qwen3, Qwen2-MoE, Qwen3-MoE,
-DeepSeek-V3, GPT-NeoX, Nemotron), module for module as transformers 4.x registers them in its
-modeling_<type>.py: the same parameter names (without the "model." / "gpt_neox." prefix) in the
-same named_parameters() order, one module per expert, and eager forwards written the way those
-files run them (the MoE loop over hit experts, multi-head latent attention through its latent
-projections, GPT-NeoX's parallel residual). Shapes follow workloads/model (module_tree.cpp,
-attention_tree.cpp, moe_tree.cpp): fsdp2_unit_sizes.py holds the two to the same bytes.
+DeepSeek-V3, GPT-NeoX, Nemotron), module for module as transformers 4.x registers them: the same parameter
+names and order, so fsdp2_unit_sizes.py holds their FSDP2 sizes to replay's.
 
     from catalog_model import load_config
     from families import build_model
-    model = build_model(load_config("tests/fixtures/hf/Qwen3-30B-A3B"), layers=2)
-
-catalog_model.CausalLM builds these layers too, so reference_step.py and the traced jobs run
-every family but GPT-NeoX unchanged.
-"""
+    model = build_model(load_config("tests/fixtures/hf/Qwen3-30B-A3B"), layers=2)"""
 
 import torch
 import torch.nn.functional as F

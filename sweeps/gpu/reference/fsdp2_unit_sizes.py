@@ -17,21 +17,22 @@ import math
 import os
 import sys
 
-import torch
-import torch.distributed as dist
-from torch.distributed.device_mesh import init_device_mesh
-from torch.distributed.fsdp import fully_shard
-from torch.testing._internal.distributed.fake_pg import FakeStore
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from catalog_model import load_config  # noqa: E402
-from families import build_model  # noqa: E402
-
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
 
 
 def unit_sizes(model_path, world, layers):
     """{unit: (torch's all-gather bytes, the dim-0 padding rule's bytes)}."""
+    # torch only here: --help answers where torch is not installed.
+    import torch
+    import torch.distributed as dist
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.fsdp import fully_shard
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+
+    from catalog_model import load_config
+    from families import build_model
+
     c = load_config(model_path)
     dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=world)
     mesh = init_device_mesh("cpu", (world,))

@@ -1,23 +1,7 @@
-"""Experts as torchtitan runs them (reference_step.py --experts grouped): the experts' weights
-stacked per projection (transformers 5.x's names and shapes, replay's stacked layout:
-gate_up_proj [E, 2I, h], down_proj [E, h, I]), and torchtitan's MoE.forward around them
-(torchtitan/models/moe: TokenReorderer, indices_padding_wrapper, _run_experts_grouped_mm): the
-routed rows sorted by expert (a stable argsort of the top-k expert ids) and gathered by token
-(torch.gather), then padded per expert to a multiple of 8 rows for bf16
-(TOKEN_GROUP_ALIGN_SIZE_M): a zero row stacked under them (vstack) and rows picked by
-permuted_indices into a fixed bound of rows + E x 8 (-1, the zero row, for padding), one
-torch._grouped_mm per projection over all the experts (gate_up, down; weights read transposed),
-the rows put back (new_empty, index_put_) and the zero row dropped, weighted by the router's
-probabilities in float32, and scatter_add'ed into zeros_like(x). permuted_indices come from
-torch ops here (cumsum, arange, searchsorted, where) where torchtitan runs its Triton kernel,
-generate_permute_indices: the same indices. Nothing reads a count back to the host, so the step
-issues its kernels without the looped version's per-expert syncs.
-
-torch 2.11: torch._grouped_mm(mat_a, mat_b, offs=None, bias=None, out_dtype=None); with mat_a 2-D
-[rows, K] and mat_b 3-D [E, K, N], offs (int32, [E]) ends each group's rows; rows past offs[-1]
-belong to no group. It is differentiable (grads of both operands as grouped GEMMs); on sm90 it
-runs CUTLASS's grouped kernel for bf16.
-"""
+"""Experts as torchtitan runs them (reference_step.py --experts grouped): stacked expert weights
+(gate_up_proj [E, 2I, h], down_proj [E, h, I]) and torchtitan's MoE.forward around them (rows
+sorted by expert and gathered by token, padded per expert to 8 rows, one torch._grouped_mm per
+projection, weighted in float32 and scatter_add'ed back), with no host sync."""
 
 import torch
 import torch.nn.functional as F

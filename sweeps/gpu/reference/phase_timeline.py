@@ -1,9 +1,7 @@
-"""Where one profiled reference step spends each phase, from its Chrome trace
-(reference_step.py --trace-dir D writes D/rank0.trace.json): for forward, backward and the
-optimizer (the host's reference.* ranges), the host's time, the kernels launched in the range
-(count, GPU-busy sum, first-to-last span) and the heaviest kernel names; what replay's slices for
-the phase are held against when a phase misses (bench/RESULTS.md, issue 38).
-    python3 sweeps/gpu/reference/phase_timeline.py TRACE [TOP]"""
+"""Where one profiled reference step spends each phase (forward, backward, optimizer): the host's
+time, the kernels launched in the phase (count, GPU-busy sum, span) and the heaviest kernels.
+    python3 sweeps/gpu/reference/phase_timeline.py TRACE [TOP]
+TRACE: reference_step.py --trace-dir D writes D/rank0.trace.json. Standard library only."""
 import collections
 import json
 import sys
@@ -37,6 +35,9 @@ def kernels_by_launch(events):
 
 
 def main():
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0 if len(sys.argv) > 1 else 2)
     path = sys.argv[1]
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 8
     events = load(path)

@@ -1,46 +1,14 @@
-"""The real-training reference: a PyTorch FSDP2 training step of a catalog model, timed the way
-replay times its step, written as JSON Lines with replay's field names (source "reference"), so
-report and the plots show the two side by side. The yardstick of replay's fidelity.
+"""The real-training reference: a PyTorch training step of a catalog model (FSDP2 per layer and the
+root, HSDP, DDP or expert parallelism; activation checkpointing; AdamW as users write it), timed
+as replay times its step and written as JSON Lines with replay's field names: fidelity's yardstick.
 
   torchrun --nproc-per-node 1 sweeps/gpu/reference/reference_step.py \
       --model qwen2.5-7b --layers 4 --micro-batch 2 --seq 2048 --out results/ref.jsonl
   python3 sweeps/gpu/reference/reference_step.py --model qwen2.5-0.5b --layers 4 --shapes
 
-What it runs: the catalog model (catalog_model.py) in bf16 with random weights, a parallel plan
-(parallel_plans.py: FSDP2 fully_shard per decoder layer and on the root, HSDP with --shard-group,
-expert parallelism with --ep, DDP with --plan ddp), activation checkpointing per layer unless
---no-activation-checkpointing, SDPA causal attention, fp32 cross-entropy over the vocabulary,
-AdamW as --optimizer says (optimizers.py; default: as users write it, torch picks).
-Step records: fwd_bwd_ms (forward + backward), optimizer_ms (step + zero_grad), overlapped_ms
-(the whole step, what replay's overlapped pass stands for), tokens_per_s, mfu, hfu, optimizer
-(asked) and optimizer_impl (what torch ran); above one rank also compute_only_fwd_bwd_ms (the same
-ranks' forward + backward with every collective gone: each rank on a mesh of its own),
-compute_ms (that + optimizer_ms), exposed_comm_ms (overlapped_ms - compute_ms, replay's
-definition) and trace_exposed_comm_ms (NCCL kernel time no compute kernel of rank 0 overlapped in
-the profiled step); unit records: per decoder layer, its forward and backward (recompute
-included) from CUDA events; a kernel_breakdown record: the GPU time of one profiled step by kind
-of work, and above one rank a collectives record: its NCCL kernels by kind and size.
---optimizer-sweep: one step record per AdamW implementation (default, foreach, fused, loop),
-each timed over --steps after --warmup, after one model build. --trace-dir writes each rank's
-torch.profiler Chrome trace of one step (what `replay --trace` imports).
---experts (MoE models): looped (default), transformers 4.x's loop over the hit experts, a
-torch.where per expert (each a host sync) and each expert's GEMMs apart; grouped, torchtitan's
-torch._grouped_mm over the stacked experts (grouped_experts.py), no host sync. Step records say
-which ran (`experts`).
-Optimizer state: before the warm-up, ceil(vocab / tokens) untimed steps feed every token id once
-(a random order of the vocabulary, at a learning rate of 0: the weights and so a MoE's routing
-stay as built), so no embedding row's AdamW state is still exactly zero, as in a model past its
-first steps (the step replay stands for): zeros in exp_avg_sq cost torch's AdamW kernels time,
-and at the first steps 26% of the 7B's 4-layer shard is such rows (its fused AdamW 12.2 ms over
-the reference's tensors, 11.1 with those zeros gone: sweeps/gpu/multi_tensor/fused_in_step.py).
---fresh-state leaves them out.
-Steps: --steps defaults to 5, and to 20 for a MoE model with looped experts: their per-expert
-syncs make the step vary run to run (Qwen3-30B-A3B, 128 experts: 389-802 ms fwd+bwd over runs of
-5), so a run needs more samples. Step records carry the median (fwd_bwd_ms, optimizer_ms,
-overlapped_ms, as before), the fastest step (fwd_bwd_min_ms, optimizer_min_ms,
-overlapped_min_ms), each step's host ms per phase (host_step_ms) and steps_timed;
-fidelity_summary.py judges a world-1 run of at least 10 timed steps (MIN_REFERENCE_STEPS) at its
-fastest step (a multi-rank one at its median) and names the row's spread.
+--optimizer-sweep times every AdamW after one build; --trace-dir writes each rank's profiler
+trace (what `replay --trace` imports); --experts looped|grouped. Records: bench/README.md;
+why each choice (state warmed past its zeros, 30 steps, fastest step): bench/RESULTS.md.
 Bad input: one line on stderr and exit 2."""
 
 import argparse

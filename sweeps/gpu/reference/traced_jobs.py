@@ -1,35 +1,13 @@
-"""Small training jobs written the way users write them (plain torch: torch.distributed, DDP, FSDP2
-fully_shard, DeviceMesh, send/recv), each profiled the way people take traces, so `replay --trace`
-is tried on what users bring rather than on what the reference writes for it:
-
-  torch.profiler.profile(activities=[CPU, CUDA], record_shapes=True,
-                         schedule=schedule(wait=1, warmup=1, active=3, repeat=1), on_trace_ready=...)
-
-with p.step() after each iteration, so each trace holds three ProfilerStep#N spans. Each rank
-writes DIR/rank<R>.trace.json (export_chrome_trace), or, for the gzip jobs,
-DIR/rank<R>.<ts>.pt.trace.json.gz (tensorboard_trace_handler(worker_name=f"rank{R}",
-use_gzip=True)).
+"""Small training jobs written the way users write them (DDP, FSDP2 with a barrier, HSDP on a 2 x 2
+mesh, two pipeline stages with send/recv, a Mixtral-style MoE with uneven all_to_all), each
+profiled as people take traces (wait=1 warmup=1 active=3, p.step() each iteration), so
+`replay --trace` is tried on what users bring.
 
   torchrun --nproc-per-node 2 sweeps/gpu/reference/traced_jobs.py --job fsdp2 --same-gpu \
       --trace-dir results/traces/fsdp2 [--record results/traces/fsdp2.json]
 
-Jobs (ranks): the model is a catalog model (catalog_model.py; default Qwen2.5-0.5B, 2 layers,
-micro-batch 1 x seq 512) in bf16 with AdamW as users write it.
-  ddp (2)       DistributedDataParallel with its default buckets, clip_grad_norm_, and the loss
-                all-reduced (averaged) for logging
-  fsdp2 (2)     fully_shard per decoder layer and on the root, dist.barrier() before each step
-  hsdp (4)      the same on a (replicate 2, shard 2) DeviceMesh: replicate and shard groups
-  pipeline (2)  two stages (rank 0: embedding + first half of the layers; rank 1: the rest, the
-                head and the loss), --micro-batches micro-batches: activations sent stage 0 ->
-                1 and their gradients back with dist.send / dist.recv (GPipe: all forwards,
-                then the backwards), stage 1's loss broadcast to stage 0 for logging
-  moe (2)       every layer's MLP a Mixtral-style MoE (top-2 of 4 experts, 2 per rank): the
-                per-expert counts exchanged with an all_to_all_single, then dispatch and combine
-                as all_to_all_single with the uneven split sizes from those counts; the dense
-                parameters fully_shard over both ranks. Written gzip'd (tensorboard handler)
---same-gpu: every rank on GPU 0, each its own NCCL host over loopback sockets (reference_step.py's
-trick for a multi-rank trace on one GPU). --record: rank 0 writes the job's shape and its
-unprofiled step (median of --timed-steps, slowest rank) as JSON. Bad input: one line, exit 2."""
+--same-gpu: every rank on GPU 0, each its own NCCL host. --record: the job's shape and its
+unprofiled step as JSON. Bad input: one line, exit 2."""
 
 import argparse
 import json

@@ -1,36 +1,13 @@
-"""Trims a torch.profiler Chrome trace (export_chrome_trace, or tensorboard_trace_handler's
-*.pt.trace.json[.gz]) to what `replay --trace` reads, so a real trace fits in tests/fixtures/:
-the last --steps profiler steps (default 1), and of their events only
-
-  - the GPU work (kernels, memcpys, memsets) with its stream, correlation and External id, names
-    shortened as the importer labels them; NCCL kernels keep every arg torch gives them (the
-    collective fields: "Collective name", "In/Out msg nelems", "In/Out split size", "Group size",
-    "dtype", "Process Group Name/Ranks/Description", "Src Rank", "Dst Rank", ...);
-  - the host calls that launched them (same correlation id) and the host calls that wait for the
-    GPU (cuda*Synchronize, cudaMemcpy), which the importer takes out of the host time;
-  - the host side of each collective (record_param_comms and c10d:: / nccl: ops, with their args);
-  - the compute ops FLOPs are counted from (mm, addmm, bmm, matmul, linear, SDPA and flash /
-    efficient / cuDNN attention forward and backward, grouped mm), with "Input Dims", "Input
-    type", "Concrete Inputs" and "External id" (record_shapes=True puts them there);
-  - the user annotations (ProfilerStep#N, Optimizer.step, nccl:..., ...) and each step's first
-    host event, which mark the steps and their phases;
-  - distributedInfo (rank, world, process groups), the GPU's name, the thread/process names.
-
-The result is still a Chrome trace and imports to the same schedule as the untrimmed file.
+"""Trims a torch.profiler Chrome trace (or tensorboard_trace_handler's .pt.trace.json[.gz]) to what
+`replay --trace` reads: the GPU work, the host calls that launched or waited for it, the
+collectives' host side, the ops FLOPs are counted from, the step annotations and distributedInfo;
+the result imports to the same schedule as the untrimmed file.
   python3 sweeps/gpu/reference/trim_trace.py [--steps N | --step N ...] IN OUT
   python3 sweeps/gpu/reference/trim_trace.py [--steps N] --ranks OUT_DIR IN...
   python3 sweeps/gpu/reference/trim_trace.py --list IN...
-  python3 sweeps/gpu/reference/trim_trace.py --dedupe IN...   (a trace trimmed before each host
-      call was kept once: rewritten in place, each call once)
-Steps are ProfilerStep#N spans of the host, whatever their category (torch writes them as
-user_annotation or cpu_op), kept in the output as user_annotation. By default the last --steps
-steps that launched GPU work (the schedule's last ProfilerStep can be an empty span); --step picks
-them by number. --ranks trims the per-rank traces of one job over the same step numbers (the last
---steps that every rank holds with GPU work), writes each as OUT_DIR/<its name>, and says whether
-the ranks' steps issue the same collectives (a replay of per-rank traces needs them to). --list
-prints each trace's steps: duration, GPU launches, and the collectives launched in it.
-IN may be gzip'd (read by its magic bytes); OUT is gzip'd when its name ends in .gz. Python
-standard library only. Bad input: one line on stderr and exit 2."""
+  python3 sweeps/gpu/reference/trim_trace.py --dedupe IN...
+Default: the last step that launched GPU work. IN may be gzip'd; OUT is when it ends in .gz.
+Standard library only. Bad input: one line on stderr and exit 2."""
 
 import argparse
 import gzip

@@ -1,12 +1,8 @@
-"""The closing table of sweeps/gpu/traces/trace_fixtures.sh: per job, the traced step (what
-`replay --dry-run --trace` reports, the slowest rank's), the replayed step (replay's overlapped
-step), replayed / traced and pass when that is within 0.9-1.1; beside them the job's unprofiled
-step (traced_jobs.py's own timing: the profiler slows the host), replayed / unprofiled and pass
-when that is within 0.9-1.1 too, and the fixture's files. Printed and written, with the commands
-the run made, to OUT_DIR/summary.md.
+"""The closing table of trace_fixtures.sh: per job the traced step (the slowest rank's), the
+replayed step, replayed / traced and the job's unprofiled step, each ratio judged within 0.9-1.1;
+printed and written, with the commands the run made, to OUT_DIR/summary.md.
   python3 sweeps/gpu/traces/fixtures_table.py OUT_DIR JOB...
-Exit 1 when a job has no traced or replayed step or misses either band (against the unprofiled
-step where the job's record holds one: a replay of a committed fixture has none)."""
+Exit 1 when a job has no traced or replayed step or misses a band."""
 
 import json
 import os
@@ -101,6 +97,9 @@ def table(out, jobs):
 
 
 def main(argv):
+    if argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     if len(argv) < 3:
         print("usage: fixtures_table.py OUT_DIR JOB...", file=sys.stderr)
         return 2

@@ -1,18 +1,10 @@
-"""One training step's GPU time by kind of work, the reference's profiled step beside replay's
-measured one: where a fidelity row's gap sits (collectives, FSDP2's copies, GEMMs, attention,
-MoE routing and permutation, loss, embedding, the rest), forward and backward (the recompute in
-it) apart.
+"""One step's GPU time by kind of work (collectives, FSDP2's copies, GEMMs, attention, MoE routing,
+loss, the rest), forward and backward apart, the reference's profiled step beside replay's.
 
     python3 sweeps/gpu/traces/kinds_side_by_side.py REFERENCE_TRACE REPLAY_TRACE
 
-REFERENCE_TRACE: torch.profiler's Chrome trace of one step (reference_step.py --trace-dir DIR
-writes DIR/rank0.trace.json; fidelity.sh TRACE_OUT=1 keeps it beside the records, gzip'd or not).
-REPLAY_TRACE: `replay --trace-out FILE` (fidelity.sh TRACE_OUT=1). The optimizer is left out
-(its own figure in the fidelity table). The reference's kernels are classed by the aten op that
-launched them and FSDP's ranges around it; replay's by their labels. Replay's kernel times are
-its ops' measured times shared among their kernels by modeled time (rank_timeline.hpp), so a
-kind whose kernels run slower than modeled shows beside the others of its op, not on its own:
-read the rows together. Bad input: one line, exit 2."""
+Both traces come from fidelity.sh TRACE_OUT=1. Replay shares each op's measured time among its
+kernels by modeled time, so read the rows of one op together. Bad input: one line, exit 2."""
 import gzip
 import json
 import sys
@@ -121,6 +113,9 @@ def replay_kernels(events):
 
 
 def main(argv):
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2

@@ -1,10 +1,7 @@
-"""Where the trace importer's two cuts come from (workloads/trace: kLaunchStallMedians for host
-calls, kWaitGapUs for GPU gaps), measured on trimmed torch.profiler traces:
-  python3 sweeps/gpu/traces/launch_gaps.py tests/fixtures/traces/*/*.json*
-Per trace: the launch calls' durations (cudaLaunchKernel, cudaMemsetAsync, ...: median, p99, max,
-the longest over the median) and the GPU gaps after which a compute kernel, queued on an idle
-stream, started once a collective's kernel had ended. Each host call is counted once.
-Standard library only; no GPU."""
+"""Where the trace importer's two cuts come from (kLaunchStallMedians, kWaitGapUs in
+workloads/trace/): each trace's launch-call durations and the GPU gaps after which a compute
+kernel started once a collective ended. Standard library only; no GPU.
+  python3 sweeps/gpu/traces/launch_gaps.py tests/fixtures/traces/*/*.json*"""
 import os
 import statistics
 import sys
@@ -56,6 +53,9 @@ def collective_gaps(events, by_corr):
 
 
 def main(paths):
+    if paths[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     if not paths:
         print("usage: launch_gaps.py TRACE...", file=sys.stderr)
         return 2

@@ -1,18 +1,10 @@
 """Where the host's time falls in the reference's optimizer step, beside the kernels it launches:
-what replay's launch order (bench/compute/launch_order.hpp: host time before each launch, a
-foreach call's before its first) stands for.
+what replay's launch order (bench/compute/launch_order.hpp) stands for.
 
     python3 sweeps/gpu/traces/optimizer_timeline.py TRACE
 
-TRACE: torch.profiler's Chrome trace of one reference step (reference_step.py --trace-dir DIR
-writes DIR/rank0.trace.json; fidelity.sh TRACE_OUT=1 keeps it), gzip'd or not. Times are us from
-the host's entry into the optimizer (its `reference.optimizer` range). Printed: where the
-backward's kernels ended against that entry (a GPU still busy with backward hides the step's
-first host time), the step's kernels (count, busy time, span), then each call under the step and
-under zero_grad with its host time and the span and busy time of the kernels it launched; runs
-of one call that launch nothing (the bias corrections' item() a tensor) folded into one line.
-The profiler slows the host (a profiled step runs slower than a timed one): read where the host
-time falls, not how long it is. Standard library only; no GPU. Bad input: one line, exit 2."""
+TRACE: a reference step's torch.profiler trace (fidelity.sh TRACE_OUT=1), gzip'd or not.
+Standard library only; no GPU. Bad input: one line, exit 2."""
 import os
 import sys
 
@@ -121,6 +113,9 @@ def timeline(events):
 
 
 def main(argv):
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return
     if len(argv) != 1:
         raise ValueError("usage: optimizer_timeline.py TRACE")
     print("\n".join(timeline(load(argv[0]))))

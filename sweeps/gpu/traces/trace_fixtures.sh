@@ -1,33 +1,14 @@
 #!/usr/bin/env bash
-# Trace fixtures from real torch jobs, on the GPU machine, in one call: each job of
-# sweeps/gpu/reference/traced_jobs.py (written as users write them, profiled as people take
-# traces: wait=1 warmup=1 active=3, p.step() each iteration) runs under torchrun with its ranks
-# sharing GPU 0 as separate NCCL hosts (loopback sockets), or a GPU each; its traces are trimmed
-# (sweeps/gpu/reference/trim_trace.py) into OUT_DIR/fixtures/<job>/, listed by
-# `replay --dry-run --trace` and replayed on the GPU with the same ranks, placed as the job was
-# (shared: replay --emulate-nodes N --transport socket --ifname lo, as sweeps/gpu/trace_replay.sh
-# replays its 2-rank trace; a GPU each: replay --gpus-per-node N).
-#   sweeps/gpu/traces/trace_fixtures.sh OUT_DIR [--gpu-per-rank] [job...]
-#       jobs: ddp fsdp2 hsdp pipeline moe; --gpu-per-rank: rank R on GPU R, one NCCL host (a
-#       pipeline's stages never share a GPU in training: bench/RESULTS.md), replayed the same way
-#       (replay --gpus-per-node N); a job with more ranks than GPUs is skipped and said so
-#   The committed fixtures: `OUT_DIR ddp fsdp2 hsdp` on one GPU, `OUT_DIR --gpu-per-rank
-#       pipeline moe` on two.
-#   sweeps/gpu/traces/trace_fixtures.sh OUT_DIR replay [job...]: no torch run; replays the
-#       committed fixtures tests/fixtures/traces/torch_<job> as they were taken (their jobs'
-#       records, with the unprofiled step and same_gpu, in sweeps/measured/2026-11-25-traces/)
-# The closing table (also OUT_DIR/summary.md, with every command run): the traced step (the
-# importer's, the slowest rank's), the replayed step (overlapped), replayed / traced, pass within 0.9-1.1.
-# The untrimmed traces stay in OUT_DIR/raw/<job>/ (gzip'd).
-# Fixtures: per-rank rank<R>.trace.json (replayed as 'DIR/rank%d.trace.json'), and moe's
-# tensorboard_trace_handler files rank<R>.<ts>.pt.trace.json.gz (replayed as the folder).
-# Every rank of a job is cut over the same ProfilerStep numbers (trim_trace.py --ranks): fsdp2
-# keeps its three profiled steps (the importer replays the median), the rest the last busy one;
-# OUT_DIR/logs/<job>_steps.txt lists each raw trace's steps and their collectives.
-# Needs a GPU, python3 with torch (torchrun), mpirun, and build/bin/replay (make build/bin/replay).
-# TRACE_FIXTURES_BUDGET_S (default 480) bounds the whole run: a job that cannot start with 60 s
-# left is skipped and said so; every command runs under `timeout`; a failed job is reported and
-# the rest carry on (exit 1 at the end).
+# Trace fixtures from real torch jobs: each job of reference/traced_jobs.py runs under torchrun,
+# its traces are cut over the same steps (reference/trim_trace.py --ranks) into
+# OUT_DIR/fixtures/<job>/ and replayed on the GPU placed as taken; fixtures_table.py closes.
+#   sweeps/gpu/traces/trace_fixtures.sh OUT_DIR [--gpu-per-rank] [job...]   jobs: ddp fsdp2 hsdp
+#                                                                            pipeline moe
+#   sweeps/gpu/traces/trace_fixtures.sh OUT_DIR replay [job...]   replay the committed
+#                                                                 tests/fixtures/traces/torch_<job>
+# Ranks share GPU 0 as separate NCCL hosts unless --gpu-per-rank. TRACE_FIXTURES_BUDGET_S (480)
+# bounds the run. Needs a GPU, torch, mpirun and build/bin/replay; exit 1 when a job failed.
+case ${1:-} in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/../../.." || exit 2
 out=${1:?usage: trace_fixtures.sh OUT_DIR [replay | --gpu-per-rank] [job...]   jobs: ddp fsdp2 hsdp pipeline moe}

@@ -1,13 +1,7 @@
-"""The fastest run of several (fidelity.sh ROUNDS): of OUT/NAME.r1.jsonl .. rN.jsonl, the one whose
-step record has the least fwd+bwd at its fastest step (step_record.fastest_figure: the reference's
-fastest timed step, replay's own figure) is copied to OUT/NAME.jsonl, and each run's figures are
-printed, with the median run's beside it. A host-bound row's reference moves on a VM's host by
-more than the band between back-to-back runs (a VM's host was seen to run one process 2x slower
-than another, each steady), and a disturbed host only ever adds time: the fastest run's fastest
-step is the host undisturbed, what host_time_calibrate.py calibrates replay's host at, so the
-summary judges the reference there.
-    python3 sweeps/gpu/travels/fastest_round.py OUT NAME ROUNDS
-Exit 1 when no run wrote a step record."""
+"""The fastest of a case's runs (fidelity.sh ROUNDS): of OUT/NAME.r1.jsonl .. rN.jsonl, the one with
+the least fwd+bwd at its fastest step is copied to OUT/NAME.jsonl; every run's figures and the
+median run's are printed. Exit 1 when no run wrote a step record.
+    python3 sweeps/gpu/travels/fastest_round.py OUT NAME ROUNDS"""
 import os
 import shutil
 import sys
@@ -17,6 +11,9 @@ from step_record import fastest_figure, step  # noqa: E402
 
 
 def main(argv):
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     if len(argv) != 3 or not argv[2].isdigit() or int(argv[2]) < 1:
         print("usage: fastest_round.py OUT NAME ROUNDS", file=sys.stderr)
         return 2

@@ -1,47 +1,15 @@
 #!/usr/bin/env bash
-# Issue 38 on one GPU (1x H200 or H100, torch importable, nvcc, no internet), each stage under its
-# own timeout so a slow one cannot starve the rest, most needed first:
-#   build      replay and gpu_tests, the GPU's name, torch's version (always run first);
-#   calibrate  host time per launch on this host (host_time_calibrate.py ->
-#              build/gen/host_time.json, its runs' records in OUT_DIR/calibration), again (at
-#              most twice more, CALIBRATE_ATTEMPTS) when it finds the host's speed moved between
-#              its runs (one more round of its three processes added to the runs it has) or ran
-#              past CALIBRATE_TIMEOUT_S (300; the runs it finished kept). A process a workload
-#              took about 15 s on an H200 VM's host, the 18 of three rounds with the fused
-#              workloads 268 s; with one process a depth (its optimizers swept) a round is three
-#              processes, and three rounds took 142-152 s on H200 VMs (164 s with the second
-#              depth at 12 layers, as committed);
-#   table      the fidelity table, world 1: q05 q7 q72 mix, real torch against replay
-#              --host-time calibrate, every phase judged (fidelity_summary.py; its exit code
-#              says pass or FAIL); skipped, failing, when this call's calibrate stage wrote no
-#              calibration;
-#   grouped    the same for mixg (Mixtral, experts grouped on both sides);
-#   multi_tensor  the multi_tensor kernels beside torch's at 64M and 545M elements;
-#   check      the GPU check (gpu_check.sh: gpu_tests at 1 rank, 2 ranks over sockets sharing
-#              GPU 0).
-#   sweeps/gpu/travels/fidelity_travels.sh OUT_DIR [STAGE...]   (default: every stage, in order)
-# The stages' timeouts add up to 1370 s after the build (the calibration's three attempts 900 of
-# them): more than one 600 s device call, so name
-# the stages each call runs. With CALIBRATE_ATTEMPTS=1, `build calibrate table grouped
-# multi_tensor` ran in one call in 484 s on an H100 VM, `build calibrate table grouped` (with
-# CALIBRATE_ATTEMPTS=2, accepted at the first; 30 timed steps a run) in 471 s and, on the same
-# machine again, 449 s, and `build check` in 70 s (15 processes a calibration; with the 18 of the
-# fused workloads `build calibrate table` took 542 s on an H200 VM, and grouped did not fit;
-# with one process a depth `build calibrate table grouped` took 390-438 s on H200 VMs,
-# CALIBRATE_ATTEMPTS=1, and with the 12-layer depth `build calibrate table` 387 s). A later call
-# on the same machine finds the
-# calibration where the first left it (build/gen/host_time.json);
-# `table` without one in build/gen fails its rows. A later `calibrate` into the same OUT_DIR fits
-# from the runs already in OUT_DIR/calibration rather than measuring again (a fresh OUT_DIR
-# measures afresh).
-# Stages calibrate, table and grouped hold every torch and replay process to CPU 2 (PIN_CPUS=LIST
-# to choose others, PIN_CPUS= for none): on a VM an unpinned torch process's host ran 1.5x slower
-# in some processes than in others (bench/RESULTS.md). TRACE_OUT=1 keeps both sides' steps of each
-# row as Chrome traces beside their records (fidelity.sh), for
-# sweeps/gpu/traces/kinds_side_by_side.py.
-# Writes OUT_DIR/{host_time.json, fidelity/, multi_tensor/, gpu_check.txt, summary.txt}, each
-# stage's lines appended to the summary as it ends. Exit 1 when any stage failed, 2 on a stage it
-# does not know (before anything runs).
+# Fidelity in one device call, stage by stage, each under its own timeout:
+#   sweeps/gpu/travels/fidelity_travels.sh OUT_DIR [STAGE...]   (default: every stage)
+#   build         replay and gpu_tests, the GPU's name, torch's version (always first)
+#   calibrate     host_time_calibrate.py -> build/gen/host_time.json (CALIBRATE_ATTEMPTS, default
+#                 3; CALIBRATE_TIMEOUT_S, default 300; runs kept in OUT_DIR/calibration)
+#   table         fidelity.sh q05 q7 q72 mix against this call's calibration (skipped without one)
+#   grouped       fidelity.sh mixg;  multi_tensor  multi_tensor/bandwidth.sh;  check  gpu_check.sh
+# Torch and replay are held to CPU 2 (PIN_CPUS=LIST, or PIN_CPUS= for none); TRACE_OUT=1 as in
+# fidelity.sh. `build calibrate table grouped` fits one 600 s call (390-490 s on H100/H200 VMs).
+# Writes OUT_DIR/summary.txt; exit 1 when a stage failed, 2 for an unknown stage.
+case ${1:-} in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 out=${1:?usage: fidelity_travels.sh OUT_DIR [build|calibrate|table|grouped|multi_tensor|check ...]}

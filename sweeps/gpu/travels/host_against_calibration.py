@@ -1,27 +1,14 @@
-"""A world-1 row's reference host time beside the host time replay ran on: per phase, the host
-time the reference's own perf_counter read at its fastest step of that phase (host_step_ms; the
-calibration is fitted at its runs' fastest steps) against what replay charged that phase (its op
-records' host_us: the calibration's figures times replay's own launches, as the calibration
-divided by them). The calibration is fitted on other workloads (the 0.5B at micro-batch 1 x 512
-and 1 and 12 layers, one 7B layer), so on a host that held its speed this is the calibration's
-error on a row it did not see; where the reference's host ran well past it, the host slowed
-after calibrating (on an H100 VM the 0.5B's three reference runs' medians read 1.34-1.62x the
-calibration's host time, itself of medians then, minutes after it, where on another VM the same
-figures read 0.88-1.08 in two calls); where it ran well under it, the calibration's runs never
-caught the host that fast (on an H200 VM the 0.5B's fastest steps read 0.88x / 0.83x / 0.90x);
-either way a host-bound row then measures the host, not replay.
-A figure for the reader, never a pass: the summary's verdict is the phases' own.
-
-Used by fidelity_summary.py (--calibration FILE): host_line(case, step record, replay's op
-records, calibration) -> one line, or None where there is no calibration, the record
-(host_step_ms) or replay's ops (host_us) lack the figures, or the row is not host-bound
-(HOST_BOUND_SHARE) or its experts are looped."""
+"""A world-1 row's reference host time per phase at its fastest step beside the host time replay
+charged it (its op records' host_us): where the two part, the host ran slower or faster than the
+calibration caught it. A figure for the reader, never a pass. Used by fidelity_summary.py
+(--calibration FILE): host_line(case, step record, replay's op records, calibration) -> a line
+or None (no calibration, figures missing, a row not host-bound or with looped experts)."""
 
 from step_record import HOST_PHASES, REPLAY_PHASES, fastest_host_ms  # sweeps/gpu, on the path
 
 # Past this either way the host's speed moved since calibrating: on H100 VMs whose 0.5B rows
-# passed, its reference read 0.91-1.07x the calibration (bench/RESULTS.md, "Judged at the fastest
-# step").
+# passed, its reference read 0.91-1.07x the calibration (bench/RESULTS.md, "Fidelity on an H100";
+# sweeps/measured/2026-11-28-h100-fastest-step/).
 MOVED = 1.15
 # Only a row whose host, as replay charged it, spends at least this share of the reference's
 # fwd+bwd: elsewhere the host runs ahead of the GPU until it waits on it (a full launch queue,

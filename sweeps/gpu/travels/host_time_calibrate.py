@@ -1,59 +1,15 @@
-"""Host time per kernel launch, measured on this host: what `replay --host-time calibrate` (or
-`--host-time FILE`) paces a catalog model's launches by, instead of the defaults read on one H100
-machine's host (workloads/plan/step/host_time.hpp).
+"""Host time per kernel launch on this host, for `replay --host-time calibrate` (or FILE): runs the
+real-training reference on short host-bound steps of Qwen2.5-0.5B at two depths (1 and
+--deep-layers 12), every AdamW swept in one process a depth, the foreach step also over one 7B
+layer; fits each pass as a cost per pass plus per replay launch, and the optimizers per step,
+tensor and launch, at each phase's fastest step over --repeats rounds.
 
-  python3 sweeps/gpu/travels/host_time_calibrate.py [--out build/gen/host_time.json] [--cpus 2-5]
+  python3 sweeps/gpu/travels/host_time_calibrate.py [--out build/gen/host_time.json] [--cpus 2]
+      [--records DIR] [--repeats 3]
 
-Runs the real-training reference (sweeps/gpu/reference/reference_step.py, one rank, FSDP2,
-activation checkpointing) on short host-bound steps, Qwen2.5-0.5B, micro-batch 1 x seq 512 (the
-GPU finishes each kernel before the host launches the next, so the host timers read the host's
-own cost), one process a depth timing each AdamW in turn on its model (--optimizer-sweep), 1 and
-12 layers (--deep-layers), the foreach step also over one layer of Qwen2.5-7B. Per phase, the
-host's time (its fastest timed step, below; perf_counter without syncs) against the kernels
-replay launches for that phase of the same workload (replay_launches.py, its dry run: replay
-pays each figure per launch it issues): forward and backward (with the recompute) each as
-a cost per pass plus a cost per launch, the line through the two depths (a pass's fixed cost,
-FSDP2's root hooks and the loss, would otherwise be spread over its launches and overcharge a
-deeper model's: 61 us a forward launch at 2 layers where the same host spent 45 at 4); the
-foreach optimizer step as a cost per step, per parameter tensor (torch.optim's loop over its
-parameters and DTensor's dispatch of each foreach op over each tensor) and per launch, through
-three steps: the two depths (14 and 146 tensors: with 3 layers' 38 the cost a tensor moved
-29.6-40.0 us between H200 calibrations; Qwen3-30B-A3B's looped experts have 789) and one layer
-of Qwen2.5-7B (about the tensors of the 0.5B's one layer over 5.6x its elements, so its launches
-grow apart from its tensors: without that the per-tensor cost reads as per launch, and a model
-of few large tensors, whose launches come from its elements, would pay it on every launch); the
-fused step as a cost per step and per parameter tensor beside its launches
-(optimizer_fit.fused_fit), through the two depths; the optimizer loop per launch at the second.
-Each process runs --repeats times (3), round by round, and each phase's host time is read at
-its fastest steps (host_step_ms: each timed step's host ms per phase): on a VM the host's
-speed moves for seconds at a time, others' work landing on it, and only ever slows it; it moves
-between processes (on an H100 VM the 1-layer forward's three runs read 4.24, 5.66, 4.12 ms with
-foreach and 6.31, 4.19, 5.82 with the loop: medians 37% apart, fastest runs 2%; bench/RESULTS.md,
-"The host undisturbed") and within one (the 0.5B's optimizer steps in its fastest of three runs
-3.11-5.35 ms, median 3.57). So the fastest step is the host undisturbed (timeit's min, for the
-same reason); fidelity_summary.py judges
-the reference at its fastest step to match (step_record.fastest_figure). --records DIR keeps the
-references' records (reference_NAME.rI.jsonl) and fits from those already there, running only the
-rounds missing (so --repeats one more adds a round of each process; records without host_step_ms,
-from an older reference_step.py, are one line and exit 2). The workloads of one depth share their
-forward and backward: each pass's host time at a depth is its fastest step over all of their
-runs. A process's speed is read off its forward (a VM's host was seen to run a whole
-process at one speed, its phases slowed alike): each workload's optimizer is taken from its run
-whose forward came nearest its depth's fastest, scaled the rest of the way by that forward (the
-scales are in the calibration, speed_scale, and said in its line). Where even that run is 1.5x
-the fastest forward or more, no calibration is written (exit 1; the refusal lists the runs'
-fastest forward steps).
---cpus LIST runs each reference held to those CPUs (taskset -c LIST), as the runs it stands for
-are held: on a VM an unpinned torch process's host was measured 1.5x slower in some processes
-than in others (the 0.5B step's host forward 15-17 ms against 10-12 held to a core), and a
-calibration is only good for runs on the CPUs it ran on. Held to one CPU, a VM's host was also
-seen to run one process 2x slower than another, each steady (the 1-layer forward's steps
-5.77-6.67 ms in one run, 3.07-3.30 in another; bench/RESULTS.md, "One call on a fresh machine").
-Writes one JSON object (host, CPU model, the CPUs, torch and Python versions and GPU, as the runs'
-records name them, so a refit from kept records names the host that ran them; the figures in us,
-and the launches and host times they come from), which workloads/plan/step/host_time_file.hpp
-reads. Needs torch, a GPU and replay (--replay, default build/bin/replay); without them it says
-so on one line and exits 2."""
+Writes no calibration (exit 1) when a workload's runs never came within 1.5x of its depth's
+fastest forward; needs torch, a GPU and build/bin/replay (else one line, exit 2). The method and
+its measurements: bench/RESULTS.md, "Host time per launch"."""
 
 import argparse
 import json
@@ -78,8 +34,8 @@ WIDE = ["--model", "qwen2.5-7b", "--micro-batch", "1", "--seq", "512", "--layers
 # A run's speed is read off its forward, which the workloads of one depth share: on an
 # H200 VM's host, held to one CPU, a process ran its whole run at one speed and its phases slowed
 # alike between runs (fastest steps of a slow run over a fast one, forward / backward / optimizer:
-# 1.38 / 1.40 / 1.46, 1.40 / 1.41 / 1.51, 1.59 / 1.51 / 1.64; bench/RESULTS.md, "A host of many
-# speeds"), while no run of one workload reached the speed of the other's fastest run (the 1-layer
+# 1.38 / 1.40 / 1.46, 1.40 / 1.41 / 1.51, 1.59 / 1.51 / 1.64; tests/fixtures/calibration_many_speeds),
+# while no run of one workload reached the speed of the other's fastest run (the 1-layer
 # forward 4.38 ms against 3.57). So a workload's optimizer is scaled to the host's fastest speed by
 # its forward, as far as this, short of the 1.6x those records saw phases slow alike.
 SCALE_LIMIT = 1.5

@@ -49,7 +49,7 @@ def fused_fit(shallow, deep, launch_us):
     foreach makes about ten, but its Python around them (_init_group's loop over the
     parameters, the grouping by device and dtype, zero_grad) is foreach's: on an H200 VM the
     0.5B's fused step read 1.9 ms of host time against foreach's 3.0, its kernels about 0.8
-    (bench/RESULTS.md, "The fused step's host"). The line through the two where both figures
+    (bench/RESULTS.md, "Host time per launch"). The line through the two where both figures
     come out >= 0; else per tensor alone (the deeper step's over its tensors); else per step
     alone (the two steps' mean)."""
     (s_ms, s_launches, s_tensors), (d_ms, d_launches, d_tensors) = shallow, deep

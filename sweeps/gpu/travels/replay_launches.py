@@ -1,11 +1,6 @@
-"""Replay's launches per phase for one of the calibration's workloads, from its dry run
-(`replay --dry-run --format json`: each compute op's GEMMs and kernel launches): what
-host_time_calibrate.py divides the reference's host time by, since replay multiplies each
-per-launch figure by its own launches (Work::launches, GEMMs included), so that replay's host
-time for the calibration's own workloads is the reference's. The two counts are close there (on
-an H200 the 0.5B's forward launched 77 kernels at 1 layer and 179 at 3 where replay issues 74
-and 176; its backward with the recompute 166 and 436 against 165 and 433), and a figure per
-reference launch charged replay 1-4% short of the host time it was fitted on."""
+"""Replay's launches per phase for one of the calibration's workloads, GEMMs included, from its dry
+run (`replay --dry-run --format json`): what host_time_calibrate.py divides the reference's host
+time by, since replay charges each per-launch figure on its own launches."""
 import json
 import subprocess
 

@@ -34,6 +34,12 @@ TEST_F(ReadmeCommands, RunsEachShownCommandAndFailsOnOneThatDoesNot) {
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.out.find("README.md: exit 2 (the README says 0)"), std::string::npos) << bad.out;
 
+  // A command inside a list item, its fence indented, runs too.
+  readme("1. A step:\n   ```\n   build/bin/project --model no-such-model --fabric eth-1g\n   ```\n");
+  const Outcome listed = check();
+  EXPECT_EQ(listed.exit_code, 1) << listed.out;
+  EXPECT_NE(listed.out.find("exit 2 (the README says 0)"), std::string::npos) << listed.out;
+
   readme("no commands here\n");
   EXPECT_EQ(check().exit_code, 1) << "a README with nothing to run is not a pass";
 }
