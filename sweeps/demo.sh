@@ -24,6 +24,21 @@ step=0
 steps=4
 # A progress line per step, with the time so far.
 say() { step=$((step + 1)); echo "== [$step/$steps] $* ($((SECONDS - start)) s elapsed)"; }
+# An emulated sweep in the background, its lines labelled; wait_beside waits for all of them and
+# fails when one did.
+beside_pids=()
+sweep_beside() {
+  local label=$1
+  shift
+  "$here/sweep" --emulate --bin "$bin" "$@" | sed -u "s/^/   [$label] /" &
+  beside_pids+=($!)
+}
+wait_beside() {
+  local pid failed=0
+  for pid in "${beside_pids[@]}"; do wait "$pid" || failed=1; done
+  beside_pids=()
+  return "$failed"
+}
 
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 # The mission's models as project sees them on the nominal fast and slow fabric, side by side:
@@ -74,38 +89,53 @@ if [ "${gpus:-0}" -gt 0 ] && ldd "$bin/replay" | grep -q libnccl; then
   say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes"
   project_mission
 elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
-  echo "== collreplay demo: no GPU; an emulated cluster of 1, 2 and 4 nodes (several minutes)"
-  say "replay Qwen2.5-0.5B (4 layers, modeled H100) on ib-ndr-8x400 and eth-10g"
-  # One sweep per fabric, each with its own dilation. A dilated node is shaped at its profile's
-  # rate / D; this host's tbf holds a link to its rate up to ~500 Mbit/s (sweeps/README.md), so
-  # eth-10g runs at 20 (500 Mbit/s). NDR would need 6400 to stay below that, which stretches
-  # every modeled millisecond of compute 6400 times; at 400 its 8 Gbit/s links run at what the
-  # host carries (~4 Gbit/s), so its emulated busbw reads below the profile (possible, never
-  # above it) and its layers still hide their communication, which is all the demo asks of it.
+  echo "== collreplay demo: no GPU; emulated clusters of 1, 2 and 4 nodes (about two minutes)"
+  # The projection is CPU work and the sweeps mostly wait (dilated compute, shaped links): it runs
+  # beside them at the lowest priority and prints its answers when they are done.
+  bash -c "$(declare -p bin out fabrics mission; declare -f project_mission); project_mission" \
+    >"$out/project_mission.log" 2>&1 &
+  project_pid=$!
+  say "replay Qwen2.5-0.5B (4 layers, modeled H100) on 1, 2 and 4 nodes of ib-ndr-8x400 and eth-10g"
+  # Each fabric with its own dilation, each node count its own cluster, all at once: NDR's cells
+  # are dilated compute (timed waits), eth-10g's shaped transfers (500 Mbit/s a node), so none
+  # starves the others of the two cores. A dilated node is shaped at its profile's rate / D; this
+  # host's tbf holds a link to its rate up to ~500 Mbit/s (sweeps/README.md), so eth-10g runs at
+  # 20. NDR would need 6400 to stay below that, which stretches every modeled millisecond of
+  # compute 6400 times; at 400 its 8 Gbit/s links run at what the host carries, so its emulated
+  # busbw reads below the profile (possible, never above it) and its layers still hide their
+  # communication, which is all the demo asks of it.
   fabric_dilations=("ib-ndr-8x400 400" "eth-10g 20")
   for spec in "${fabric_dilations[@]}"; do
     read -r fabric dilation <<<"$spec"
-    "$here/sweep" --emulate --bin "$bin" --name "demo-replay-$fabric" --nodes 1,2,4 --fabric "$fabric" \
-      --dilate "$dilation" --backend mpi --model qwen2.5-0.5b --layers 4 --compute model:h100 \
-      --out "$out/replay/$fabric" -- --monitor-interval 1
+    for nodes in 1 2 4; do
+      sweep_beside "$fabric n$nodes" --name "demo-replay-$fabric-$nodes" --nodes "$nodes" \
+        --fabric "$fabric" --dilate "$dilation" --backend mpi --model qwen2.5-0.5b --layers 4 \
+        --compute model:h100 --out "$out/replay/$fabric/$nodes" -- --monitor-interval 1
+    done
   done
+  wait_beside
   say "all_gather bus bandwidth on the same fabrics"
   # Up to the largest decoder-layer collective the replays ran (the busbw figure marks it), in
-  # factors of 4 from 512 KiB.
+  # factors of 4 from 512 KiB. NDR's sweep alone (it reads what the host's network carries, so
+  # nothing may share it), then eth-10g's two clusters at once (3 Gbit/s in all, shaped).
   layer_bytes=$(find "$out/replay" -name '*.jsonl' -exec cat {} + |
     jq -s '[.[] | select(.record == "op" and (.layer // -1) >= 0) | .bytes] | max // 0 | ceil')
   end_bytes=$((512 * 1024))
   while [ "$end_bytes" -lt "$layer_bytes" ]; do end_bytes=$((end_bytes * 4)); done
-  for spec in "${fabric_dilations[@]}"; do
-    read -r fabric dilation <<<"$spec"
-    "$here/sweep" --emulate --bin "$bin" --name "demo-busbw-$fabric" --exe all_gather_perf --nodes 2,4 \
-      --fabric "$fabric" --dilate "$dilation" --backend mpi --out "$out/busbw/$fabric" \
-      -- -b 512K -e "$end_bytes" -f 4 -n 5
+  busbw_flags=(--exe all_gather_perf --backend mpi -- -b 512K -e "$end_bytes" -f 4 -n 5)
+  sweep_beside "ib-ndr-8x400" --name demo-busbw-ib-ndr-8x400 --nodes 2,4 --fabric ib-ndr-8x400 \
+    --dilate 400 --out "$out/busbw/ib-ndr-8x400" "${busbw_flags[@]}"
+  wait_beside
+  for nodes in 2 4; do
+    sweep_beside "eth-10g n$nodes" --name "demo-busbw-eth-10g-$nodes" --nodes "$nodes" \
+      --fabric eth-10g --dilate 20 --out "$out/busbw/eth-10g/$nodes" "${busbw_flags[@]}"
   done
+  wait_beside
   say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes"
   # From the nominal profiles, as on every machine: the emulated runs above are measured points
   # of their own (emulated, dilated) fabrics, drawn beside the projection, never refitted into it.
-  project_mission
+  wait "$project_pid" || { cat "$out/project_mission.log"; exit 1; }
+  cat "$out/project_mission.log"
 else
   steps=5
   echo "== collreplay demo: no GPU and no root for an emulated cluster: $np host ranks of one node"
