@@ -42,7 +42,9 @@ wait_beside() {
 
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 # The mission's models as project sees them on the nominal fast and slow fabric, side by side:
-# the same step model on every machine, so the headline is the same wherever the demo runs.
+# the same step model on every machine, so the headline is the same wherever the demo runs. The
+# answer (every layout weighed on both fabrics) at 8, 32 and 256 nodes: each count is a
+# ranking of some 60 layouts, the bulk of the demo's CPU time.
 fabrics=ib-ndr-8x400,eth-100g
 project_mission() {
   local workload model rest
@@ -51,7 +53,8 @@ project_mission() {
     read -r model rest <<<"$workload"
     # shellcheck disable=SC2086 # the workload's flags are words
     "$bin/project" --model "$model" $rest --fabric "$fabrics" \
-      --nodes 1,2,4,8,16,32,64,128,256,512,1024 --out "$out/projection/$model.jsonl" \
+      --nodes 1,2,4,8,16,32,64,128,256,512,1024 --answer-nodes 8,32,256 \
+      --out "$out/projection/$model.jsonl" \
       >"$out/projection/$model.txt"
     # The answer as project prints it (records/fabric_answer.hpp), at 8 and 32 nodes.
     awk '/^# answer: / { on = 1; sub(/^# answer: /, "   "); print; next }
@@ -96,41 +99,38 @@ elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
     >"$out/project_mission.log" 2>&1 &
   project_pid=$!
   say "replay Qwen2.5-0.5B (4 layers, modeled H100) on 1, 2 and 4 nodes of ib-ndr-8x400 and eth-10g"
-  # Each fabric with its own dilation, each node count its own cluster, all at once: NDR's cells
-  # are dilated compute (timed waits), eth-10g's shaped transfers (500 Mbit/s a node), so none
-  # starves the others of the two cores. A dilated node is shaped at its profile's rate / D; this
-  # host's tbf holds a link to its rate up to ~500 Mbit/s (sweeps/README.md), so eth-10g runs at
-  # 20. NDR would need 6400 to stay below that, which stretches every modeled millisecond of
-  # compute 6400 times; at 400 its 8 Gbit/s links run at what the host carries, so its emulated
-  # busbw reads below the profile (possible, never above it) and its layers still hide their
-  # communication, which is all the demo asks of it.
-  fabric_dilations=("ib-ndr-8x400 400" "eth-10g 20")
-  for spec in "${fabric_dilations[@]}"; do
-    read -r fabric dilation <<<"$spec"
-    for nodes in 1 2 4; do
-      sweep_beside "$fabric n$nodes" --name "demo-replay-$fabric-$nodes" --nodes "$nodes" \
-        --fabric "$fabric" --dilate "$dilation" --backend mpi --model qwen2.5-0.5b --layers 4 \
-        --compute model:h100 --out "$out/replay/$fabric/$nodes" -- --monitor-interval 1
-    done
-  done
+  # Each fabric with its own dilation and its own clusters. A dilated node is shaped at its
+  # profile's rate / D; this host's tbf holds a link to its rate up to ~500 Mbit/s
+  # (sweeps/README.md), so eth-10g runs at 20. NDR would need 6400 to stay below that, which
+  # stretches every modeled millisecond of compute 6400 times; at 400 its 8 Gbit/s links run at
+  # what the host carries, so its emulated busbw reads below the profile (possible, never above
+  # it) and its layers still hide their communication, which is all the demo asks of it.
+  # Three lanes at once: NDR's one node (dilated compute alone: it sleeps, sends nothing), NDR's
+  # 2 and 4 nodes, eth-10g's 1, 2 and 4 nodes. More clusters at once than that and the ranks'
+  # MPI progress loops share the two cores badly enough to slow eth-10g's shaped transfers (its
+  # 2-node communication read 1.8x longer with all six at once; bench/RESULTS.md).
+  replay_flags=(--backend mpi --model qwen2.5-0.5b --layers 4 --compute model:h100 -- --monitor-interval 1)
+  sweep_beside "ib-ndr-8x400 n1" --name demo-replay-ib-1 --nodes 1 --fabric ib-ndr-8x400 \
+    --dilate 400 --out "$out/replay/ib-ndr-8x400/1" "${replay_flags[@]}"
+  sweep_beside "ib-ndr-8x400" --name demo-replay-ib --nodes 2,4 --fabric ib-ndr-8x400 \
+    --dilate 400 --out "$out/replay/ib-ndr-8x400/2-4" "${replay_flags[@]}"
+  sweep_beside "eth-10g" --name demo-replay-eth --nodes 1,2,4 --fabric eth-10g --dilate 20 \
+    --out "$out/replay/eth-10g" "${replay_flags[@]}"
   wait_beside
   say "all_gather bus bandwidth on the same fabrics"
   # Up to the largest decoder-layer collective the replays ran (the busbw figure marks it), in
-  # factors of 4 from 512 KiB. NDR's sweep alone (it reads what the host's network carries, so
-  # nothing may share it), then eth-10g's two clusters at once (3 Gbit/s in all, shaped).
+  # factors of 4 from 512 KiB; one sweep at a time, since a bandwidth sweep measures what the
+  # host's network carries.
   layer_bytes=$(find "$out/replay" -name '*.jsonl' -exec cat {} + |
     jq -s '[.[] | select(.record == "op" and (.layer // -1) >= 0) | .bytes] | max // 0 | ceil')
   end_bytes=$((512 * 1024))
   while [ "$end_bytes" -lt "$layer_bytes" ]; do end_bytes=$((end_bytes * 4)); done
-  busbw_flags=(--exe all_gather_perf --backend mpi -- -b 512K -e "$end_bytes" -f 4 -n 5)
-  sweep_beside "ib-ndr-8x400" --name demo-busbw-ib-ndr-8x400 --nodes 2,4 --fabric ib-ndr-8x400 \
-    --dilate 400 --out "$out/busbw/ib-ndr-8x400" "${busbw_flags[@]}"
-  wait_beside
-  for nodes in 2 4; do
-    sweep_beside "eth-10g n$nodes" --name "demo-busbw-eth-10g-$nodes" --nodes "$nodes" \
-      --fabric eth-10g --dilate 20 --out "$out/busbw/eth-10g/$nodes" "${busbw_flags[@]}"
+  for spec in "ib-ndr-8x400 400" "eth-10g 20"; do
+    read -r fabric dilation <<<"$spec"
+    "$here/sweep" --emulate --bin "$bin" --name "demo-busbw-$fabric" --exe all_gather_perf \
+      --nodes 2,4 --fabric "$fabric" --dilate "$dilation" --backend mpi \
+      --out "$out/busbw/$fabric" -- -b 512K -e "$end_bytes" -f 4 -n 5
   done
-  wait_beside
   say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes"
   # From the nominal profiles, as on every machine: the emulated runs above are measured points
   # of their own (emulated, dilated) fabrics, drawn beside the projection, never refitted into it.

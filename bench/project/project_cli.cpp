@@ -145,6 +145,8 @@ void add_project_options(CLI::App& app, ProjectOptions& o) {
   add_memory_options(app, o.memory);
   app.add_option("--nodes", o.nodes, "node counts to project, comma-separated")
       ->capture_default_str();
+  app.add_option("--answer-nodes", o.answer_nodes,
+                 "with two fabrics: node counts of the fabric answer (default: --nodes)");
   app.add_option("--out", o.out, "write JSON Lines records here");
   app.add_option("--validate", o.validate,
                  "fit all node counts of this results folder but the largest; predict the largest");
@@ -173,7 +175,7 @@ records::AnswerAssumptions answer_assumptions(const ProjectOptions& o) {
   return a;
 }
 
-std::vector<int> parse_node_counts(const std::string& text) {
+std::vector<int> parse_node_counts(const std::string& text, const std::string& flag) {
   std::vector<int> counts;
   std::stringstream list(text);
   std::string item;
@@ -186,10 +188,10 @@ std::vector<int> parse_node_counts(const std::string& text) {
       used = 0;
     }
     if (used == 0 || used != item.size() || value < 1 || value > 1 << 20)
-      throw UsageError("--nodes '" + text + "': '" + item + "' is not a positive node count");
+      throw UsageError(flag + " '" + text + "': '" + item + "' is not a positive node count");
     counts.push_back(static_cast<int>(value));
   }
-  if (counts.empty()) throw UsageError("--nodes is empty");
+  if (counts.empty()) throw UsageError(flag + " is empty");
   return counts;
 }
 
@@ -204,7 +206,11 @@ int run_project(const ProjectOptions& o) {
   if (!o.held_out.empty()) throw UsageError("--held-out needs --observed");
   if (o.request.gpus_per_node < 1) throw UsageError("--gpus-per-node must be at least 1");
   const std::vector<int> counts = parse_node_counts(o.nodes);
+  const std::vector<int> answer_counts =
+      o.answer_nodes.empty() ? counts : parse_node_counts(o.answer_nodes, "--answer-nodes");
   const std::vector<std::string> fabric_names = split_fabrics(o.fabric);
+  if (!o.answer_nodes.empty() && fabric_names.size() < 2)
+    throw UsageError("--answer-nodes needs two fabrics or more to compare (--fabric A,B)");
   const ProjectionInputs base = projection_inputs(o);
   const IntervalCalibration calibration = published_calibration();
 
@@ -243,7 +249,7 @@ int run_project(const ProjectOptions& o) {
   // The answer weighs every layout, so it needs a catalog model to lay out and its memory.
   if (fabrics.size() > 1 && o.request.trace.empty()) {
     const records::AnswerAssumptions assumed = answer_assumptions(o);
-    for (const auto& answers : answer_fabrics(o.request, fabrics, counts, assumed, calibration)) {
+    for (const auto& answers : answer_fabrics(o.request, fabrics, answer_counts, assumed, calibration)) {
       std::cout << records::answer_table_text(answers);
       for (const records::FabricAnswer& a : answers) records.push_back(records::answer_json(a));
     }

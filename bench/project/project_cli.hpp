@@ -16,6 +16,9 @@ struct ProjectOptions {
   std::string fabric;   // profile name or a results folder to fit; several, comma-separated
   std::string compute;  // model:GPU@MFU, or a results folder with a compute-only replay
   std::string nodes = "1,2,4,8,16,32,64,128,256,512,1024";
+  // With two fabrics or more: the node counts the answer weighs every layout at (empty: --nodes),
+  // each a ranking of every candidate layout, where a projection row is one.
+  std::string answer_nodes;
   std::string out;           // JSON Lines file
   std::string fabrics_file;  // default: sweeps/fabrics.tsv beside the executable's checkout
   std::string intra;  // results for the intra-node tier; default: the measured 2x H200 NVLink sweep
@@ -45,8 +48,8 @@ std::string compute_words(const ProjectOptions& options);
 // What the fabric answer assumed (records/fabric_answer.hpp), in the options' terms.
 records::AnswerAssumptions answer_assumptions(const ProjectOptions& options);
 
-// "1,2,4" -> {1, 2, 4}; UsageError on anything but positive integers.
-std::vector<int> parse_node_counts(const std::string& text);
+// "1,2,4" -> {1, 2, 4}; UsageError naming `flag` on anything but positive integers.
+std::vector<int> parse_node_counts(const std::string& text, const std::string& flag = "--nodes");
 
 int run_project(const ProjectOptions& options);
 
