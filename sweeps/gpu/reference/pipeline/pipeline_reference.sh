@@ -1,21 +1,17 @@
 #!/usr/bin/env bash
 # A pipeline replayed against real PyTorch on one GPU: for GPipe and 1F1B, the reference
-# (pipeline_step.py beside this script: torch.distributed.pipelining, one rank per
-# stage) and replay (--pp 2 --plan ddp) of the same model, both with their 2 ranks sharing the
-# first GPU as two NCCL hosts over loopback sockets; then the P2P bytes per micro-batch and
-# direction of every stage, torch's against replay's (byte-exact), and fwd+bwd and the step,
-# replay's over the reference's (within 10%).
+# (pipeline_step.py beside this script) and replay (--pp 2 --plan ddp) of the same model, both on
+# 2 ranks sharing the first GPU as two NCCL hosts; then every stage's P2P bytes per micro-batch,
+# torch's against replay's (byte-exact), and fwd+bwd and the step (replay's within 10%).
 #   sweeps/gpu/reference/pipeline/pipeline_reference.sh OUT_DIR
-# Writes OUT_DIR/{reference,replay}_{gpipe,1f1b}.jsonl with their logs, replay_stages_*.json (the
-# dry run's stages), p2p_fixture.json (torch's sizes, for tests/fixtures) and summary.json; prints
-# the table. Exit 0 when every size matches and every time is within 10%, 1 otherwise, 2 on bad
-# input. Needs a GPU, python3 with torch (torchrun) and `make` having built build/bin/replay.
-# About 4 minutes on an H100 or H200 (four runs of ~1 minute, most of it start-up).
-# Env: MODEL_ARGS overrides the workload (default below), HOST_TIME is passed to replay's
-# --host-time (e.g. calibrate), REFERENCE_TIMEOUT_S / REPLAY_TIMEOUT_S (default 300 each).
+# Writes OUT_DIR/{reference,replay}_{gpipe,1f1b}.jsonl, replay_stages_*.json, p2p_fixture.json and
+# summary.json; prints the table. Exit 0 when every size matches and every time is within 10%, 1
+# otherwise, 2 on bad input. Needs a GPU, torchrun and build/bin/replay; about 1-4 minutes.
+# Env: MODEL_ARGS (the workload), HOST_TIME (replay's --host-time), REFERENCE_TIMEOUT_S and
+# REPLAY_TIMEOUT_S (default 300 each).
 set -euo pipefail
 if [ $# -ne 1 ] || [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
   [ $# -eq 1 ] && { [ "$1" = -h ] || [ "$1" = --help ]; } && exit 0
   exit 2
 fi

@@ -1,24 +1,14 @@
-"""The real-training reference for a pipeline: a catalog model split into stages, one rank per
-stage, run by torch.distributed.pipelining (ScheduleGPipe or Schedule1F1B) and timed the way replay
-times its step, written as JSON Lines with replay's field names (source "reference").
+"""The real-training reference for a pipeline: a catalog model split into stages as replay splits
+them, one rank per stage, run by torch.distributed.pipelining (ScheduleGPipe or Schedule1F1B), each
+stage in a one-rank DDP, AdamW as users write it; written as JSON Lines with replay's field names.
 
   torchrun --nproc-per-node 2 sweeps/gpu/reference/pipeline/pipeline_step.py --same-gpu \
       --model qwen2.5-0.5b --layers 8 --micro-batch 1 --seq 1024 --micro-batches 4 \
       --schedule 1f1b --out results/pp_ref.jsonl
 
-Stages as replay splits them (workloads/plan/pipeline/): the decoder layers evenly, keeping their
-indices, the embedding on the first stage, the final norm, the head and the loss on the last; each
-stage in DistributedDataParallel over a group of its own rank (replay's `--plan ddp` at one
-data-parallel rank: no_sync but in the last backward), bf16 weights, activation checkpointing per
-layer unless --no-activation-checkpointing, AdamW as users write it (torch picks foreach).
---same-gpu: every rank on GPU 0, each its own NCCL host over loopback sockets (NCCL_HOSTID), as
-the other multi-rank reference cases share one GPU; replay runs alike with --emulate-nodes.
-Records (rank 0 writes them): `step` (the slowest rank's median step: fwd_bwd_ms = the schedule's
-step(), optimizer_ms = AdamW's step and zero_grad, overlapped_ms = both; tokens_per_step = the
-step's tokens / pp, each rank's share as replay counts them; pp, pp_schedule, micro_batches) and
-one `p2p` record per stage: the bytes torch sends and receives per micro-batch and direction, read
-from the stage's output meta and its receive buffers after the first step.
-Bad input: one line on stderr and exit 2 (the arguments are read before torch is imported)."""
+--same-gpu: every rank on GPU 0, each its own NCCL host (NCCL_HOSTID). Records: `step` (the
+slowest rank's median) and one `p2p` per stage (torch's bytes per micro-batch and direction).
+Bad input: one line on stderr and exit 2. Why it is built so: bench/RESULTS.md (issue 56)."""
 
 import argparse
 import json
