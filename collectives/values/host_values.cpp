@@ -172,22 +172,7 @@ double load_exact(DType t, const void* base, std::size_t index) {
 }
 
 void store_exact(DType t, void* base, std::size_t index, double value) {
-  switch (t) {
-    case DType::f64: static_cast<double*>(base)[index] = value; return;
-    case DType::i32:
-      static_cast<std::int32_t*>(base)[index] = static_cast<std::int32_t>(value);
-      return;
-    case DType::u32:
-      static_cast<std::uint32_t*>(base)[index] = static_cast<std::uint32_t>(value);
-      return;
-    case DType::i64:
-      static_cast<std::int64_t*>(base)[index] = static_cast<std::int64_t>(value);
-      return;
-    case DType::u64:
-      static_cast<std::uint64_t*>(base)[index] = static_cast<std::uint64_t>(value);
-      return;
-    default: return store_value(t, base, index, static_cast<float>(value));
-  }
+  if (!store_wide(t, base, index, value)) store_value(t, base, index, static_cast<float>(value));
 }
 
 }  // namespace collreplay

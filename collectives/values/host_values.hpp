@@ -100,6 +100,23 @@ inline float load_value(DType t, const void* base, std::size_t index) {
   return 0;
 }
 
+// Stores `value` in the types float does not round to (fp64 and the integers, truncated; callers
+// store values the type holds); false for the floating types of 32 bits or fewer.
+template <class Value>
+inline bool store_wide(DType t, void* base, std::size_t index, Value value) {
+  const auto as = [&]<class T>(T*) { static_cast<T*>(base)[index] = static_cast<T>(value); };
+  switch (t) {
+    case DType::f64: as(static_cast<double*>(nullptr)); return true;
+    case DType::i8: as(static_cast<std::int8_t*>(nullptr)); return true;
+    case DType::u8: as(static_cast<std::uint8_t*>(nullptr)); return true;
+    case DType::i32: as(static_cast<std::int32_t*>(nullptr)); return true;
+    case DType::u32: as(static_cast<std::uint32_t*>(nullptr)); return true;
+    case DType::i64: as(static_cast<std::int64_t*>(nullptr)); return true;
+    case DType::u64: as(static_cast<std::uint64_t*>(nullptr)); return true;
+    default: return false;
+  }
+}
+
 // Stores `value` rounded to `t` (integers: truncated; callers store values the type holds).
 inline void store_value(DType t, void* base, std::size_t index, float value) {
   switch (t) {
@@ -110,23 +127,7 @@ inline void store_value(DType t, void* base, std::size_t index, float value) {
     case DType::fp8_e5m2:
       static_cast<std::uint8_t*>(base)[index] = float_to_fp8_e5m2(value);
       return;
-    case DType::f64: static_cast<double*>(base)[index] = value; return;
-    case DType::i8: static_cast<std::int8_t*>(base)[index] = static_cast<std::int8_t>(value); return;
-    case DType::u8:
-      static_cast<std::uint8_t*>(base)[index] = static_cast<std::uint8_t>(value);
-      return;
-    case DType::i32:
-      static_cast<std::int32_t*>(base)[index] = static_cast<std::int32_t>(value);
-      return;
-    case DType::u32:
-      static_cast<std::uint32_t*>(base)[index] = static_cast<std::uint32_t>(value);
-      return;
-    case DType::i64:
-      static_cast<std::int64_t*>(base)[index] = static_cast<std::int64_t>(value);
-      return;
-    case DType::u64:
-      static_cast<std::uint64_t*>(base)[index] = static_cast<std::uint64_t>(value);
-      return;
+    default: store_wide(t, base, index, value); return;
   }
 }
 
