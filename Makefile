@@ -77,7 +77,13 @@ suite_srcs = $(call rwildcard,tests/$(1),%.cpp)
 # benchmark library and into the plot programs, which never link the benchmark.
 RECORD_SRCS := $(call rwildcard,records,%.cpp)
 ALL_LIB_SRCS := $(call rwildcard,common collectives workloads bench,%.cpp %.cu) $(RECORD_SRCS)
-LIB_SRCS  := $(call buildable,$(filter-out bench/bin/%,$(ALL_LIB_SRCS)))
+# The rooms only their own programs and the tests link (advise, compare, gemm_perf and
+# preflight's command) make an archive of their own: the demo's four programs do not compile them
+# (40 of the 420 CPU seconds its build takes on a fresh machine; bench/RESULTS.md).
+TOOL_SRCS := $(call buildable,$(call rwildcard,bench/advise bench/compare bench/gemm_perf,%.cpp) \
+  bench/preflight/preflight_main.cpp)
+TOOL_BINS := $(addprefix $(BIN)/,advise compare gemm_perf preflight)
+LIB_SRCS  := $(filter-out $(TOOL_SRCS),$(call buildable,$(filter-out bench/bin/%,$(ALL_LIB_SRCS))))
 PLOT_SRCS := $(call buildable,$(filter-out plots/bin/%,$(call rwildcard,plots,%.cpp))) $(RECORD_SRCS)
 BENCH_BINS := $(patsubst bench/bin/%.cpp,$(BIN)/%,$(wildcard bench/bin/*.cpp))
 # The figure programs where gnuplot-iostream is; report everywhere.
@@ -143,18 +149,24 @@ $(OBJ)/%.cu.o: %.cu $(FLAGS_STAMP)
 
 $(BUILD)/libcollreplay.a: $(call to_obj,$(LIB_SRCS))
 	@rm -f $@; ar rcs $@ $^
+$(BUILD)/libcollreplay_tools.a: $(call to_obj,$(TOOL_SRCS))
+	@rm -f $@; ar rcs $@ $^
+# Objects, then the tools' archive, then the library the tools call into.
+LINK_INPUTS = $(filter %.o,$^) $(filter %/libcollreplay_tools.a,$^) $(filter %/libcollreplay.a,$^)
+$(TOOL_BINS): $(BUILD)/libcollreplay_tools.a
 $(BIN)/%: $(OBJ)/bench/bin/%.cpp.o $(BUILD)/libcollreplay.a
 	@mkdir -p $(@D)
-	$(CXX) $^ -o $@ $(LDLIBS)
+	$(CXX) $(LINK_INPUTS) -o $@ $(LDLIBS)
 $(BIN)/%: $(OBJ)/plots/bin/%.cpp.o $(call to_obj,$(PLOT_SRCS))
 	@mkdir -p $(@D)
 	$(CXX) $^ -o $@ $(PLOT_LIBS)
 $(BIN)/plots_tests: $(call to_obj,$(wildcard tests/plots/*.cpp) $(PLOT_SRCS))
 	@mkdir -p $(@D)
 	$(CXX) $^ -o $@ -lgtest_main -lgtest $(PLOT_LIBS) -lpthread
-$(BIN)/%_tests: $$(call to_obj,$$(call suite_srcs,$$*)) $(BUILD)/libcollreplay.a
+$(BIN)/%_tests: $$(call to_obj,$$(call suite_srcs,$$*)) $(BUILD)/libcollreplay_tools.a \
+    $(BUILD)/libcollreplay.a
 	@mkdir -p $(@D)
-	$(CXX) $^ -o $@ $(if $(filter mpi gpu,$*),-lgtest,-lgtest_main -lgtest) $(LDLIBS)
+	$(CXX) $(LINK_INPUTS) -o $@ $(if $(filter mpi gpu,$*),-lgtest,-lgtest_main -lgtest) $(LDLIBS)
 
 # The model catalog compiled into the library, so `replay` finds its models from any working
 # directory. workloads/embed_models.sh writes raw string literals.
@@ -211,9 +223,10 @@ programs: $(BENCH_BINS) $(PLOT_BINS)
 # that a `make test` before it leaves nothing to build and one after it builds only the rest.
 demo-programs: $(addprefix $(BIN)/,replay all_gather_perf project report)
 
+# The replays start once their two programs are built; `project` and `report` build beside them.
 demo: demo-deps
-	$(MAKE) -j$(JOBS) demo-programs
-	sweeps/demo.sh $(BIN) $(MPIRUN) $(NP)
+	$(MAKE) -j$(JOBS) $(BIN)/replay $(BIN)/all_gather_perf
+	sweeps/demo.sh $(BIN) $(MPIRUN) $(NP) '$(MAKE) -j$(JOBS) demo-programs'
 
 # An install prefix: the programs in PREFIX/bin, the data they look for (common/data_files.hpp)
 # in PREFIX/share/collreplay, laid out as in the checkout.

@@ -6,15 +6,18 @@
 #   then the mission's models projected from a fast and a slow fabric profile.
 #   Without: an emulated cluster on this host (network namespaces, shaped links, modeled H100
 #   compute, time dilation) at 1, 2 and 4 nodes on a fast (ib-ndr-8x400) and a slow (eth-10g)
-#   fabric, replaying Qwen2.5-0.5B (needs root; without it, the same on 4 host ranks of one node);
+#   fabric, replaying 2 layers of Qwen2.5-0.5B (needs root; without it, 4 host ranks of one node);
 #   then the mission's models (Qwen2.5-7B, Qwen2.5-72B, Mixtral-8x7B with EP 8) projected to
 #   1-1024 nodes of 8 GPUs from the nominal ib-ndr-8x400 and eth-100g profiles side by side, the
 #   same on every machine (the emulated runs are drawn as measured points of their own fabrics).
 #   Then every figure and report.md, which opens with where each model tips on each fabric.
-#   sweeps/demo.sh BIN_DIR MPIRUN NP
+#   sweeps/demo.sh BIN_DIR MPIRUN NP [BUILD_REST]
+# BUILD_REST: a command that builds `project` and `report` when the demo starts with only `replay`
+# and `all_gather_perf` built (`make demo` on a fresh machine): run first, or, on the emulated
+# cluster, beside the replays, whose waits leave the cores mostly idle.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-bin=${1:-build/bin}; mpirun=${2:-mpirun}; np=${3:-4}
+bin=${1:-build/bin}; mpirun=${2:-mpirun}; np=${3:-4}; build_rest=${4:-true}
 out=results/demo
 rm -rf "$out"
 mkdir -p "$out/replay" "$out/busbw"
@@ -90,32 +93,42 @@ if [ "${gpus:-0}" -gt 0 ] && ldd "$bin/replay" | grep -q libnccl; then
   "${launch[@]}" -np "$ranks" "$bin/all_gather_perf" -b 1M -e 256M -f 4 -n 5 --emulate-nodes "$ranks" \
     --transport socket --ifname lo --out "$out/busbw/socket.jsonl"
   say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes"
+  bash -c "$build_rest" >"$out/build_rest.log" 2>&1 || { tail -20 "$out/build_rest.log"; exit 1; }
   project_mission
 elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
   echo "== collreplay demo: no GPU; emulated clusters of 1, 2 and 4 nodes (about two minutes)"
-  # The projection is CPU work and the sweeps mostly wait (dilated compute, shaped links): it runs
-  # beside them at the lowest priority and prints its answers when they are done.
-  bash -c "$(declare -p bin out fabrics mission; declare -f project_mission); project_mission" \
+  # The rest of the build and the projection are CPU work and the replays mostly wait (dilated
+  # compute, shaped links): they run beside them, and the answers print when the replays are done
+  # (eth-10g's communication read within 5% of the replays alone; bench/RESULTS.md).
+  { bash -c "$build_rest" >"$out/build_rest.log" 2>&1 &&
+    bash -c "$(declare -p bin out fabrics mission; declare -f project_mission); project_mission"; } \
     >"$out/project_mission.log" 2>&1 &
   project_pid=$!
-  say "replay Qwen2.5-0.5B (4 layers, modeled H100) on 1, 2 and 4 nodes of ib-ndr-8x400 and eth-10g"
+  say "replay Qwen2.5-0.5B (2 layers, modeled H100) on 1, 2 and 4 nodes of ib-ndr-8x400 and eth-10g"
   # Each fabric with its own dilation and its own clusters. A dilated node is shaped at its
   # profile's rate / D; this host's tbf holds a link to its rate up to ~500 Mbit/s
   # (sweeps/README.md), so eth-10g runs at 20. NDR would need 6400 to stay below that, which
   # stretches every modeled millisecond of compute 6400 times; at 400 its 8 Gbit/s links run at
   # what the host carries, so its emulated busbw reads below the profile (possible, never above
   # it) and its layers still hide their communication, which is all the demo asks of it.
-  # Three lanes at once: NDR's one node (dilated compute alone: it sleeps, sends nothing), NDR's
-  # 2 and 4 nodes, eth-10g's 1, 2 and 4 nodes. More clusters at once than that and the ranks'
-  # MPI progress loops share the two cores badly enough to slow eth-10g's shaped transfers (its
-  # 2-node communication read 1.8x longer with all six at once; bench/RESULTS.md).
-  replay_flags=(--backend mpi --model qwen2.5-0.5b --layers 4 --compute model:h100 -- --monitor-interval 1)
-  sweep_beside "ib-ndr-8x400 n1" --name demo-replay-ib-1 --nodes 1 --fabric ib-ndr-8x400 \
-    --dilate 400 --out "$out/replay/ib-ndr-8x400/1" "${replay_flags[@]}"
-  sweep_beside "ib-ndr-8x400" --name demo-replay-ib --nodes 2,4 --fabric ib-ndr-8x400 \
-    --dilate 400 --out "$out/replay/ib-ndr-8x400/2-4" "${replay_flags[@]}"
-  sweep_beside "eth-10g" --name demo-replay-eth --nodes 1,2,4 --fabric eth-10g --dilate 20 \
-    --out "$out/replay/eth-10g" "${replay_flags[@]}"
+  # Four lanes at once: the one-node cells (dilated compute alone: they sleep and send nothing),
+  # NDR's 2 nodes, NDR's 4 (NDR's cells mostly sleep too), eth-10g's 2 and 4 nodes in turn. With
+  # eth-10g's node counts at once as well, the ranks' MPI progress loops share the two cores badly
+  # enough to slow its shaped transfers (its 2-node communication read 1.8x longer with all six at
+  # once; bench/RESULTS.md). Two decoder layers: eth-10g's cells are its bytes at 500 Mbit/s, most
+  # of them the tied embedding's.
+  replay_flags=(--backend mpi --model qwen2.5-0.5b --layers 2 --compute model:h100 -- --monitor-interval 1)
+  { "$here/sweep" --emulate --bin "$bin" --name demo-replay-ib-1 --nodes 1 --fabric ib-ndr-8x400 \
+      --dilate 400 --out "$out/replay/ib-ndr-8x400/1" "${replay_flags[@]}" &&
+    "$here/sweep" --emulate --bin "$bin" --name demo-replay-eth-1 --nodes 1 --fabric eth-10g \
+      --dilate 20 --out "$out/replay/eth-10g/1" "${replay_flags[@]}"; } | sed -u "s/^/   [1 node] /" &
+  beside_pids+=($!)
+  for nodes in 2 4; do
+    sweep_beside "ib-ndr-8x400 n$nodes" --name "demo-replay-ib-$nodes" --nodes "$nodes" \
+      --fabric ib-ndr-8x400 --dilate 400 --out "$out/replay/ib-ndr-8x400/$nodes" "${replay_flags[@]}"
+  done
+  sweep_beside "eth-10g" --name demo-replay-eth --nodes 2,4 --fabric eth-10g --dilate 20 \
+    --out "$out/replay/eth-10g/2-4" "${replay_flags[@]}"
   wait_beside
   say "all_gather bus bandwidth on the same fabrics"
   # Up to the largest decoder-layer collective the replays ran (the busbw figure marks it), in
@@ -129,12 +142,12 @@ elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
     read -r fabric dilation <<<"$spec"
     "$here/sweep" --emulate --bin "$bin" --name "demo-busbw-$fabric" --exe all_gather_perf \
       --nodes 2,4 --fabric "$fabric" --dilate "$dilation" --backend mpi \
-      --out "$out/busbw/$fabric" -- -b 512K -e "$end_bytes" -f 4 -n 5
+      --out "$out/busbw/$fabric" -- -b 512K -e "$end_bytes" -f 4 -n 3
   done
   say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes"
   # From the nominal profiles, as on every machine: the emulated runs above are measured points
   # of their own (emulated, dilated) fabrics, drawn beside the projection, never refitted into it.
-  wait "$project_pid" || { cat "$out/project_mission.log"; exit 1; }
+  wait "$project_pid" || { tail -n 20 "$out/build_rest.log" "$out/project_mission.log"; exit 1; }
   cat "$out/project_mission.log"
 else
   steps=5
