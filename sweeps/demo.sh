@@ -96,40 +96,35 @@ if [ "${gpus:-0}" -gt 0 ] && ldd "$bin/replay" | grep -q libnccl; then
   bash -c "$build_rest" >"$out/build_rest.log" 2>&1 || { tail -20 "$out/build_rest.log"; exit 1; }
   project_mission
 elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
-  echo "== collreplay demo: no GPU; emulated clusters of 1, 2 and 4 nodes (about two minutes)"
-  # The rest of the build and the projection are CPU work and the replays mostly wait (dilated
-  # compute, shaped links): they run beside them, and the answers print when the replays are done
-  # (eth-10g's communication read within 5% of the replays alone; bench/RESULTS.md).
-  { bash -c "$build_rest" >"$out/build_rest.log" 2>&1 &&
-    bash -c "$(declare -p bin out fabrics mission; declare -f project_mission); project_mission"; } \
-    >"$out/project_mission.log" 2>&1 &
-  project_pid=$!
-  say "replay Qwen2.5-0.5B (2 layers, modeled H100) on 1, 2 and 4 nodes of ib-ndr-8x400 and eth-10g"
+  steps=5
+  echo "== collreplay demo: no GPU; emulated clusters of 1, 2 and 4 nodes (about three minutes)"
   # Each fabric with its own dilation and its own clusters. A dilated node is shaped at its
   # profile's rate / D; this host's tbf holds a link to its rate up to ~500 Mbit/s
   # (sweeps/README.md), so eth-10g runs at 20. NDR would need 6400 to stay below that, which
   # stretches every modeled millisecond of compute 6400 times; at 400 its 8 Gbit/s links run at
   # what the host carries, so its emulated busbw reads below the profile (possible, never above
-  # it) and its layers still hide their communication, which is all the demo asks of it.
-  # Four lanes at once: the one-node cells (dilated compute alone: they sleep and send nothing),
-  # NDR's 2 nodes, NDR's 4 (NDR's cells mostly sleep too), eth-10g's 2 and 4 nodes in turn. With
-  # eth-10g's node counts at once as well, the ranks' MPI progress loops share the two cores badly
-  # enough to slow its shaped transfers (its 2-node communication read 1.8x longer with all six at
-  # once; bench/RESULTS.md). Two decoder layers: eth-10g's cells are its bytes at 500 Mbit/s, most
-  # of them the tied embedding's.
+  # it) and its layers still hide their communication, which is all the demo asks of it. Two
+  # decoder layers: eth-10g's cells are its bytes at 500 Mbit/s, most of them the tied embedding's.
   replay_flags=(--backend mpi --model qwen2.5-0.5b --layers 2 --compute model:h100 -- --monitor-interval 1)
-  { "$here/sweep" --emulate --bin "$bin" --name demo-replay-ib-1 --nodes 1 --fabric ib-ndr-8x400 \
-      --dilate 400 --out "$out/replay/ib-ndr-8x400/1" "${replay_flags[@]}" &&
-    "$here/sweep" --emulate --bin "$bin" --name demo-replay-eth-1 --nodes 1 --fabric eth-10g \
-      --dilate 20 --out "$out/replay/eth-10g/1" "${replay_flags[@]}"; } | sed -u "s/^/   [1 node] /" &
-  beside_pids+=($!)
-  for nodes in 2 4; do
+  say "replay Qwen2.5-0.5B (2 layers, modeled H100) on 1, 2 and 4 nodes of ib-ndr-8x400"
+  # NDR's cells are dilated compute (timed sleeps) and what the host carries, each node count on a
+  # cluster of its own, all at once, beside the rest of the build and the projection.
+  { bash -c "$build_rest" >"$out/build_rest.log" 2>&1 &&
+    bash -c "$(declare -p bin out fabrics mission; declare -f project_mission); project_mission"; } \
+    >"$out/project_mission.log" 2>&1 &
+  project_pid=$!
+  for nodes in 1 2 4; do
     sweep_beside "ib-ndr-8x400 n$nodes" --name "demo-replay-ib-$nodes" --nodes "$nodes" \
       --fabric ib-ndr-8x400 --dilate 400 --out "$out/replay/ib-ndr-8x400/$nodes" "${replay_flags[@]}"
   done
-  sweep_beside "eth-10g" --name demo-replay-eth --nodes 2,4 --fabric eth-10g --dilate 20 \
-    --out "$out/replay/eth-10g/2-4" "${replay_flags[@]}"
   wait_beside
+  wait "$project_pid" || { tail -n 20 "$out/build_rest.log" "$out/project_mission.log"; exit 1; }
+  say "replay the same on 1, 2 and 4 nodes of eth-10g, alone"
+  # Alone: eth-10g's shaped transfers need the cores' attention, and anything beside them (a
+  # compile, another cluster's MPI progress loops) read its communication 17-28% longer
+  # (bench/RESULTS.md).
+  "$here/sweep" --emulate --bin "$bin" --name demo-replay-eth --nodes 1,2,4 --fabric eth-10g \
+    --dilate 20 --out "$out/replay/eth-10g" "${replay_flags[@]}"
   say "all_gather bus bandwidth on the same fabrics"
   # Up to the largest decoder-layer collective the replays ran (the busbw figure marks it), in
   # factors of 4 from 512 KiB; one sweep at a time, since a bandwidth sweep measures what the
@@ -145,9 +140,9 @@ elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
       --out "$out/busbw/$fabric" -- -b 512K -e "$end_bytes" -f 4 -n 3
   done
   say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes"
-  # From the nominal profiles, as on every machine: the emulated runs above are measured points
-  # of their own (emulated, dilated) fabrics, drawn beside the projection, never refitted into it.
-  wait "$project_pid" || { tail -n 20 "$out/build_rest.log" "$out/project_mission.log"; exit 1; }
+  # From the nominal profiles, as on every machine (projected beside NDR's replays above): the
+  # emulated runs are measured points of their own (emulated, dilated) fabrics, drawn beside the
+  # projection, never refitted into it.
   cat "$out/project_mission.log"
 else
   steps=5
