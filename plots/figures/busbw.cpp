@@ -84,6 +84,7 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
 
   double min_bytes = 1e30, max_bytes = 0, min_busbw = 1e30, max_busbw = 0;
   std::vector<Series> series;
+  std::set<std::string> rated_fabrics;  // a fabric's line rate is one key entry, not one a curve
   int index = 0;
   for (const auto& [name, points] : curves) {
     std::vector<std::vector<double>> rows;
@@ -103,9 +104,11 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
         limit.push_back({bytes, gbps});
         max_busbw = std::max(max_busbw, gbps);
       }
-      series.push_back({"using 1:2 with lines lw 1.5 dt (6,4) lc " + colour(index) + " title " +
-                            quoted(name + ": the profile's line rate"),
-                        limit});
+      const std::string fabric = name.substr(0, name.find(' '));
+      const std::string title = rated_fabrics.insert(fabric).second
+                                    ? " title " + quoted(fabric + ": the profile's line rate")
+                                    : " notitle";
+      series.push_back({"using 1:2 with lines lw 1.5 dt (6,4) lc " + colour(index) + title, limit});
     }
     if (above.count(name))
       series.push_back({"using 1:2 with points pt 2 ps 2.5 lw 2 lc " + colour(index) + " title " +
@@ -147,7 +150,7 @@ FigureFiles plot_busbw(const std::vector<Record>& records, const FigureRequest& 
                                                       : "set yrange [0:*]\n")
        << "set format x '%.0b %BB'\n"
        << "set xtics 1, 4\n"
-       << key_below(static_cast<int>(series.size()), 3);
+       << key_below(static_cast<int>(series.size()), 4);
     for (const std::string& mark : marks) gp << mark << "\n";
     plot(gp, series);
   });
