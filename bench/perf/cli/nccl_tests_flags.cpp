@@ -184,20 +184,14 @@ DType parse_perf_dtype(std::string_view text, std::string_view flag) {
 
 std::string_view nccl_tests_type_name(DType t) {
   switch (t) {
-    case DType::i8: return "int8";
-    case DType::u8: return "uint8";
-    case DType::i32: return "int32";
-    case DType::u32: return "uint32";
-    case DType::i64: return "int64";
-    case DType::u64: return "uint64";
     case DType::f16: return "half";
     case DType::f32: return "float";
     case DType::f64: return "double";
     case DType::bf16: return "bfloat16";
     case DType::fp8: return "f8e4m3";
     case DType::fp8_e5m2: return "f8e5m2";
+    default: return dtype_name(t);  // the integers: nccl-tests names them as collreplay does
   }
-  return "?";
 }
 
 }  // namespace collreplay
