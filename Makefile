@@ -77,13 +77,17 @@ suite_srcs = $(call rwildcard,tests/$(1),%.cpp)
 # benchmark library and into the plot programs, which never link the benchmark.
 RECORD_SRCS := $(call rwildcard,records,%.cpp)
 ALL_LIB_SRCS := $(call rwildcard,common collectives workloads bench,%.cpp %.cu) $(RECORD_SRCS)
-# The rooms only their own programs and the tests link (advise, compare, gemm_perf and
-# preflight's command) make an archive of their own: the demo's four programs do not compile them
-# (40 of the 420 CPU seconds its build takes on a fresh machine; bench/RESULTS.md).
+# Rooms that only some programs and the tests link are archives of their own, so that the demo's
+# first two programs (replay, all_gather_perf) compile none of them on a fresh machine, where the
+# build is most of `make demo`'s time (bench/RESULTS.md): the tools (advise, compare, gemm_perf,
+# preflight's command), the projection (project and advise) and the records reader (project, the
+# tools and report; the benchmark writes records from headers only).
 TOOL_SRCS := $(call buildable,$(call rwildcard,bench/advise bench/compare bench/gemm_perf,%.cpp) \
   bench/preflight/preflight_main.cpp)
 TOOL_BINS := $(addprefix $(BIN)/,advise compare gemm_perf preflight)
-LIB_SRCS  := $(filter-out $(TOOL_SRCS),$(call buildable,$(filter-out bench/bin/%,$(ALL_LIB_SRCS))))
+PROJECT_SRCS := $(call buildable,$(call rwildcard,bench/project,%.cpp))
+PROJECT_BINS := $(addprefix $(BIN)/,project advise)
+LIB_SRCS  := $(filter-out $(TOOL_SRCS) $(PROJECT_SRCS) $(RECORD_SRCS),$(call buildable,$(filter-out bench/bin/%,$(ALL_LIB_SRCS))))
 PLOT_SRCS := $(call buildable,$(filter-out plots/bin/%,$(call rwildcard,plots,%.cpp))) $(RECORD_SRCS)
 BENCH_BINS := $(patsubst bench/bin/%.cpp,$(BIN)/%,$(wildcard bench/bin/*.cpp))
 # The figure programs where gnuplot-iostream is; report everywhere.
@@ -147,14 +151,24 @@ $(OBJ)/%.cu.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
+# Which source goes into which archive: a build tree made before a source changed archive
+# rebuilds them all rather than link one object from two.
+ARCHIVE_STAMP := $(BUILD)/gen/archives
+ARCHIVE_LISTS := $(TOOL_SRCS) | $(PROJECT_SRCS) | $(RECORD_SRCS)
+$(shell { [ "$$(cat $(ARCHIVE_STAMP) 2>/dev/null)" = '$(ARCHIVE_LISTS)' ] || echo '$(ARCHIVE_LISTS)' > $(ARCHIVE_STAMP); })
 $(BUILD)/libcollreplay.a: $(call to_obj,$(LIB_SRCS))
-	@rm -f $@; ar rcs $@ $^
 $(BUILD)/libcollreplay_tools.a: $(call to_obj,$(TOOL_SRCS))
-	@rm -f $@; ar rcs $@ $^
-# Objects, then the tools' archive, then the library the tools call into.
-LINK_INPUTS = $(filter %.o,$^) $(filter %/libcollreplay_tools.a,$^) $(filter %/libcollreplay.a,$^)
+$(BUILD)/libcollreplay_project.a: $(call to_obj,$(PROJECT_SRCS))
+$(BUILD)/libcollreplay_records.a: $(call to_obj,$(RECORD_SRCS))
+# From the rooms above to the rooms below: a link takes its objects, then these in this order
+# (each calls only into those after it).
+ARCHIVES_TOP_DOWN := $(addprefix $(BUILD)/libcollreplay,_tools.a _project.a .a _records.a)
+$(ARCHIVES_TOP_DOWN): $(ARCHIVE_STAMP)
+	@rm -f $@; ar rcs $@ $(filter %.o,$^)
+LINK_INPUTS = $(filter %.o,$^) $(foreach a,$(ARCHIVES_TOP_DOWN),$(filter $(a),$^))
 $(TOOL_BINS): $(BUILD)/libcollreplay_tools.a
-$(BIN)/%: $(OBJ)/bench/bin/%.cpp.o $(BUILD)/libcollreplay.a
+$(PROJECT_BINS): $(BUILD)/libcollreplay_project.a
+$(BIN)/%: $(OBJ)/bench/bin/%.cpp.o $(BUILD)/libcollreplay.a $(BUILD)/libcollreplay_records.a
 	@mkdir -p $(@D)
 	$(CXX) $(LINK_INPUTS) -o $@ $(LDLIBS)
 $(BIN)/%: $(OBJ)/plots/bin/%.cpp.o $(call to_obj,$(PLOT_SRCS))
@@ -163,8 +177,7 @@ $(BIN)/%: $(OBJ)/plots/bin/%.cpp.o $(call to_obj,$(PLOT_SRCS))
 $(BIN)/plots_tests: $(call to_obj,$(wildcard tests/plots/*.cpp) $(PLOT_SRCS))
 	@mkdir -p $(@D)
 	$(CXX) $^ -o $@ -lgtest_main -lgtest $(PLOT_LIBS) -lpthread
-$(BIN)/%_tests: $$(call to_obj,$$(call suite_srcs,$$*)) $(BUILD)/libcollreplay_tools.a \
-    $(BUILD)/libcollreplay.a
+$(BIN)/%_tests: $$(call to_obj,$$(call suite_srcs,$$*)) $(ARCHIVES_TOP_DOWN)
 	@mkdir -p $(@D)
 	$(CXX) $(LINK_INPUTS) -o $@ $(if $(filter mpi gpu,$*),-lgtest,-lgtest_main -lgtest) $(LDLIBS)
 

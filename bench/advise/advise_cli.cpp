@@ -1,5 +1,6 @@
 #include "bench/advise/advise_cli.hpp"
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "bench/advise/advice.hpp"

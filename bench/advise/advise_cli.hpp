@@ -2,9 +2,9 @@
 // pick the layout), a node count, a fabric as `project` takes it (profile, results folder or
 // --observed table; several profiles side by side), the GPU's memory; ranks the layouts that fit.
 #pragma once
-#include <CLI/CLI.hpp>
 #include <string>
 
+#include "bench/app/run/cli_names.hpp"
 #include "bench/project/project_cli.hpp"
 
 namespace collreplay::advise {

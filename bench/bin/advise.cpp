@@ -1,6 +1,9 @@
 // advise: the parallel layouts that fit a model on a cluster, ranked by projected tokens/s over a
 // fabric, with memory per GPU, exposed comm and headroom (bench/advise/). No MPI, no GPU.
 #include "bench/advise/advise_cli.hpp"
+
+#include <CLI/CLI.hpp>
+
 #include "bench/app/guarded_main.hpp"
 #include "bench/flags/parse_flags.hpp"
 

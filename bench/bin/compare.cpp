@@ -1,6 +1,9 @@
 // compare: BASE vs NEW results, paired measurement for measurement; exit 1 when NEW is slower
 // beyond --threshold with p < 0.05 (bench/compare/). No MPI, no GPU.
 #include "bench/app/guarded_main.hpp"
+
+#include <CLI/CLI.hpp>
+
 #include "bench/compare/compare_cli.hpp"
 #include "bench/flags/parse_flags.hpp"
 

@@ -1,5 +1,8 @@
 // gemm_perf: the engine's GEMMs against cublasGemmEx and cuBLASLt's heuristic, same operands.
 #include "bench/app/guarded_main.hpp"
+
+#include <CLI/CLI.hpp>
+
 #include "bench/flags/parse_flags.hpp"
 #include "bench/gemm_perf/gemm_perf_command.hpp"
 

@@ -1,5 +1,6 @@
 // preflight: GPU health (NVML), a short GEMM on every rank and the topology, before a run.
 //   mpirun -np N preflight [--backend nccl|mpi] [--slow-threshold 0.1] [--strict] [--json FILE]
+#include <CLI/CLI.hpp>
 #include <fstream>
 
 #include "bench/app/guarded_main.hpp"

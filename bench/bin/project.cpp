@@ -2,6 +2,9 @@
 // tokens/s and MFU at node counts nobody measured (bench/project/), and checks itself against a
 // held-out node count (--validate). No MPI, no GPU.
 #include "bench/app/guarded_main.hpp"
+
+#include <CLI/CLI.hpp>
+
 #include "bench/flags/parse_flags.hpp"
 #include "bench/project/project_cli.hpp"
 

@@ -2,6 +2,9 @@
 // slices and reports the overlap headroom (bench/replay/replay_run.hpp); --dry-run only prints the
 // schedule, without MPI or a GPU.
 #include "bench/app/guarded_main.hpp"
+
+#include <CLI/CLI.hpp>
+
 #include "bench/flags/parse_flags.hpp"
 #include "bench/flags/workload_flags.hpp"
 #include "bench/replay/cli/dry_run.hpp"

@@ -1,5 +1,6 @@
 #include "bench/compare/compare_cli.hpp"
 
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <iostream>
 #include <vector>

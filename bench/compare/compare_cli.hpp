@@ -6,9 +6,9 @@
 // 7 (kExitNothingTested) nothing could be tested: no paired time carries per-iteration samples on
 // both sides, so the gate has seen no evidence either way; one line on stderr says so.
 #pragma once
-#include <CLI/CLI.hpp>
-
 #include <string>
+
+#include "bench/app/run/cli_names.hpp"
 
 namespace collreplay::compare {
 

@@ -1,5 +1,7 @@
 #include "bench/flags/parse_flags.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include "bench/app/guarded_main.hpp"
 #include "common/errors.hpp"
 

@@ -2,9 +2,9 @@
 // (on the launcher's rank 0) and gives the exit code for main to return; a bad flag is a
 // UsageError, which guarded_main turns into one line and exit 2.
 #pragma once
-#include <CLI/CLI.hpp>
-
 #include <optional>
+
+#include "bench/app/run/cli_names.hpp"
 
 namespace collreplay {
 

@@ -20,18 +20,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/app/run/cli_names.hpp"
 #include "bench/app/run/emulated_cluster.hpp"
 #include "bench/app/run/fabric_profiles.hpp"
 #include "bench/app/run/run_metadata.hpp"
 #include "bench/compute/compute_model.hpp"
 #include "bench/monitor/monitor_session.hpp"
 #include "collectives/backend.hpp"
-
-// CLI11 by name only: a translation unit that includes CLI/CLI.hpp compiles its validators
-// (about 3 s each at -O2), so only those that add options include it.
-namespace CLI {
-class App;
-}  // namespace CLI
 
 namespace collreplay {
 

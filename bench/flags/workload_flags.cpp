@@ -1,5 +1,7 @@
 #include "bench/flags/workload_flags.hpp"
 
+#include <CLI/CLI.hpp>
+
 namespace collreplay {
 
 void add_workload_options(CLI::App& app, WorkloadRequest& q) {

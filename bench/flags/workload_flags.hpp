@@ -1,7 +1,7 @@
 // The workload flags every program that builds a schedule shares (replay, project, gemm_perf).
 #pragma once
-#include <CLI/CLI.hpp>
 
+#include "bench/app/run/cli_names.hpp"
 #include "workloads/plan/request.hpp"
 
 namespace collreplay {

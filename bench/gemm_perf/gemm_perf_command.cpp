@@ -1,5 +1,6 @@
 #include "bench/gemm_perf/gemm_perf_command.hpp"
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
 #include <map>

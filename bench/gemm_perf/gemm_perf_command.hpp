@@ -1,11 +1,10 @@
 // gemm_perf: the compute engine's GEMMs against plain cuBLAS on this GPU, for the GEMM shapes of
 // a workload (replay's workload flags) or of shapes given with --shape MxNxK[xBATCH].
 #pragma once
-#include <CLI/CLI.hpp>
-
 #include <string>
 #include <vector>
 
+#include "bench/app/run/cli_names.hpp"
 #include "bench/compute/gemm/gemm_compare.hpp"
 #include "workloads/plan/request.hpp"
 

@@ -14,14 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/app/run/cli_names.hpp"
 #include "bench/monitor/metrics_board.hpp"
 #include "bench/monitor/sampler.hpp"
-
-// CLI11 by name only: a translation unit that includes CLI/CLI.hpp compiles its validators
-// (about 3 s each at -O2), so only those that add options include it.
-namespace CLI {
-class App;
-}  // namespace CLI
 
 namespace collreplay {
 

@@ -1,5 +1,6 @@
 #include "bench/preflight/preflight_main.hpp"
 
+#include <CLI/CLI.hpp>
 #include <memory>
 
 #include "bench/app/guarded_main.hpp"

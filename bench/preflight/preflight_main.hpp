@@ -1,9 +1,9 @@
 // The standalone `preflight` executable's options and body (replay --preflight calls
 // run_preflight directly).
 #pragma once
-#include <CLI/CLI.hpp>
-
 #include <string>
+
+#include "bench/app/run/cli_names.hpp"
 
 namespace collreplay {
 

@@ -1,5 +1,6 @@
 #include "bench/project/project_cli.hpp"
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <set>
 #include <sstream>

@@ -1,10 +1,10 @@
 // The `project` command line: replay's workload flags plus the fabric, compute and node counts
 // to project, or --validate RESULTS_DIR.
 #pragma once
-#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
+#include "bench/app/run/cli_names.hpp"
 #include "bench/project/memory/memory_limit.hpp"
 #include "records/fabric_answer.hpp"
 #include "workloads/plan/request.hpp"

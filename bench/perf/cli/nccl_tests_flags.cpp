@@ -1,5 +1,7 @@
 #include "bench/perf/cli/nccl_tests_flags.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include "common/errors.hpp"
 
 namespace collreplay {

@@ -20,13 +20,12 @@
 // refused, naming the flag as typed, at any other. Every refusal is one line and exit 2 before
 // MPI starts.
 #pragma once
-#include <CLI/CLI.hpp>
-
 #include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "bench/app/run/cli_names.hpp"
 #include "bench/perf/cli/perf_cli.hpp"
 
 namespace collreplay {
