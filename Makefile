@@ -166,9 +166,9 @@ ARCHIVES_TOP_DOWN := $(addprefix $(BUILD)/libcollreplay,_tools.a _project.a .a _
 $(ARCHIVES_TOP_DOWN): $(ARCHIVE_STAMP)
 	@rm -f $@; ar rcs $@ $(filter %.o,$^)
 LINK_INPUTS = $(filter %.o,$^) $(foreach a,$(ARCHIVES_TOP_DOWN),$(filter $(a),$^))
-$(TOOL_BINS): $(BUILD)/libcollreplay_tools.a
-$(PROJECT_BINS): $(BUILD)/libcollreplay_project.a
-$(BIN)/%: $(OBJ)/bench/bin/%.cpp.o $(BUILD)/libcollreplay.a $(BUILD)/libcollreplay_records.a
+$(TOOL_BINS): $(BUILD)/libcollreplay_tools.a $(BUILD)/libcollreplay_records.a
+$(PROJECT_BINS): $(BUILD)/libcollreplay_project.a $(BUILD)/libcollreplay_records.a
+$(BIN)/%: $(OBJ)/bench/bin/%.cpp.o $(BUILD)/libcollreplay.a
 	@mkdir -p $(@D)
 	$(CXX) $(LINK_INPUTS) -o $@ $(LDLIBS)
 $(BIN)/%: $(OBJ)/plots/bin/%.cpp.o $(call to_obj,$(PLOT_SRCS))

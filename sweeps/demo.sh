@@ -106,15 +106,17 @@ elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
   # it) and its layers still hide their communication, which is all the demo asks of it. Two
   # decoder layers: eth-10g's cells are its bytes at 500 Mbit/s, most of them the tied embedding's.
   replay_flags=(--backend mpi --model qwen2.5-0.5b --layers 2 --compute model:h100 -- --monitor-interval 1)
-  # The rest of the build and the projection run from the start, at the lowest priority, beside
-  # every replay and sweep: their timed waits leave the cores mostly idle, and a replay's rank
-  # that wakes takes its core back at once (eth-10g's shaped transfers read the same beside two
-  # nice-19 busy loops as alone, and 17-28% long beside a compile at normal priority;
-  # bench/RESULTS.md).
-  { nice -n 19 bash -c "$build_rest" >"$out/build_rest.log" 2>&1 &&
-    nice -n 19 bash -c "$(declare -p bin out fabrics mission; declare -f project_mission); project_mission"; } \
+  # The rest of the build and the projection run from the start, beside every replay and sweep
+  # (their timed waits leave the cores mostly idle), in a process group of their own: at normal
+  # priority beside NDR's replays, whose layers hide their communication either way, then at the
+  # lowest (renice 19), where a waking rank of eth-10g takes its core back at once. eth-10g's
+  # shaped transfers read the same beside two nice-19 busy loops as alone, and 17-28% long beside
+  # a compile at normal priority (bench/RESULTS.md).
+  setsid bash -c "{ $build_rest; } >'$out/build_rest.log' 2>&1 &&
+    $(declare -p bin out fabrics mission; declare -f project_mission); project_mission" \
     >"$out/project_mission.log" 2>&1 &
   project_pid=$!
+  trap 'kill -- -$project_pid 2>/dev/null || true' EXIT
   say "replay Qwen2.5-0.5B (2 layers, modeled H100) on 1, 2 and 4 nodes of ib-ndr-8x400"
   # NDR's cells are dilated compute (timed sleeps) and what the host carries, each node count on a
   # cluster of its own, all at once.
@@ -123,6 +125,7 @@ elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
       --fabric ib-ndr-8x400 --dilate 400 --out "$out/replay/ib-ndr-8x400/$nodes" "${replay_flags[@]}"
   done
   wait_beside
+  renice -n 19 -g "$project_pid" >/dev/null 2>&1 || true  # (or done already)
   say "replay the same on 1, 2 and 4 nodes of eth-10g, one cluster at a time"
   # Not beside another cluster: eth-10g's shaped transfers need the cores' attention, and another
   # cluster's MPI progress loops read its communication 28% longer (bench/RESULTS.md).
