@@ -106,29 +106,23 @@ elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
   # it) and its layers still hide their communication, which is all the demo asks of it. Two
   # decoder layers: eth-10g's cells are its bytes at 500 Mbit/s, most of them the tied embedding's.
   replay_flags=(--backend mpi --model qwen2.5-0.5b --layers 2 --compute model:h100 -- --monitor-interval 1)
-  # The rest of the build and the projection run from the start, beside every replay and sweep
-  # (their timed waits leave the cores mostly idle), in a process group of their own: at normal
-  # priority beside NDR's replays, whose layers hide their communication either way, then at the
-  # lowest (renice 19), where a waking rank of eth-10g takes its core back at once. eth-10g's
-  # shaped transfers read the same beside two nice-19 busy loops as alone, and 17-28% long beside
-  # a compile at normal priority (bench/RESULTS.md).
-  setsid bash -c "{ $build_rest; } >'$out/build_rest.log' 2>&1 &&
-    $(declare -p bin out fabrics mission; declare -f project_mission); project_mission" \
-    >"$out/project_mission.log" 2>&1 &
-  project_pid=$!
-  trap 'kill -- -$project_pid 2>/dev/null || true' EXIT
   say "replay Qwen2.5-0.5B (2 layers, modeled H100) on 1, 2 and 4 nodes of ib-ndr-8x400"
   # NDR's cells are dilated compute (timed sleeps) and what the host carries, each node count on a
-  # cluster of its own, all at once.
+  # cluster of its own, all at once, beside the rest of the build and the projection.
+  { bash -c "$build_rest" >"$out/build_rest.log" 2>&1 &&
+    bash -c "$(declare -p bin out fabrics mission; declare -f project_mission); project_mission"; } \
+    >"$out/project_mission.log" 2>&1 &
+  project_pid=$!
   for nodes in 1 2 4; do
     sweep_beside "ib-ndr-8x400 n$nodes" --name "demo-replay-ib-$nodes" --nodes "$nodes" \
       --fabric ib-ndr-8x400 --dilate 400 --out "$out/replay/ib-ndr-8x400/$nodes" "${replay_flags[@]}"
   done
   wait_beside
-  renice -n 19 -g "$project_pid" >/dev/null 2>&1 || true  # (or done already)
-  say "replay the same on 1, 2 and 4 nodes of eth-10g, one cluster at a time"
-  # Not beside another cluster: eth-10g's shaped transfers need the cores' attention, and another
-  # cluster's MPI progress loops read its communication 28% longer (bench/RESULTS.md).
+  wait "$project_pid" || { tail -n 20 "$out/build_rest.log" "$out/project_mission.log"; exit 1; }
+  say "replay the same on 1, 2 and 4 nodes of eth-10g, alone"
+  # Alone: eth-10g's shaped transfers need the cores' attention, and anything beside them (a
+  # compile, another cluster's MPI progress loops) read its communication 17-28% longer
+  # (bench/RESULTS.md).
   "$here/sweep" --emulate --bin "$bin" --name demo-replay-eth --nodes 1,2,4 --fabric eth-10g \
     --dilate 20 --out "$out/replay/eth-10g" "${replay_flags[@]}"
   say "all_gather bus bandwidth on the same fabrics"
@@ -146,10 +140,9 @@ elif [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; then
       --out "$out/busbw/$fabric" -- -b 512K -e "$end_bytes" -f 4 -n 3
   done
   say "project Qwen2.5-7B, Qwen2.5-72B and Mixtral-8x7B (EP 8) to 1-1024 nodes"
-  # From the nominal profiles, as on every machine (projected beside the replays above): the
+  # From the nominal profiles, as on every machine (projected beside NDR's replays above): the
   # emulated runs are measured points of their own (emulated, dilated) fabrics, drawn beside the
   # projection, never refitted into it.
-  wait "$project_pid" || { tail -n 20 "$out/build_rest.log" "$out/project_mission.log"; exit 1; }
   cat "$out/project_mission.log"
 else
   steps=5

@@ -11,24 +11,14 @@
 #include "common/errors.hpp"
 #include "plots/figures.hpp"
 #include "plots/report/answer.hpp"
-#include "plots/report/step_table.hpp"
 #include "plots/quantities.hpp"
+#include "plots/report/markdown_numbers.hpp"
+#include "plots/report/step_table.hpp"
 
 namespace collreplay::plots {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string fixed(double value, int decimals = 2) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
-
-std::string optional_fixed(const nlohmann::json& r, const std::string& path, int decimals = 2) {
-  const auto value = number_at(r, path);
-  return value ? fixed(*value, decimals) : "-";
-}
 
 std::string joined(const std::set<std::string>& values) {
   std::string out;

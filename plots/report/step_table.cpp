@@ -1,22 +1,12 @@
 #include "plots/report/step_table.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
+
+#include "plots/report/markdown_numbers.hpp"
 
 namespace collreplay::plots {
 namespace {
-
-std::string fixed(double value, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
-
-std::string optional_fixed(const nlohmann::json& r, const std::string& path, int decimals) {
-  const auto value = number_at(r, path);
-  return value ? fixed(*value, decimals) : "-";
-}
 
 // The parallel plan of a step record in words: "fsdp2", "fsdp2 hsdp 2x2", "fsdp2 ep 2", "ddp".
 // Older records carry neither shard_group nor ep: one shard group of every rank, no EP.
