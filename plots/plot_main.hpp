@@ -1,6 +1,7 @@
-// The main every figure program shares: `plot_X RESULTS_DIR_OR_FILES... --out DIR --name NAME`.
-// gnuplot missing: exit 1 before anything is read; no results, or none the figure can draw:
-// exit 2 with one line; malformed lines: `file:line: reason` on stderr, skipped.
+// The mains of the plot programs. Every figure program's is figure_main: `plot_X
+// RESULTS_DIR_OR_FILES... --out DIR --name NAME`; gnuplot missing: exit 1 before anything is
+// read; no results, or none the figure can draw: exit 2 with one line; malformed lines:
+// `file:line: reason` on stderr, skipped.
 #pragma once
 #include <functional>
 #include <string>
@@ -11,6 +12,9 @@
 namespace collreplay::plots {
 
 int figure_main(int argc, char** argv, const std::string& figure, FigureFn draw);
+// `report RESULTS... [--out DIR] [--name NAME] [--embed-existing]`: report.md from the results
+// (plots/report.hpp), with its figures; the exit code (plots/bin/report.cpp).
+int report_main(int argc, char** argv);
 
 // Runs `body`; an exception becomes one line on stderr and the house exit code
 // (common/errors.hpp: UsageError 2, anything else 1). The one catch site of a plot program.

@@ -2,19 +2,8 @@
 // tokens/s and MFU at node counts nobody measured (bench/project/), and checks itself against a
 // held-out node count (--validate). No MPI, no GPU.
 #include "bench/app/guarded_main.hpp"
-
-#include <CLI/CLI.hpp>
-
-#include "bench/flags/parse_flags.hpp"
 #include "bench/project/project_cli.hpp"
 
 int main(int argc, char** argv) {
-  return collreplay::guarded_main(argc, argv, [](int n, char** args) {
-    CLI::App app{
-        "collreplay project: headroom, exposed comm and tokens/s projected over node counts"};
-    collreplay::project::ProjectOptions options;
-    collreplay::project::add_project_options(app, options);
-    if (auto exit_code = collreplay::parse_flags(app, n, args)) return *exit_code;
-    return collreplay::project::run_project(options);
-  });
+  return collreplay::guarded_main(argc, argv, collreplay::project::project_main);
 }

@@ -8,7 +8,11 @@
 #include <string>
 
 #include "bench/compute/gemm/grouped_tiles.hpp"
+#include "bench/flags/parse_flags.hpp"
+#include "bench/flags/workload_flags.hpp"
+#include "bench/replay/cli/dry_run.hpp"
 #include "bench/replay/headroom.hpp"
+#include "bench/replay/replay_run.hpp"
 #include "common/errors.hpp"
 
 namespace collreplay {
@@ -134,6 +138,38 @@ RunSetup validate_replay_options(const ReplayOptions& o) {
       {"ring", "tree", "collnet", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"});
   check_nccl_choice(o.nccl_proto, "--nccl-proto", {"simple", "ll", "ll128"});
   return parsed;
+}
+
+int replay_main(int argc, char** argv) {
+  CLI::App app{"collreplay replay: FSDP / expert-parallel training step replay"};
+  WorkloadRequest request;
+  DryRunOptions dry;
+  ReplayOptions replay;
+  bool dry_run = false;
+  add_workload_options(app, request);
+  app.add_flag("--dry-run", dry_run, "print the schedule; no MPI, no GPU");
+  app.add_option("--format", dry.format, "dry-run output: table | json | slices (every GEMM and kernel of every compute op)")->capture_default_str();
+  app.add_option("--schedule", dry.schedule_file,
+                 "load this schedule JSON instead of building one")
+      ->excludes(add_trace_option(app, request));
+  app.add_option("--save-schedule", dry.save_schedule, "write the schedule JSON here");
+  add_replay_options(app, replay);
+  if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;
+  // Bad values are refused alike with --dry-run and without.
+  const RunSetup parsed = validate_replay_options(replay);
+  // A trace brings its own world unless --world asks for another (trace_import.hpp).
+  if (!request.trace.empty() && app.count("--world") == 0) request.world = 0;
+  // A dry run describes a GPU run unless --backend mpi asks for a host one.
+  request.param_device = replay_param_device(replay.backend == "mpi", parsed);
+  if (dry_run && !replay.trace_out.empty())
+    throw UsageError(
+        "--trace-out writes a measured step: run without --dry-run (--save-schedule writes "
+        "the schedule)");
+  if (dry_run) return run_dry_run(request, dry);
+  replay.schedule_file = dry.schedule_file;
+  replay.command_line.assign(argv, argv + argc);
+  replay.gpus_per_node_given = app.count("--gpus-per-node") > 0;
+  return run_replay(replay, request, parsed);
 }
 
 }  // namespace collreplay

@@ -1,15 +1,14 @@
-// replay's executor flags, added to the CLI11 app that bench/bin/replay.cpp builds (beside the
-// workload flags). The metric definitions go in the app's footer, so `replay --help` defines
-// every number replay prints.
+// replay's command line: its executor flags beside the workload flags, and the program's body
+// (bench/bin/replay.cpp calls replay_main). The metric definitions go in the app's footer, so
+// `replay --help` defines every number replay prints.
 #pragma once
+#include "bench/app/run/cli_names.hpp"
 #include "bench/replay/cli/replay_options.hpp"
 
-// CLI11 by name only (see bench/flags/run_flags.hpp): replay_run.cpp needs the checks, not CLI11.
-namespace CLI {
-class App;
-}  // namespace CLI
-
 namespace collreplay {
+
+// `replay ARGS`: the flags parsed, then --dry-run's schedule or the measured step; the exit code.
+int replay_main(int argc, char** argv);
 
 void add_replay_options(CLI::App& app, ReplayOptions& options);
 
