@@ -96,8 +96,9 @@ write_unity = $(foreach k,$(call unity_keys,$(2)),$(shell f=$(BUILD)/gen/unity/$
 # replace its %).
 suite_srcs = $(call rwildcard,tests/$(1),%.cpp)
 
-# records/ (the results reader) is standard library + nlohmann-json only: it goes into the
-# benchmark library and into the plot programs, which never link the benchmark.
+# records/ (the results reader) is standard library + nlohmann-json only: an archive of its own
+# for the benchmark's programs that read results, and objects of the plot programs, which never
+# link the benchmark.
 RECORD_SRCS := $(call rwildcard,records,%.cpp)
 ALL_LIB_SRCS := $(call rwildcard,common collectives workloads bench,%.cpp %.cu) $(RECORD_SRCS)
 # Rooms that only some programs and the tests link are archives of their own, so that the demo's
