@@ -4,4 +4,6 @@
 #include "bench/app/guarded_main.hpp"
 #include "bench/replay/cli/replay_cli.hpp"
 
-int main(int argc, char** argv) { return collreplay::guarded_main(argc, argv, collreplay::replay_main); }
+int main(int argc, char** argv) {
+  return collreplay::guarded_main(argc, argv, collreplay::replay_main);
+}

@@ -18,4 +18,13 @@ std::optional<int> parse_flags(CLI::App& app, int argc, char** argv) {
   return std::nullopt;
 }
 
+int run_with_flags(int argc, char** argv, const std::string& description,
+                   const std::function<void(CLI::App&)>& add_options,
+                   const std::function<int()>& run) {
+  CLI::App app{description};
+  add_options(app);
+  if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;
+  return run();
+}
+
 }  // namespace collreplay

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "bench/app/results.hpp"
-#include "bench/flags/parse_flags.hpp"
 #include "bench/flags/workload_flags.hpp"
 #include "bench/project/check/check_runner.hpp"
 #include "bench/project/compute_source.hpp"
@@ -258,14 +257,6 @@ int run_project(const ProjectOptions& o) {
   }
   write(o.out, records, file);
   return 0;
-}
-
-int project_main(int argc, char** argv) {
-  CLI::App app{"collreplay project: headroom, exposed comm and tokens/s projected over node counts"};
-  ProjectOptions options;
-  add_project_options(app, options);
-  if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;
-  return run_project(options);
 }
 
 }  // namespace collreplay::project

@@ -52,7 +52,5 @@ records::AnswerAssumptions answer_assumptions(const ProjectOptions& options);
 std::vector<int> parse_node_counts(const std::string& text, const std::string& flag = "--nodes");
 
 int run_project(const ProjectOptions& options);
-// `project ARGS`: the flags parsed, then run_project; the exit code (bench/bin/project.cpp).
-int project_main(int argc, char** argv);
 
 }  // namespace collreplay::project

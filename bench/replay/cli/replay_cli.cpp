@@ -148,7 +148,9 @@ int replay_main(int argc, char** argv) {
   bool dry_run = false;
   add_workload_options(app, request);
   app.add_flag("--dry-run", dry_run, "print the schedule; no MPI, no GPU");
-  app.add_option("--format", dry.format, "dry-run output: table | json | slices (every GEMM and kernel of every compute op)")->capture_default_str();
+  app.add_option("--format", dry.format,
+                 "dry-run output: table | json | slices (every GEMM and kernel of every compute op)")
+      ->capture_default_str();
   app.add_option("--schedule", dry.schedule_file,
                  "load this schedule JSON instead of building one")
       ->excludes(add_trace_option(app, request));
