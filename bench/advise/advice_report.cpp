@@ -20,10 +20,13 @@ std::string recompute_word(const Advice& a) {
 std::string note(const Advice& a) {
   if (!a.reason.empty() || !a.projection) return a.reason;
   const project::ProjectionRow& p = *a.projection;
+  const std::string tight =
+      p.memory_tight ? "memory tight: fits at the allocator's low-end slack" : "";
   if (p.median_layer >= 0 && p.headroom_ms < 0)
     return "headroom < 0: the median layer's communication outlasts its compute (" +
-           format_value("%.1f", p.exposed_comm_ms) + " ms exposed a step)";
-  return "";
+           format_value("%.1f", p.exposed_comm_ms) + " ms exposed a step)" +
+           (tight.empty() ? "" : "; " + tight);
+  return tight;
 }
 
 }  // namespace
@@ -67,6 +70,7 @@ nlohmann::json advice_json(const Advice& a, const AdviceLabels& l) {
       {"layout", a.layout.name},
       {"rank", a.rank ? nlohmann::json(*a.rank) : nlohmann::json()},
       {"fits", a.fits},
+      {"memory_tight", a.projection && a.projection->memory_tight},
       {"recompute", a.recompute ? nlohmann::json(*a.recompute) : nlohmann::json()},
       {"memory_per_gpu_bytes",
        a.memory ? nlohmann::json(a.memory->total_bytes()) : nlohmann::json()},

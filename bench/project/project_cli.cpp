@@ -134,7 +134,8 @@ void add_memory_options(CLI::App& app, MemoryFlags& flags) {
                  "memory of one GPU in GiB (default: the --compute model:GPU's)");
   app.add_option("--optimizer-states", flags.optimizer_states,
                  "plan (AdamW moments in the parameter dtype, as the schedule times them) | fp32 "
-                 "(fp32 master weights and moments)")
+                 "(fp32 master weights and moments) | fp32-remainders (fp32 moments and 16-bit "
+                 "master remainders: Apex's DistributedFusedAdam)")
       ->capture_default_str();
 }
 

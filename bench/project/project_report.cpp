@@ -159,6 +159,7 @@ json projection_json(const ProjectionRow& row, const ProjectionLabels& l,
           {"per_gpu_vs_first_lo", row.fits ? json(row.per_gpu_vs_first_lo) : json(nullptr)},
           {"per_gpu_vs_first_hi", row.fits ? json(row.per_gpu_vs_first_hi) : json(nullptr)},
           {"fits", row.fits},
+          {"memory_tight", row.memory_tight},
           {"memory_per_gpu_bytes", row.memory ? json(row.memory->total_bytes()) : json(nullptr)},
           {"exposed_by_group_ms", row.exposed_by_group_ms},
           {"critical_exposed_ms", row.critical_exposed_ms},
@@ -202,7 +203,9 @@ void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLa
     const std::string band =
         "[" + fmt("%.2f", r.headroom_lo_ms) + ", " + fmt("%.2f", r.headroom_hi_ms) + "]";
     const std::string memory =
-        r.memory ? fmt("%.1f", static_cast<double>(r.memory->total_bytes()) / (1ULL << 30)) : "-";
+        r.memory ? fmt("%.1f", static_cast<double>(r.memory->total_bytes()) / (1ULL << 30)) +
+                       (r.memory_tight ? "*" : "")
+                 : "-";
     // Without decoder layers (a trace) there is no median layer to speak of.
     const bool layer = r.median_layer >= 0;
     const std::string per_gpu = "[" + fmt("%.0f", r.tokens_per_s_per_gpu_lo) + ", " +
@@ -228,10 +231,16 @@ void print_projection(const std::vector<ProjectionRow>& rows, const ProjectionLa
   for (const ProjectionRow& r : rows)
     if (!r.fits)
       too_big += (too_big.empty() ? "" : ", ") + std::to_string(r.nodes) + " (" +
-                 gib_text(r.memory->total_bytes()) + ")";
+                 gib_text(r.memory->reserved_bytes(kSlackLow)) + ")";
   if (!too_big.empty())
     out << "# does not fit in GPU memory at node count (need per GPU): " << too_big
         << "; their tokens/s read 'no fit'\n";
+  std::string tight;
+  for (const ProjectionRow& r : rows)
+    if (r.memory_tight) tight += (tight.empty() ? "" : ", ") + std::to_string(r.nodes);
+  if (!tight.empty())
+    out << "# mem_GiB*: tight at node count " << tight << ": fits only if the caching allocator "
+        << "reserves near its measured low end for what a step allocates and frees\n";
   std::string waits;
   for (const ProjectionRow& r : rows)
     if (r.pipeline_wait_ms)

@@ -124,7 +124,9 @@ ProjectionRow project_rank(const ProjectionInputs& in, const Schedule& s, int no
   row.world = s.world;
   if (in.memory) {
     row.memory = memory_per_gpu(s, in.memory->model, in.request, in.memory->states);
-    row.fits = row.memory->total_bytes() <= in.memory->budget.usable_bytes();
+    const MemoryFit fit = memory_fit(*row.memory, in.memory->budget);
+    row.fits = fit != MemoryFit::no_fit;
+    row.memory_tight = fit == MemoryFit::tight;
     if (!row.fits && !in.simulate_unfit && !detail) return row;
   }
   OpTimes times;

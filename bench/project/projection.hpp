@@ -92,6 +92,7 @@ struct ProjectionRow {
   bool median_layer_crosses_nodes = false;  // a collective of the median layer spans nodes
   std::optional<MemoryPerGpu> memory;  // when checked
   bool fits = true;                    // false: the row's figures describe a step that cannot run
+  bool memory_tight = false;  // fits only at the low end of the allocator's measured slack
   // A pipeline (--pp): how much longer the stages run together than the slowest stage alone
   // (bench/project/pipeline/): the bubble and the sends and receives the order waits for.
   std::optional<double> pipeline_wait_ms;

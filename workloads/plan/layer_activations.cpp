@@ -25,10 +25,10 @@ u64 attention_elements(const ModelConfig& m) {
 }  // namespace
 
 LayerActivations layer_activation_elements(const ModelConfig& m, std::int64_t layer,
-                                           bool sequence_split) {
+                                           bool sequence_split, bool outputs_split) {
   const u64 h = u(m.hidden);
   LayerActivations e;
-  e.whole += 2 * h;                               // the two norms' outputs
+  (sequence_split && outputs_split ? e.split : e.whole) += 2 * h;  // the two norms' outputs
   (sequence_split ? e.split : e.whole) += 2 * h;  // the two norms' inputs (the residual stream)
   e.split += attention_elements(m);
   if (m.plain_mlp()) {

@@ -15,8 +15,10 @@ struct LayerActivations {
   std::uint64_t whole = 0, split = 0;
 };
 
-// sequence_split: sequence parallelism splits the norms' inputs (the residual stream) too.
+// sequence_split: sequence parallelism splits the norms' inputs (the residual stream) too;
+// outputs_split: the norms' outputs are saved as sequence shards as well (Megatron's linears
+// gather them again in backward: --tp-style megatron).
 LayerActivations layer_activation_elements(const ModelConfig& model, std::int64_t layer,
-                                           bool sequence_split);
+                                           bool sequence_split, bool outputs_split);
 
 }  // namespace collreplay

@@ -34,6 +34,10 @@ struct WorkloadRequest {
   int tp = 1;                     // tensor-parallel degree (consecutive ranks within a node)
   bool sequence_parallel = true;  // TP: all-gather / reduce-scatter (false: all-reduce)
   bool async_tp = false;          // TP collectives overlap the GEMM next to them
+  // What a sequence-parallel column GEMM saves for its weight gradient: torch (DTensor's
+  // SequenceParallel: autograd keeps the all-gathered input) | megatron (Megatron-LM's and
+  // Transformer Engine's linears keep their sequence shard and all-gather it again in backward).
+  std::string tp_style = "torch";
   std::string mesh;               // "DPxEPxTP" (MoE): sets ep and tp, checked against world
   double bucket_cap_mb = 25;      // ddp: bucket cap in MiB (the first bucket is 1 MiB)
   std::string grad_compression = "none";  // ddp: none | powersgd:R

@@ -163,6 +163,9 @@ void print_check(const CheckReport& report, std::ostream& out) {
   for (const CheckedSeries& cs : series)
     if (cs.check.judged && !cs.check.passed)
       out << "# FAILED " << cs.check.series << ": " << cs.check.why << "\n";
+  std::vector<MemoryVerdict> memory;
+  for (const CheckedSeries& cs : series) memory.insert(memory.end(), cs.memory.begin(), cs.memory.end());
+  print_memory_verdicts(memory, out);
 }
 
 }  // namespace collreplay::project

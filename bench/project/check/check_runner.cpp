@@ -9,6 +9,7 @@
 #include "bench/project/check/check_report.hpp"
 #include "bench/project/check/check_terms.hpp"
 #include "bench/project/fabric_source.hpp"
+#include "bench/project/memory/memory_limit.hpp"
 #include "common/data_files.hpp"
 #include "common/errors.hpp"
 #include "workloads/trace/trace_import.hpp"
@@ -31,6 +32,7 @@ WorkloadRequest request_of(const PublishedRow& r, const std::string& catalog_dir
   q.tp = r.tp;
   q.distributed_optimizer = r.distributed_optimizer;
   q.async_tp = r.async_tp;
+  q.tp_style = r.tp_style;
   q.ddp_bucket_size = r.ddp_bucket_size;
   q.pipeline.pp = r.pp;
   q.pipeline.schedule = r.pp_schedule;
@@ -78,6 +80,8 @@ ProjectedRow project_row(const PublishedRow& r, const ProjectOptions& o, Fabrics
   in.model = fabric.model;
   in.ratio_lo = fabric.ratio_lo;
   in.ratio_hi = fabric.ratio_hi;
+  in.memory = memory_limit(MemoryFlags{r.gpu_memory_gib, r.optimizer_states}, in.compute,
+                           in.request);
   WorkloadRequest request = in.request;
   request.world = r.nodes * r.gpus_per_node;
   p.schedule = schedule_for_request(request);
@@ -153,7 +157,11 @@ std::vector<CheckedSeries> project_series(const ProjectOptions& o,
       }
     const ProjectedRow& first = first_of(projected);
     checked.push_back({check_series(s, first.published.band, series_points(projected)),
-                       first.compute, first.published.fabric});
+                       first.compute, first.published.fabric, {}});
+    for (const ProjectedRow& p : projected)
+      if (p.row.memory)
+        checked.back().memory.push_back(memory_verdict(s, p.published.nodes, *p.row.memory,
+                                                       p.inputs.memory->budget, p.published.where));
   }
   return checked;
 }
@@ -210,8 +218,11 @@ CheckReport check_fixtures(const ProjectOptions& o) {
 int run_check(const ProjectOptions& o, std::ostream& out) {
   const CheckReport report = check_fixtures(o);
   print_check(report, out);
-  for (const CheckedSeries& s : report.series)
+  for (const CheckedSeries& s : report.series) {
     if (s.check.judged && !s.check.passed) return 1;
+    for (const MemoryVerdict& m : s.memory)
+      if (m.fit == MemoryFit::no_fit) return 1;
+  }
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/project/check/check_memory.hpp"
 #include "bench/project/check/check_series.hpp"
 #include "bench/project/interval/scaling_interval.hpp"
 #include "bench/project/project_cli.hpp"
@@ -18,6 +19,7 @@ struct CheckedSeries {
   SeriesCheck check;
   std::string compute;  // the compute model of the series' first point
   std::string fabric;   // the fabric profile of the series' first point
+  std::vector<MemoryVerdict> memory;  // each row's step against its GPU's memory
 };
 
 struct CheckReport {
@@ -30,7 +32,8 @@ struct CheckReport {
 // or, when they declare none, from the committed fixtures' (published_calibration).
 CheckReport check_fixtures(const ProjectOptions& options);
 
-// Prints the tables (check_report.hpp) and returns 0 when every judged series passes, 1 otherwise.
+// Prints the tables (check_report.hpp) and returns 0 when every judged series passes and every
+// row's step fits its GPU, 1 otherwise.
 int run_check(const ProjectOptions& options, std::ostream& out);
 
 // The committed fixtures (tests/fixtures/published/*.csv, found as the project's data is: common/

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "bench/compute/gpu_peaks.hpp"
+#include "bench/project/memory/memory_model.hpp"
 #include "records/csv_table.hpp"
 #include "common/errors.hpp"
 #include "workloads/model/model.hpp"
@@ -79,6 +80,18 @@ PublishedRow row_of(const CsvTable& t, std::size_t i, const std::string& catalog
     r.ddp_bucket_size = static_cast<std::int64_t>(t.positive(i, "ddp_bucket_size", true));
   if (!t.optional_text(i, "pp").empty()) r.pp = static_cast<int>(t.positive(i, "pp", true));
   r.pp_schedule = t.optional_text(i, "pp_schedule");
+  if (!t.optional_text(i, "tp_style").empty()) r.tp_style = t.optional_text(i, "tp_style");
+  if (!t.optional_text(i, "gpu_memory_gib").empty())
+    r.gpu_memory_gib = t.positive(i, "gpu_memory_gib", false);
+  if (!t.optional_text(i, "optimizer_states").empty()) {
+    r.optimizer_states = t.optional_text(i, "optimizer_states");
+    try {
+      parse_optimizer_states(r.optimizer_states);
+    } catch (const UsageError&) {
+      t.fail(i, "optimizer_states '" + r.optimizer_states +
+                    "' is not plan, fp32 or fp32-remainders");
+    }
+  }
   return r;
 }
 

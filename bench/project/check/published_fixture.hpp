@@ -5,7 +5,10 @@
 //   reduce_dtype,tokens_per_s_per_gpu,band,source
 //   [optional: compute, role, tp (default 1), distributed_optimizer and async_tp (yes | no,
 //    default no), ddp_bucket_size (--ddp-bucket-size, default 0: Megatron's), pp (default 1) and
-//    pp_schedule (--pp-schedule: gpipe | 1f1b | interleaved:V, default 1f1b)]
+//    pp_schedule (--pp-schedule: gpipe | 1f1b | interleaved:V, default 1f1b), tp_style
+//    (--tp-style: torch | megatron, default torch), gpu_memory_gib (--gpu-memory-gib, default
+//    the GPU's) and optimizer_states (--optimizer-states, default plan): what the memory verdict
+//    holds the row's step against]
 // model: a catalog name or a model .json path (relative paths are taken from the fixture's folder);
 // gpu: a100 | h100 | h200 | b200; fabric: a sweeps/fabrics.tsv profile; ac: yes | no;
 // band: points of per-GPU ratio error allowed (e.g. 2), a point beyond it fails its series;
@@ -18,6 +21,7 @@
 // width; only in a points series) or `held_out` (the default: judged, and its coverage reported).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +43,9 @@ struct PublishedRow {
   int gpus_per_node = 0, nodes = 0, grad_accum = 1, tp = 1, pp = 1;
   std::string pp_schedule;
   bool distributed_optimizer = false, async_tp = false;
+  std::string tp_style = "torch";
+  std::optional<double> gpu_memory_gib;
+  std::string optimizer_states = "plan";
   std::int64_t ddp_bucket_size = 0;
   std::int64_t micro_batch = 0, seq = 0;
   bool activation_checkpointing = true;

@@ -13,8 +13,9 @@ namespace collreplay::project {
 namespace {
 
 std::string too_big(const MemoryPerGpu& m, const MemoryBudget& budget) {
-  return "needs " + gib_text(m.total_bytes()) + " per GPU of " + gib_text(budget.usable_bytes()) +
-         " usable (parameters " + gib_text(m.params_bytes) + ", gradients " +
+  return "needs " + gib_text(m.reserved_bytes(kSlackLow)) + " per GPU of " +
+         gib_text(budget.tensor_room_bytes()) + " (tensors " + gib_text(m.total_bytes()) +
+         ", parameters " + gib_text(m.params_bytes) + ", gradients " +
          gib_text(m.grads_bytes) + ", optimizer states " + gib_text(m.optimizer_bytes) +
          ", gathered units " + gib_text(m.gathered_bytes) + ", activations " +
          gib_text(m.activations_bytes) + ")";

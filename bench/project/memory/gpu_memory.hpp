@@ -4,10 +4,14 @@
 //  - the CUDA context with cuBLAS's workspace and the loaded kernels: 0.72 GB (kCudaContextBytes);
 //  - NCCL's buffers: 0.39-0.59 GB for one communicator (one rank; two ranks over sockets), room
 //    for two process groups (kNcclBuffersBytes);
-//  - the caching allocator's slack: its reserved peak was 27% above its allocated peak over an
-//    FSDP2 step of Qwen2.5-7B (4 layers, 2 x 2048) and 36% for a 0.5B at 1 x 1024 (kAllocatorSlack,
-//    on the step's tensors).
-// A step fits when its tensors x (1 + slack) + context + NCCL <= the card's memory.
+//  - the caching allocator's slack: what it reserves beyond its allocated peak. Over eight FSDP2
+//    steps of Qwen2.5-7B on one H200 (4 and 8 layers, 4,096-16,384 tokens, with and without
+//    recompute, the default allocator and expandable segments; bench/RESULTS.md, "Memory beside
+//    the step's tensors") it was 16-61% of what a step allocates and frees (the peak less what
+//    outlives the step: parameter shards, optimizer states, a persistent gradient buffer) and
+//    13-27% of the whole peak: it grows with what churns, not with what stays.
+// A step fits when what stays + what churns x (1 + kSlackLow) + context + NCCL <= the card's
+// memory; it is tight when that holds at kSlackLow but not at kSlackHigh (the measured ends).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -17,19 +21,17 @@ namespace collreplay::project {
 inline constexpr std::uint64_t kGiB = 1ULL << 30;
 inline constexpr std::uint64_t kCudaContextBytes = 720'000'000;
 inline constexpr std::uint64_t kNcclBuffersBytes = 1'200'000'000;
-inline constexpr double kAllocatorSlack = 0.27;
+inline constexpr double kSlackLow = 0.16, kSlackHigh = 0.61;
 
 struct MemoryBudget {
   std::uint64_t capacity_bytes = 0;  // the GPU's memory
   std::string capacity_source;       // "h200 (141 GiB)", "--gpu-memory-gib 80"
 
-  // The most a step's tensors may take: what the context and NCCL leave, less the allocator's
-  // slack on the tensors themselves; 0 when the fixed part alone fills the card.
-  std::uint64_t usable_bytes() const {
+  // What the allocator may reserve for the step's tensors: what the context and NCCL leave; 0
+  // when they alone fill the card.
+  std::uint64_t tensor_room_bytes() const {
     const std::uint64_t fixed = kCudaContextBytes + kNcclBuffersBytes;
-    if (capacity_bytes <= fixed) return 0;
-    return static_cast<std::uint64_t>(static_cast<double>(capacity_bytes - fixed) /
-                                      (1 + kAllocatorSlack));
+    return capacity_bytes <= fixed ? 0 : capacity_bytes - fixed;
   }
 };
 

@@ -12,7 +12,7 @@ namespace collreplay::project {
 
 struct MemoryFlags {
   std::optional<double> gpu_memory_gib;   // unset: the modelled GPU's memory
-  std::string optimizer_states = "plan";  // plan | fp32 (memory_model.hpp)
+  std::string optimizer_states = "plan";  // plan | fp32 | fp32-remainders (memory_model.hpp)
 };
 
 // The GPU's memory: --gpu-memory-gib, else the modelled GPU's, else (measured compute that names

@@ -20,7 +20,8 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / 
 OptimizerStates parse_optimizer_states(const std::string& text) {
   if (text == "plan") return OptimizerStates::plan;
   if (text == "fp32") return OptimizerStates::fp32;
-  throw UsageError("--optimizer-states '" + text + "': expected plan or fp32");
+  if (text == "fp32-remainders") return OptimizerStates::fp32_remainders;
+  throw UsageError("--optimizer-states '" + text + "': expected plan, fp32 or fp32-remainders");
 }
 
 SpanActivations span_activation_bytes(const ModelConfig& m, const WorkloadRequest& r,
@@ -33,7 +34,8 @@ SpanActivations span_activation_bytes(const ModelConfig& m, const WorkloadReques
   // workloads/plan/layer_activations.hpp.
   std::uint64_t every_layer = 0, largest_layer = 0;
   for (std::int64_t layer = first; layer < first + count; ++layer) {
-    const LayerActivations e = layer_activation_elements(m, layer, sequence_split);
+    const LayerActivations e =
+        layer_activation_elements(m, layer, sequence_split, r.tp_style == "megatron");
     const std::uint64_t bytes = tokens * (e.whole + ceil_div(e.split, tp)) * element;
     every_layer += bytes;
     largest_layer = std::max(largest_layer, bytes);
@@ -57,7 +59,7 @@ namespace {
 // Megatron's distributed optimizer: the whole padded parameter and gradient buffers (its buckets'
 // all-gather and reduce-scatter sizes), fp32 main parameters and Adam moments over the shard.
 MemoryPerGpu distributed_optimizer_memory(const Schedule& s, const ModelConfig& m,
-                                          const WorkloadRequest& r) {
+                                          const WorkloadRequest& r, OptimizerStates states) {
   MemoryPerGpu mem;
   std::uint64_t shard_numel = 0;
   for (const UnitSummary& u : s.units) {
@@ -65,8 +67,9 @@ MemoryPerGpu distributed_optimizer_memory(const Schedule& s, const ModelConfig& 
     mem.grads_bytes += u.reduce_scatter_bytes;
     shard_numel += u.shard_bytes / size_of(r.param_dtype);
   }
-  mem.optimizer_bytes = 3 * shard_numel * 4;
+  mem.optimizer_bytes = shard_numel * (states == OptimizerStates::fp32_remainders ? 10 : 12);
   mem.activations_bytes = activation_bytes(m, r);
+  mem.grads_persistent = true;
   return mem;
 }
 
@@ -74,7 +77,7 @@ MemoryPerGpu distributed_optimizer_memory(const Schedule& s, const ModelConfig& 
 
 MemoryPerGpu memory_per_gpu(const Schedule& s, const ModelConfig& m, const WorkloadRequest& r,
                             OptimizerStates states) {
-  if (r.distributed_optimizer) return distributed_optimizer_memory(s, m, r);
+  if (r.distributed_optimizer) return distributed_optimizer_memory(s, m, r, states);
   const std::uint64_t param = size_of(r.param_dtype);
   const std::uint64_t reduce = size_of(r.reduce_dtype);
   std::uint64_t shard_numel = 0, root_gathered = 0, largest_gathered = 0;
@@ -88,8 +91,9 @@ MemoryPerGpu memory_per_gpu(const Schedule& s, const ModelConfig& m, const Workl
   MemoryPerGpu mem;
   mem.params_bytes = shard_numel * param;
   mem.grads_bytes = shard_numel * reduce;
-  mem.optimizer_bytes =
-      states == OptimizerStates::plan ? 2 * shard_numel * param : 3 * shard_numel * 4;
+  mem.optimizer_bytes = states == OptimizerStates::plan   ? 2 * shard_numel * param
+                        : states == OptimizerStates::fp32 ? 12 * shard_numel
+                                                          : 10 * shard_numel;
   // FULL_SHARD keeps the root gathered from forward to backward; around the running unit, its
   // prefetched successors are gathered too, and its full gradient waits for the reduce-scatter.
   const std::uint64_t largest = std::max(root_gathered, largest_gathered);
@@ -98,6 +102,12 @@ MemoryPerGpu memory_per_gpu(const Schedule& s, const ModelConfig& m, const Workl
                        largest / param * reduce;
   mem.activations_bytes = activation_bytes(m, r);
   return mem;
+}
+
+MemoryFit memory_fit(const MemoryPerGpu& memory, const MemoryBudget& budget) {
+  const std::uint64_t room = budget.tensor_room_bytes();
+  if (memory.reserved_bytes(kSlackHigh) <= room) return MemoryFit::fits;
+  return memory.reserved_bytes(kSlackLow) <= room ? MemoryFit::tight : MemoryFit::no_fit;
 }
 
 std::string gib_text(std::uint64_t bytes) {

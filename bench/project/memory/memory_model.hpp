@@ -6,22 +6,26 @@
 // --reduce-dtype, sharded as the schedule shards them; AdamW's two moments in the parameter dtype,
 // no master copy, as the schedule's optimizer step times them (torch.optim.AdamW over bf16
 // parameters), or --optimizer-states fp32: an fp32 master copy and fp32 moments (12 bytes per
-// parameter, what mixed-precision recipes keep). The distributed optimizer (--distributed-
-// optimizer) holds every parameter and gradient of its padded buffer and keeps fp32 main
-// parameters and fp32 moments over its shard alone, whatever --optimizer-states says.
+// parameter, what mixed-precision recipes keep), or fp32-remainders: fp32 moments and the 16-bit
+// remainder that makes each bf16 parameter its fp32 master again (10 bytes: Apex's
+// DistributedFusedAdam with store_param_remainders, which NeMo 1 sets for bf16 O2 training). The
+// distributed optimizer (--distributed-optimizer) holds every parameter and gradient of its
+// padded buffer and keeps fp32 main parameters and fp32 moments over its shard alone (12 bytes;
+// 10 with fp32-remainders).
 #pragma once
 #include <cstdint>
 #include <string>
 
+#include "bench/project/memory/gpu_memory.hpp"
 #include "workloads/model/model.hpp"
 #include "workloads/plan/request.hpp"
 #include "workloads/schedule.hpp"
 
 namespace collreplay::project {
 
-enum class OptimizerStates { plan, fp32 };
+enum class OptimizerStates { plan, fp32, fp32_remainders };
 
-// "plan" or "fp32"; UsageError otherwise.
+// "plan", "fp32" or "fp32-remainders"; UsageError otherwise.
 OptimizerStates parse_optimizer_states(const std::string& text);
 
 struct MemoryPerGpu {
@@ -30,10 +34,27 @@ struct MemoryPerGpu {
   std::uint64_t optimizer_bytes = 0;  // AdamW's moments (and master weights with fp32)
   std::uint64_t gathered_bytes = 0;   // unsharded units and the gradient before its reduce-scatter
   std::uint64_t activations_bytes = 0;  // one micro-batch's saved activations and logits
+  // Megatron's distributed optimizer keeps its gradients in one buffer allocated once; FSDP's and
+  // DDP's are freed by zero_grad(set_to_none=True) and allocated again in backward.
+  bool grads_persistent = false;
   std::uint64_t total_bytes() const {
     return params_bytes + grads_bytes + optimizer_bytes + gathered_bytes + activations_bytes;
   }
+  // What outlives the step, allocated once: no allocator slack on it.
+  std::uint64_t persistent_bytes() const {
+    return params_bytes + optimizer_bytes + (grads_persistent ? grads_bytes : 0);
+  }
+  // What the caching allocator reserves at the step's peak at `slack` on what churns.
+  std::uint64_t reserved_bytes(double slack) const {
+    const std::uint64_t stays = persistent_bytes();
+    return stays + static_cast<std::uint64_t>(static_cast<double>(total_bytes() - stays) *
+                                              (1 + slack));
+  }
 };
+
+// fits: room at the measured high end of the allocator's slack; tight: at its low end only.
+enum class MemoryFit { fits, tight, no_fit };
+MemoryFit memory_fit(const MemoryPerGpu& memory, const MemoryBudget& budget);
 
 // `schedule` is the request's own (its units carry each shard's size).
 MemoryPerGpu memory_per_gpu(const Schedule& schedule, const ModelConfig& model,

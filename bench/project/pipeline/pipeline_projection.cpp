@@ -107,13 +107,18 @@ ProjectionRow project_pipeline(const ProjectionInputs& in, const Schedule& s, in
     if (!in.memory) continue;
     const MemoryPerGpu mem =
         pipeline_memory_per_gpu(*st.schedule, in.memory->model, q, in.memory->states);
-    if (!row.memory || mem.total_bytes() > row.memory->total_bytes()) row.memory = mem;
-    if (!in.simulate_unfit && row.memory->total_bytes() > in.memory->budget.usable_bytes()) {
+    if (!row.memory || mem.reserved_bytes(kSlackLow) > row.memory->reserved_bytes(kSlackLow))
+      row.memory = mem;
+    if (!in.simulate_unfit && memory_fit(*row.memory, in.memory->budget) == MemoryFit::no_fit) {
       row.fits = false;
       return row;
     }
   }
-  if (row.memory) row.fits = row.memory->total_bytes() <= in.memory->budget.usable_bytes();
+  if (row.memory) {
+    const MemoryFit fit = memory_fit(*row.memory, in.memory->budget);
+    row.fits = fit != MemoryFit::no_fit;
+    row.memory_tight = fit == MemoryFit::tight;
+  }
   for (int p = 0; p < plan.pp; ++p) {
     Stage& st = stages[static_cast<std::size_t>(p)];
     st.row = project_rank(in, *st.schedule, nodes, maxima, &st.times);

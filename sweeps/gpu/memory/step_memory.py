@@ -27,6 +27,7 @@ def main():
     p.add_argument("--seq", type=int, default=2048)
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--same-gpu", action="store_true")
+    p.add_argument("--ac", choices=["yes", "no"], default="yes")
     args = p.parse_args()
 
     import torch
@@ -66,7 +67,7 @@ def main():
     from step_timing import make_step
 
     config = load_config(args.model)
-    build_args = argparse.Namespace(ep=1, ac=True, plan="fsdp2", shard_group=0)
+    build_args = argparse.Namespace(ep=1, ac=args.ac == "yes", plan="fsdp2", shard_group=0)
     meshes = parallel_plans.make_meshes(torch, world, 0, 1, False)
     model, _, groups = parallel_plans.build(torch, config, args.layers, build_args, meshes, rank)
     ids = torch.randint(0, config.vocab, (args.micro_batch, args.seq), device="cuda")
@@ -76,14 +77,21 @@ def main():
     for _ in range(args.steps):
         step()
     torch.cuda.synchronize()
+    # What outlives a step (the parameter shards and AdamW's states, allocated once): the rest of
+    # the peak is what the step allocates and frees, where the allocator's slack comes from.
+    static = torch.cuda.memory_allocated()
     record = {"record": "step_memory", "gpu": torch.cuda.get_device_name(),
               "torch": torch.__version__, "nccl": ".".join(map(str, torch.cuda.nccl.version())),
               "model": args.model, "layers": args.layers, "micro_batch": args.micro_batch,
-              "seq": args.seq, "world": world, "same_gpu": args.same_gpu,
+              "seq": args.seq, "ac": args.ac, "world": world,
+              "alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", ""), "static_bytes": static, "same_gpu": args.same_gpu,
               "total_bytes": total, "context_bytes": context, "nccl_bytes": nccl,
               "allocated_peak_bytes": torch.cuda.max_memory_allocated(),
               "reserved_peak_bytes": torch.cuda.max_memory_reserved()}
     record["allocator_slack"] = record["reserved_peak_bytes"] / record["allocated_peak_bytes"] - 1
+    dynamic = record["allocated_peak_bytes"] - static
+    record["dynamic_peak_bytes"] = dynamic
+    record["slack_on_dynamic"] = (record["reserved_peak_bytes"] - record["allocated_peak_bytes"]) / dynamic
     if rank == 0:
         print(json.dumps(record), flush=True)
     dist.destroy_process_group()

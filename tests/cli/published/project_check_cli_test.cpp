@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "tests/support/subprocess.hpp"
@@ -94,6 +95,54 @@ TEST_F(ProjectCheckCli, PinsEverySeriesErrorAndFailsTheSeriesOutsideTheirBands) 
                        "5: 1 of 5"),
             std::string::npos)
       << r.out;
+  // Every published run ran: the memory model reads llm-foundry's MPT-3b and 1b (40 GB A100s,
+  // micro-batches 5-10 without recompute) as not fitting, and says so (bench/RESULTS.md).
+  std::set<std::string> no_fit;
+  const std::regex row("#   (\\S+), (\\d+) nodes: NO FIT");
+  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), row);
+       it != std::sregex_iterator(); ++it)
+    no_fit.insert((*it)[1].str() + "@" + (*it)[2].str());
+  EXPECT_EQ(no_fit, (std::set<std::string>{"C-mpt-3b@2", "C-mpt-3b@4", "C-mpt-3b@8",
+                                           "C-mpt-3b@16", "C-mpt-1b@2", "C-mpt-1b@8",
+                                           "C-mpt-1b@16"}))
+      << r.out;
+  EXPECT_NE(r.out.find("# memory: 33 of 40 published rows fit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FAILED: 7 read no fit although they ran"), std::string::npos) << r.out;
+}
+
+TEST_F(ProjectCheckCli, ARunThatCannotFitItsGpuFailsTheCheck) {
+  // Nemotron-4 15B at TP 4 (v24.11.1) fits an 80 GB H100 at every node count...
+  const std::string fixture = published("e_nemotron_15b.csv");
+  std::string text = slurp(fixture);
+  std::string v24;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("series,", 0) == 0 || line.rfind("E-v24.11-tp4,", 0) == 0) v24 += line + "\n";
+  const fs::path as_published = dir_ / "e_v24.csv";
+  std::ofstream(as_published) << v24;
+  const Outcome ok = run(project() + " --check " + as_published.string());
+  EXPECT_NE(ok.out.find("# memory: 8 of 8 published rows fit"), std::string::npos) << ok.out;
+  EXPECT_EQ(ok.out.find("NO FIT"), std::string::npos) << ok.out;
+  // ... and not a 40 GiB card: the same rows then fail, exit 1, whatever their ratios say.
+  std::string small = "gpu_memory_gib," + v24;
+  for (std::size_t at = small.find("\nE-"); at != std::string::npos; at = small.find("\nE-", at + 1))
+    small.insert(at + 1, "40,");
+  const fs::path forty = dir_ / "e_v24_40gib.csv";
+  std::ofstream(forty) << small;
+  const Outcome r = run(project() + " --check " + forty.string());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("#   E-v24.11-tp4, 2 nodes: NO FIT"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FAILED: 8 read no fit although they ran"), std::string::npos) << r.out;
+  // A memory column that is not a memory is refused.
+  std::string bad = v24;
+  bad.replace(bad.find(",fp32-remainders"), 16, ",fp64");
+  const fs::path refused = dir_ / "e_bad_states.csv";
+  std::ofstream(refused) << bad;
+  const Outcome b = run(project() + " --check " + refused.string());
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_NE(b.err.find("optimizer_states 'fp64' is not plan, fp32 or fp32-remainders"),
+            std::string::npos)
+      << b.err;
 }
 
 TEST_F(ProjectCheckCli, ASixteenNodePointThatLosesThirtyPercentMoreFails) {

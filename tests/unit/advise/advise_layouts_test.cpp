@@ -85,15 +85,14 @@ TEST(AdviseLayouts, RanksOnlyWhatFitsByTokensPerSecond) {
   in.model.intra = {0, 100, 0, 1};
   in.compute.peak_tflops = 989.4;
   in.compute.mfu = 0.5;
-  // 1.5 GiB usable beside the reserve: room for fsdp and tp2, not for ddp.
+  // 1.5 GiB for the tensors beside the context and NCCL: room for fsdp and tp2, not for ddp.
   MemoryBudget budget;
-  budget.capacity_bytes = static_cast<std::uint64_t>(
-      1.5 * kGiB * (1 + kAllocatorSlack) + kCudaContextBytes +
-      kNcclBuffersBytes);
+  budget.capacity_bytes =
+      static_cast<std::uint64_t>(1.5 * kGiB) + kCudaContextBytes + kNcclBuffersBytes;
   in.memory = MemoryLimit{load_model("qwen2.5-0.5b", ""), budget,
                                               OptimizerStates::plan};
-  const std::uint64_t usable = budget.usable_bytes();
-  EXPECT_NEAR(static_cast<double>(usable), 1.5 * kGiB, 1e6);
+  const std::uint64_t room = budget.tensor_room_bytes();
+  EXPECT_NEAR(static_cast<double>(room), 1.5 * kGiB, 1e6);
   const std::vector<RankedLayout> advice =
       rank_layouts(candidate_layouts(request, in.memory->model, 2), 2, {in}).front();
   int expected_rank = 0;
@@ -105,9 +104,12 @@ TEST(AdviseLayouts, RanksOnlyWhatFitsByTokensPerSecond) {
       EXPECT_EQ(*a.rank, ++expected_rank);
       EXPECT_LE(a.projection->tokens_per_s, previous);
       previous = a.projection->tokens_per_s;
-      EXPECT_LE(a.memory->total_bytes(), usable);
+      // What stays, and what churns with the allocator's low-end slack on it, fits.
+      EXPECT_LE(a.memory->reserved_bytes(kSlackLow), room);
+      EXPECT_EQ(a.projection->memory_tight, a.memory->reserved_bytes(kSlackHigh) > room);
       continue;
     }
+    EXPECT_GT(a.memory ? a.memory->reserved_bytes(kSlackLow) : room + 1, room);
     EXPECT_FALSE(a.rank);
     EXPECT_FALSE(a.reason.empty());
     some_too_big |= a.memory.has_value();

@@ -85,8 +85,9 @@ TEST(AdviseMemory, TensorParallelSplitsWhatItShards) {
 // 3,907,792,896. Every tensor and bucket is a multiple of 128 elements, so the buffer has no
 // padding. Parameters bf16 and gradients fp32 whole; fp32 master, exp_avg and exp_avg_sq over a
 // quarter of it. Without it (plain DDP) the moments are bf16 and whole.
+constexpr std::uint64_t kTpRank = 3'907'792'896ULL;
+
 TEST(AdviseMemory, DistributedOptimizerShardsOnlyTheOptimizerStates) {
-  constexpr std::uint64_t kTpRank = 3'907'792'896ULL;
   WorkloadRequest q;
   q.model = "nemotron-4-15b";
   q.world = 16;
@@ -109,8 +110,54 @@ TEST(AdviseMemory, DistributedOptimizerShardsOnlyTheOptimizerStates) {
   EXPECT_EQ(ddp.optimizer_bytes, kTpRank * 4);
 }
 
+TEST(AdviseMemory, ApexRemaindersKeepTenBytesAParameter) {
+  const Case c = qwen7b(true);
+  EXPECT_EQ(memory_per_gpu(c.schedule, c.model, c.request, OptimizerStates::fp32_remainders)
+                .optimizer_bytes,
+            kShardNumel * 10);
+  WorkloadRequest q;
+  q.model = "nemotron-4-15b";
+  q.world = 16;
+  q.tp = 4;
+  q.plan = "ddp";
+  q.distributed_optimizer = true;
+  const MemoryPerGpu mem = memory_per_gpu(build_schedule(q), load_model(q.model, ""), q,
+                                          OptimizerStates::fp32_remainders);
+  EXPECT_EQ(mem.optimizer_bytes, kTpRank / 4 * 10);
+  EXPECT_TRUE(mem.grads_persistent);
+}
+
+TEST(AdviseMemory, TheAllocatorsSlackFallsOnWhatChurnsAndFitIsARange) {
+  MemoryPerGpu m;
+  m.params_bytes = 10 * kGiB;
+  m.grads_bytes = 10 * kGiB;
+  m.optimizer_bytes = 20 * kGiB;
+  m.activations_bytes = 20 * kGiB;
+  // FSDP's and DDP's gradients are freed every step: they churn with the activations.
+  EXPECT_EQ(m.persistent_bytes(), 30 * kGiB);
+  EXPECT_EQ(m.reserved_bytes(0.5), 30 * kGiB + 45 * kGiB);
+  // The distributed optimizer's gradient buffer stays.
+  m.grads_persistent = true;
+  EXPECT_EQ(m.persistent_bytes(), 40 * kGiB);
+  EXPECT_EQ(m.reserved_bytes(0.5), 40 * kGiB + 30 * kGiB);
+  MemoryBudget budget;
+  const auto room = [&](double gib) {
+    budget.capacity_bytes =
+        static_cast<std::uint64_t>(gib * kGiB) + kCudaContextBytes + kNcclBuffersBytes;
+  };
+  room(40 + 20 * (1 + kSlackHigh));
+  EXPECT_EQ(memory_fit(m, budget), MemoryFit::fits);
+  room(40 + 20 * (1 + kSlackHigh) - 1);
+  EXPECT_EQ(memory_fit(m, budget), MemoryFit::tight);
+  room(40 + 20 * (1 + kSlackLow));
+  EXPECT_EQ(memory_fit(m, budget), MemoryFit::tight);
+  room(40 + 20 * (1 + kSlackLow) - 0.01);
+  EXPECT_EQ(memory_fit(m, budget), MemoryFit::no_fit);
+}
+
 TEST(AdviseMemory, OptimizerStatesChoiceIsChecked) {
   EXPECT_EQ(parse_optimizer_states("fp32"), OptimizerStates::fp32);
+  EXPECT_EQ(parse_optimizer_states("fp32-remainders"), OptimizerStates::fp32_remainders);
   EXPECT_THROW(parse_optimizer_states("fp16"), UsageError);
 }
 

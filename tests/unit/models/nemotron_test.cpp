@@ -134,7 +134,8 @@ TEST(ModelNemotron, LayerFlopsAndFsdpUnits) {
 
 TEST(ModelNemotron, ActivationsOfANonGatedLayer) {
   // Norms 4h; q, k, v, context; relu's output and the square: 2 I.
-  const LayerActivations e = layer_activation_elements(load_model("nemotron-4-15b", ""), 0, false);
+  const LayerActivations e =
+      layer_activation_elements(load_model("nemotron-4-15b", ""), 0, false, false);
   EXPECT_EQ(e.whole, 4u * 6144);
   EXPECT_EQ(e.split, 6144u + 2 * 1024 + 6144 + 2 * 24576);
 }

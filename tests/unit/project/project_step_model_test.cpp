@@ -183,7 +183,8 @@ TEST(ProjectStepModel, MemoryIsCheckedAgainstTheModelledGpu) {
   in.memory = memory_limit(MemoryFlags{}, in.compute, in.request);
   ASSERT_TRUE(in.memory);
   EXPECT_EQ(in.memory->budget.capacity_bytes, 80 * kGiB);
-  EXPECT_LT(in.memory->budget.usable_bytes(), 80 * kGiB - kCudaContextBytes - kNcclBuffersBytes);
+  EXPECT_EQ(in.memory->budget.tensor_room_bytes(),
+            80 * kGiB - kCudaContextBytes - kNcclBuffersBytes);
   // 72.7B parameters on 8 GPUs: 8 bytes each of states alone is 68 GiB a GPU, plus activations.
   const ProjectionRow one_node = project_nodes(in, 1);
   ASSERT_TRUE(one_node.memory);

@@ -176,6 +176,35 @@ TEST(TensorParallel, WithoutSequenceParallelAllReducesAndAsyncHides) {
   EXPECT_GT(hidden, 20);
 }
 
+TEST(TensorParallel, MegatronGathersEachColumnInputAgainInBackward) {
+  WorkloadRequest q = request("qwen2.5-7b", 8);
+  q.tp = 4;
+  q.layers = 2;
+  q.activation_checkpointing = false;
+  const Schedule torch_style = build_schedule(q);
+  q.tp_style = "megatron";
+  const Schedule s = build_schedule(q);
+  // Attention's and the MLP's column GEMMs and lm_head: one all-gather each in backward, the size
+  // of every TP collective (1024 tokens x 3584 in bf16), overlapping the item it gathers for.
+  int regathers = 0;
+  for (std::size_t i = 0; i < s.ops.size(); ++i) {
+    const ScheduleOp& o = s.ops[i];
+    if (!o.is_collective() || o.name.find(".input") == std::string::npos) continue;
+    ++regathers;
+    EXPECT_EQ(o.name.rfind("tp.ag.bwd.", 0), 0u) << o.name;
+    EXPECT_EQ(o.collective().kind, CollectiveKind::all_gather);
+    EXPECT_EQ(o.collective().group, GroupKind::tp);
+    EXPECT_EQ(o.collective().bytes, 1024 * H * 2) << o.name;
+    ASSERT_GE(o.hides_behind, 0) << o.name;
+    EXPECT_FALSE(s.ops[o.hides_behind].is_collective());
+    EXPECT_EQ(s.ops[o.hides_behind].phase, Phase::backward) << o.name;
+  }
+  EXPECT_EQ(regathers, 2 * 2 + 1);
+  EXPECT_EQ(s.ops.size(), torch_style.ops.size() + 5);
+  q.tp_style = "deepspeed";
+  EXPECT_THROW(build_schedule(q), UsageError);
+}
+
 TEST(TensorParallel, RejectsSplitsThatDoNotDivide) {
   WorkloadRequest q = request("qwen2.5-7b", 16);
   q.tp = 8;  // 28 heads

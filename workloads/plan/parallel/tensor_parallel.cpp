@@ -36,6 +36,17 @@ class TpItems {
     ops_.comm.push_back(c);
   }
 
+  // Megatron's backward all-gathers a column GEMM's saved input shard again (tensor_parallel/
+  // layers.py, LinearWithGradAccumulationAndAsyncCommunication.backward): issued before the
+  // input-gradient GEMM, which it overlaps, and waited for by the weight-gradient GEMM of the same
+  // item (so at the latest by the next item).
+  void add_input_regather(int i, const std::string& what, const std::string& unit, int layer) {
+    add(CollectiveKind::all_gather, i, true, what + ".input", unit, layer, Phase::backward);
+    CommItem& c = ops_.comm.back();
+    c.hides = i;
+    c.needed_by = i + 1 < items_ ? i + 1 : -1;
+  }
+
  private:
   const ResolvedRequest& r_;
   const std::string& prefix_;
@@ -50,6 +61,7 @@ void add_tensor_parallel_items(const ResolvedRequest& r, const StepStructure& s,
                                const std::string& prefix, PhaseOps& ops) {
   if (r.request.tp == 1) return;
   const bool sp = r.request.sequence_parallel;
+  const bool regather = r.request.tp_style == "megatron";
   const CollectiveKind in_fwd = CollectiveKind::all_gather,
                        out_fwd = sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
   const CollectiveKind in_bwd = sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
@@ -68,6 +80,7 @@ void add_tensor_parallel_items(const ResolvedRequest& r, const StepStructure& s,
       if (g.tp_out) tp.add(out_fwd, i, false, what, unit, g.layer, phase);
     } else {
       if (g.tp_out && sp) tp.add(CollectiveKind::all_gather, i, true, what, unit, g.layer, phase);
+      if (g.tp_in && sp && regather) tp.add_input_regather(i, what, unit, g.layer);
       if (g.tp_in) tp.add(in_bwd, i, false, what, unit, g.layer, phase);
     }
   }
