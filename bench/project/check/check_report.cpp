@@ -164,7 +164,8 @@ void print_check(const CheckReport& report, std::ostream& out) {
     if (cs.check.judged && !cs.check.passed)
       out << "# FAILED " << cs.check.series << ": " << cs.check.why << "\n";
   std::vector<MemoryVerdict> memory;
-  for (const CheckedSeries& cs : series) memory.insert(memory.end(), cs.memory.begin(), cs.memory.end());
+  for (const CheckedSeries& cs : series)
+    memory.insert(memory.end(), cs.memory.begin(), cs.memory.end());
   print_memory_verdicts(memory, out);
 }
 

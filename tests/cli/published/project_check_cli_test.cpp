@@ -125,7 +125,8 @@ TEST_F(ProjectCheckCli, ARunThatCannotFitItsGpuFailsTheCheck) {
   EXPECT_EQ(ok.out.find("NO FIT"), std::string::npos) << ok.out;
   // ... and not a 40 GiB card: the same rows then fail, exit 1, whatever their ratios say.
   std::string small = "gpu_memory_gib," + v24;
-  for (std::size_t at = small.find("\nE-"); at != std::string::npos; at = small.find("\nE-", at + 1))
+  for (std::size_t at = small.find("\nE-"); at != std::string::npos;
+       at = small.find("\nE-", at + 1))
     small.insert(at + 1, "40,");
   const fs::path forty = dir_ / "e_v24_40gib.csv";
   std::ofstream(forty) << small;
