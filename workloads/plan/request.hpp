@@ -36,8 +36,12 @@ struct WorkloadRequest {
   bool async_tp = false;          // TP collectives overlap the GEMM next to them
   // What a sequence-parallel column GEMM saves for its weight gradient: torch (DTensor's
   // SequenceParallel: autograd keeps the all-gathered input) | megatron (Megatron-LM's and
-  // Transformer Engine's linears keep their sequence shard and all-gather it again in backward).
-  std::string tp_style = "torch";
+  // Transformer Engine's linears keep their sequence shard and all-gather it again in backward)
+  // | auto: megatron with the distributed optimizer (Megatron's layers come with it), else torch.
+  std::string tp_style = "auto";
+  bool megatron_tp() const {
+    return tp_style == "megatron" || (tp_style == "auto" && distributed_optimizer);
+  }
   std::string mesh;               // "DPxEPxTP" (MoE): sets ep and tp, checked against world
   double bucket_cap_mb = 25;      // ddp: bucket cap in MiB (the first bucket is 1 MiB)
   std::string grad_compression = "none";  // ddp: none | powersgd:R

@@ -6,7 +6,7 @@
 //   [optional: compute, role, tp (default 1), distributed_optimizer and async_tp (yes | no,
 //    default no), ddp_bucket_size (--ddp-bucket-size, default 0: Megatron's), pp (default 1) and
 //    pp_schedule (--pp-schedule: gpipe | 1f1b | interleaved:V, default 1f1b), tp_style
-//    (--tp-style: torch | megatron, default torch), gpu_memory_gib (--gpu-memory-gib, default
+//    (--tp-style: auto | torch | megatron, default auto), gpu_memory_gib (--gpu-memory-gib, default
 //    the GPU's) and optimizer_states (--optimizer-states, default plan): what the memory verdict
 //    holds the row's step against]
 // model: a catalog name or a model .json path (relative paths are taken from the fixture's folder);
@@ -43,7 +43,7 @@ struct PublishedRow {
   int gpus_per_node = 0, nodes = 0, grad_accum = 1, tp = 1, pp = 1;
   std::string pp_schedule;
   bool distributed_optimizer = false, async_tp = false;
-  std::string tp_style = "torch";
+  std::string tp_style = "auto";
   std::optional<double> gpu_memory_gib;
   std::string optimizer_states = "plan";
   std::int64_t ddp_bucket_size = 0;

@@ -35,7 +35,7 @@ SpanActivations span_activation_bytes(const ModelConfig& m, const WorkloadReques
   std::uint64_t every_layer = 0, largest_layer = 0;
   for (std::int64_t layer = first; layer < first + count; ++layer) {
     const LayerActivations e =
-        layer_activation_elements(m, layer, sequence_split, r.tp_style == "megatron");
+        layer_activation_elements(m, layer, sequence_split, r.megatron_tp());
     const std::uint64_t bytes = tokens * (e.whole + ceil_div(e.split, tp)) * element;
     every_layer += bytes;
     largest_layer = std::max(largest_layer, bytes);

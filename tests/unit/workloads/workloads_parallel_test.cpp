@@ -201,6 +201,14 @@ TEST(TensorParallel, MegatronGathersEachColumnInputAgainInBackward) {
   }
   EXPECT_EQ(regathers, 2 * 2 + 1);
   EXPECT_EQ(s.ops.size(), torch_style.ops.size() + 5);
+  // Megatron's distributed optimizer comes with Megatron's layers: auto takes its style.
+  q.tp_style = "auto";
+  q.plan = "ddp";
+  q.distributed_optimizer = true;
+  int with_distopt = 0;
+  for (const ScheduleOp& o : build_schedule(q).ops)
+    with_distopt += o.is_collective() && o.name.find(".input") != std::string::npos;
+  EXPECT_EQ(with_distopt, 2 * 2 + 1);
   q.tp_style = "deepspeed";
   EXPECT_THROW(build_schedule(q), UsageError);
 }

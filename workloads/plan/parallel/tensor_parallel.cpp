@@ -61,7 +61,7 @@ void add_tensor_parallel_items(const ResolvedRequest& r, const StepStructure& s,
                                const std::string& prefix, PhaseOps& ops) {
   if (r.request.tp == 1) return;
   const bool sp = r.request.sequence_parallel;
-  const bool regather = r.request.tp_style == "megatron";
+  const bool regather = r.request.megatron_tp();
   const CollectiveKind in_fwd = CollectiveKind::all_gather,
                        out_fwd = sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
   const CollectiveKind in_bwd = sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
