@@ -151,10 +151,16 @@ TEST(TensorParallel, SequenceParallelBytesCountsAndShardedShapes) {
   EXPECT_TRUE(fed);
 }
 
-TEST(TensorParallel, WithoutSequenceParallelAllReducesAndAsyncHides) {
+// Qwen2.5-7B's first two layers at TP 4 on one node of 8.
+WorkloadRequest tp4_two_layers() {
   WorkloadRequest q = request("qwen2.5-7b", 8);
   q.tp = 4;
   q.layers = 2;
+  return q;
+}
+
+TEST(TensorParallel, WithoutSequenceParallelAllReducesAndAsyncHides) {
+  WorkloadRequest q = tp4_two_layers();
   q.sequence_parallel = false;
   const Schedule s = build_schedule(q);
   int ar = 0;
@@ -177,9 +183,7 @@ TEST(TensorParallel, WithoutSequenceParallelAllReducesAndAsyncHides) {
 }
 
 TEST(TensorParallel, MegatronGathersEachColumnInputAgainInBackward) {
-  WorkloadRequest q = request("qwen2.5-7b", 8);
-  q.tp = 4;
-  q.layers = 2;
+  WorkloadRequest q = tp4_two_layers();
   q.activation_checkpointing = false;
   const Schedule torch_style = build_schedule(q);
   q.tp_style = "megatron";
