@@ -4,14 +4,16 @@
 //  - the CUDA context with cuBLAS's workspace and the loaded kernels: 0.72 GB (kCudaContextBytes);
 //  - NCCL's buffers: 0.39-0.59 GB for one communicator (one rank; two ranks over sockets), room
 //    for two process groups (kNcclBuffersBytes);
-//  - the caching allocator's slack: what it reserves beyond its allocated peak. Over eight FSDP2
-//    steps of Qwen2.5-7B on one H200 (4 and 8 layers, 4,096-16,384 tokens, with and without
-//    recompute, the default allocator and expandable segments; bench/RESULTS.md, "Memory beside
-//    the step's tensors") it was 16-61% of what a step allocates and frees (the peak less what
-//    outlives the step: parameter shards, optimizer states, a persistent gradient buffer) and
-//    13-27% of the whole peak: it grows with what churns, not with what stays.
-// A step fits when what stays + what churns x (1 + kSlackLow) + context + NCCL <= the card's
-// memory; it is tight when that holds at kSlackLow but not at kSlackHigh (the measured ends).
+//  - the caching allocator's slack: what it needs beyond the step's allocated peak. Measured on
+//    FSDP2 steps of Qwen2.5-7B on one H200 (4 and 8 layers, 4,096-16,384 tokens, with and
+//    without recompute; bench/RESULTS.md, "Memory beside the step's tensors"), as a share of
+//    what a step allocates and frees (the peak less what outlives the step: parameter shards,
+//    optimizer states, a persistent gradient buffer), it is 7-29% under the smallest cap the
+//    step runs in (set_per_process_memory_fraction, bisected: the allocator frees its cached
+//    blocks and retries before it fails) and 16-61% when nothing caps it: what it takes when
+//    there is room, not what it needs. It grows with what churns, not with what stays.
+// A step fits when what stays + what churns x (1 + kSlackHigh) + context + NCCL <= the card's
+// memory; it is tight when that holds only at kSlackLow (the ends of the needed slack).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -21,7 +23,7 @@ namespace collreplay::project {
 inline constexpr std::uint64_t kGiB = 1ULL << 30;
 inline constexpr std::uint64_t kCudaContextBytes = 720'000'000;
 inline constexpr std::uint64_t kNcclBuffersBytes = 1'200'000'000;
-inline constexpr double kSlackLow = 0.16, kSlackHigh = 0.61;
+inline constexpr double kSlackLow = 0.07, kSlackHigh = 0.29;
 
 struct MemoryBudget {
   std::uint64_t capacity_bytes = 0;  // the GPU's memory

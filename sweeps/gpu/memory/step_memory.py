@@ -1,6 +1,8 @@
 """What a GPU holds beside a training step's tensors (CUDA context, one NCCL communicator) and the
 step's allocated and reserved peaks beside collreplay's memory model: the measured input of the
 reserve project and advise leave (bench/project/memory/gpu_memory.hpp). Prints one JSON line.
+--cap-gb C: the caching allocator may reserve at most C GB (it frees its cached blocks and
+retries before it gives up); the record says whether the steps ran ("oom").
 
   torchrun --nproc-per-node 2 sweeps/gpu/memory/step_memory.py --model qwen2.5-7b --layers 4 \\
       --micro-batch 2 --seq 2048 --same-gpu"""
@@ -28,6 +30,7 @@ def main():
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--same-gpu", action="store_true")
     p.add_argument("--ac", choices=["yes", "no"], default="yes")
+    p.add_argument("--cap-gb", type=float, default=0)
     args = p.parse_args()
 
     import torch
@@ -73,10 +76,24 @@ def main():
     ids = torch.randint(0, config.vocab, (args.micro_batch, args.seq), device="cuda")
     opt = make_adamw(torch, groups, "default")
     step = make_step(model, opt, ids, ids)
+    torch.cuda.empty_cache()
+    if args.cap_gb:
+        torch.cuda.set_per_process_memory_fraction(args.cap_gb * 1e9 / total)
     torch.cuda.reset_peak_memory_stats()
-    for _ in range(args.steps):
-        step()
-    torch.cuda.synchronize()
+    oom = False
+    try:
+        for _ in range(args.steps):
+            step()
+        torch.cuda.synchronize()
+    except torch.OutOfMemoryError:
+        oom = True
+    if oom:
+        if rank == 0:
+            print(json.dumps({"record": "step_memory", "model": args.model, "layers": args.layers,
+                              "micro_batch": args.micro_batch, "seq": args.seq, "ac": args.ac,
+                              "cap_bytes": int(args.cap_gb * 1e9), "oom": True}), flush=True)
+        dist.destroy_process_group()
+        return
     # What outlives a step (the parameter shards and AdamW's states, allocated once): the rest of
     # the peak is what the step allocates and frees, where the allocator's slack comes from.
     static = torch.cuda.memory_allocated()
@@ -84,7 +101,9 @@ def main():
               "torch": torch.__version__, "nccl": ".".join(map(str, torch.cuda.nccl.version())),
               "model": args.model, "layers": args.layers, "micro_batch": args.micro_batch,
               "seq": args.seq, "ac": args.ac, "world": world,
-              "alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", ""), "static_bytes": static, "same_gpu": args.same_gpu,
+              "alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", ""),
+              "cap_bytes": int(args.cap_gb * 1e9), "oom": False,
+              "static_bytes": static, "same_gpu": args.same_gpu,
               "total_bytes": total, "context_bytes": context, "nccl_bytes": nccl,
               "allocated_peak_bytes": torch.cuda.max_memory_allocated(),
               "reserved_peak_bytes": torch.cuda.max_memory_reserved()}

@@ -102,12 +102,11 @@ TEST_F(ProjectCheckCli, PinsEverySeriesErrorAndFailsTheSeriesOutsideTheirBands) 
   for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), row);
        it != std::sregex_iterator(); ++it)
     no_fit.insert((*it)[1].str() + "@" + (*it)[2].str());
-  EXPECT_EQ(no_fit, (std::set<std::string>{"C-mpt-3b@2", "C-mpt-3b@4", "C-mpt-3b@8",
-                                           "C-mpt-3b@16", "C-mpt-1b@2", "C-mpt-1b@8",
-                                           "C-mpt-1b@16"}))
+  EXPECT_EQ(no_fit, (std::set<std::string>{"C-mpt-3b@4", "C-mpt-3b@8", "C-mpt-3b@16",
+                                           "C-mpt-1b@8", "C-mpt-1b@16"}))
       << r.out;
-  EXPECT_NE(r.out.find("# memory: 33 of 40 published rows fit"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("FAILED: 7 read no fit although they ran"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# memory: 35 of 40 published rows fit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FAILED: 5 read no fit although they ran"), std::string::npos) << r.out;
 }
 
 TEST_F(ProjectCheckCli, ARunThatCannotFitItsGpuFailsTheCheck) {
