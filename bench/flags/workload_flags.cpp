@@ -57,10 +57,14 @@ void add_workload_options(CLI::App& app, WorkloadRequest& q) {
   app.add_flag("--no-sequence-parallel{false}", q.sequence_parallel,
                "TP without sequence parallelism: all-reduce after attention and MLP");
   app.add_flag("--async-tp", q.async_tp, "TP collectives overlap the GEMM beside them");
+  app.add_option("--loss", q.loss,
+                 "eager (F.cross_entropy over an fp32 copy of the logits) | fused (one kernel over "
+                 "the bf16 logits, gradient in place: flash-attn's, llm-foundry's default)")
+      ->capture_default_str();
   app.add_option("--tp-style", q.tp_style,
                  "auto (megatron with --distributed-optimizer, else torch) | torch (autograd saves "
-                 "each column GEMM's gathered input) | megatron (Megatron-LM and Transformer Engine "
-                 "save the sequence shard and gather it again in backward)")
+                 "each column GEMM's gathered input) | megatron (Megatron-LM and Transformer "
+                 "Engine save the sequence shard and gather it again in backward)")
       ->capture_default_str();
   app.add_option("--mesh", q.mesh, "MoE mesh DPxEPxTP (dp_shard x ep x tp), product = world");
   app.add_option("--bucket-cap-mb", q.bucket_cap_mb,

@@ -231,6 +231,17 @@ WorkSet cross_entropy_kernels(const std::string& label, std::uint64_t tokens,
   return s;
 }
 
+WorkSet fused_cross_entropy_kernels(const std::string& label, std::uint64_t tokens,
+                                    std::uint64_t vocab, std::uint64_t a) {
+  const std::uint64_t e = tokens * vocab;
+  WorkSet s;
+  add(s.fwd, label, "cross_entropy_fwd",
+      {KernelKind::reduce, e, a * e, 2 * kF32 * tokens, 1, vocab});
+  add(s.bwd, label, "cross_entropy_bwd (in place)",
+      {KernelKind::vector, e, a * e + kF32 * tokens, a * e});
+  return s;
+}
+
 WorkSet router_kernels(const std::string& label, std::uint64_t tokens, std::uint64_t experts,
                        std::uint64_t top_k, std::uint64_t a) {
   const std::uint64_t e = tokens * experts, k = tokens * top_k;

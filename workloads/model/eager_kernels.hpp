@@ -68,6 +68,10 @@ WorkSet embedding_kernels(const std::string& label, std::uint64_t tokens, std::u
 // Logits upcast to fp32, log-softmax and NLL over [tokens, vocab] (HF's ForCausalLMLoss).
 WorkSet cross_entropy_kernels(const std::string& label, std::uint64_t tokens,
                               std::uint64_t vocab, std::uint64_t bytes);
+// A fused cross-entropy (flash-attn's): forward reads the logits once and keeps each row's
+// log-sum-exp; backward reads them again and writes their gradient over them.
+WorkSet fused_cross_entropy_kernels(const std::string& label, std::uint64_t tokens,
+                                    std::uint64_t vocab, std::uint64_t bytes);
 // The router after the gate GEMM: softmax in fp32, top-k, renormalised weights.
 WorkSet router_kernels(const std::string& label, std::uint64_t tokens, std::uint64_t experts,
                        std::uint64_t top_k, std::uint64_t bytes);

@@ -59,6 +59,10 @@ struct WorkloadRequest {
   bool pad_to_capacity = false;  // pad every expert to its capacity: fixed all_to_all sizes
   int replicate_hot = 0;         // the K hottest experts live on every rank: their rows stay local
   bool activation_checkpointing = true;  // per decoder layer (HF gradient checkpointing)
+  // eager: F.cross_entropy(logits.float()), an fp32 copy of the logits and of their gradient |
+  // fused: one kernel reads the bf16 logits and writes their gradient in place (flash-attn's
+  // CrossEntropyLoss, llm-foundry's default for MPT).
+  std::string loss = "eager";
   // auto | adamw-loop | adamw-foreach | adamw-fused | none (workloads/plan/step/optimizer_step.hpp)
   std::string optimizer = "auto";
   // Where the parameters live (auto's foreach needs cuda): cuda | cpu. Not a flag: replay sets

@@ -224,7 +224,10 @@ class Walker {
         break;
       }
       case ComputeKind::residual: g = residual_kernels(n.path, seq_rows, in, a); break;
-      case ComputeKind::loss: g = cross_entropy_kernels(n.path, tokens, out, a); break;
+      case ComputeKind::loss:
+        g = q.loss == "fused" ? fused_cross_entropy_kernels(n.path, tokens, out, a)
+                              : cross_entropy_kernels(n.path, tokens, out, a);
+        break;
       case ComputeKind::router:
         g = router_kernels(n.path, tokens, static_cast<std::uint64_t>(m.experts),
                            static_cast<std::uint64_t>(m.top_k), a);

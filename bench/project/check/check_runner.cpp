@@ -33,6 +33,7 @@ WorkloadRequest request_of(const PublishedRow& r, const std::string& catalog_dir
   q.distributed_optimizer = r.distributed_optimizer;
   q.async_tp = r.async_tp;
   q.tp_style = r.tp_style;
+  q.loss = r.loss;
   q.ddp_bucket_size = r.ddp_bucket_size;
   q.pipeline.pp = r.pp;
   q.pipeline.schedule = r.pp_schedule;

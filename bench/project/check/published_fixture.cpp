@@ -81,6 +81,7 @@ PublishedRow row_of(const CsvTable& t, std::size_t i, const std::string& catalog
   if (!t.optional_text(i, "pp").empty()) r.pp = static_cast<int>(t.positive(i, "pp", true));
   r.pp_schedule = t.optional_text(i, "pp_schedule");
   if (!t.optional_text(i, "tp_style").empty()) r.tp_style = t.optional_text(i, "tp_style");
+  if (!t.optional_text(i, "loss").empty()) r.loss = t.optional_text(i, "loss");
   if (!t.optional_text(i, "gpu_memory_gib").empty())
     r.gpu_memory_gib = t.positive(i, "gpu_memory_gib", false);
   if (!t.optional_text(i, "optimizer_states").empty()) {

@@ -6,7 +6,8 @@
 //   [optional: compute, role, tp (default 1), distributed_optimizer and async_tp (yes | no,
 //    default no), ddp_bucket_size (--ddp-bucket-size, default 0: Megatron's), pp (default 1) and
 //    pp_schedule (--pp-schedule: gpipe | 1f1b | interleaved:V, default 1f1b), tp_style
-//    (--tp-style: auto | torch | megatron, default auto), gpu_memory_gib (--gpu-memory-gib, default
+//    (--tp-style: auto | torch | megatron, default auto), loss (--loss: eager | fused, default
+//    eager), gpu_memory_gib (--gpu-memory-gib, default
 //    the GPU's) and optimizer_states (--optimizer-states, default plan): what the memory verdict
 //    holds the row's step against]
 // model: a catalog name or a model .json path (relative paths are taken from the fixture's folder);
@@ -44,6 +45,7 @@ struct PublishedRow {
   std::string pp_schedule;
   bool distributed_optimizer = false, async_tp = false;
   std::string tp_style = "auto";
+  std::string loss = "eager";
   std::optional<double> gpu_memory_gib;
   std::string optimizer_states = "plan";
   std::int64_t ddp_bucket_size = 0;

@@ -40,9 +40,11 @@ SpanActivations span_activation_bytes(const ModelConfig& m, const WorkloadReques
     every_layer += bytes;
     largest_layer = std::max(largest_layer, bytes);
   }
-  // The loss upcasts the bf16 logits to fp32: both live at once (vocab split by tp).
-  const std::uint64_t logits =
-      head ? tokens * ceil_div(static_cast<std::uint64_t>(m.vocab), tp) * (element + 4) : 0;
+  // The eager loss upcasts the bf16 logits to fp32: both live at once (vocab split by tp); a
+  // fused one keeps the logits alone.
+  const std::uint64_t logits = head ? tokens * ceil_div(static_cast<std::uint64_t>(m.vocab), tp) *
+                                          (element + (r.loss == "fused" ? 0 : 4))
+                                    : 0;
   if (!r.activation_checkpointing) return {every_layer + logits, 0};
   const auto h = static_cast<std::uint64_t>(m.hidden);
   const std::uint64_t layer_input = tokens * (sequence_split ? ceil_div(h, tp) : h) * element;

@@ -4,8 +4,9 @@ of step_memory.py, then N bisections between its allocated and reserved peaks, a
 try. Appends every run to OUT/caps.jsonl and prints one JSON line a config: the slack a step
 needs on what it allocates and frees, beside the slack it takes when nothing stops it.
 
-  OUT=dir python3 sweeps/gpu/memory/smallest_cap.py [N]"""
+  python3 sweeps/gpu/memory/smallest_cap.py OUT [--bisections 5]"""
 
+import argparse
 import json
 import os
 import subprocess
@@ -30,7 +31,12 @@ def run(out, config, cap_gb):
 
 
 def main():
-    out, bisections = os.environ["OUT"], int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("out", help="folder for caps.jsonl")
+    p.add_argument("--bisections", type=int, default=5)
+    args = p.parse_args()
+    out, bisections = args.out, args.bisections
+    os.makedirs(out, exist_ok=True)
     for config in CONFIGS:
         free = run(out, config, 0)
         static, peak = free["static_bytes"] / 1e9, free["allocated_peak_bytes"] / 1e9
@@ -41,7 +47,8 @@ def main():
                 failed = cap
             else:
                 ran = cap
-        print(json.dumps({"config": " ".join(config), "static_gb": static, "allocated_peak_gb": peak,
+        print(json.dumps({"config": " ".join(config), "static_gb": static,
+                          "allocated_peak_gb": peak,
                           "reserved_peak_gb": free["reserved_peak_bytes"] / 1e9,
                           "smallest_cap_ran_gb": ran, "largest_cap_oom_gb": failed,
                           "slack_needed_on_churn": (ran - static) / (peak - static) - 1,

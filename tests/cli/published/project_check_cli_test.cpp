@@ -95,18 +95,20 @@ TEST_F(ProjectCheckCli, PinsEverySeriesErrorAndFailsTheSeriesOutsideTheirBands) 
                        "5: 1 of 5"),
             std::string::npos)
       << r.out;
-  // Every published run ran: the memory model reads llm-foundry's MPT-3b and 1b (40 GB A100s,
-  // micro-batches 5-10 without recompute) as not fitting, and says so (bench/RESULTS.md).
-  std::set<std::string> no_fit;
-  const std::regex row("#   (\\S+), (\\d+) nodes: NO FIT");
+  // Every published run ran, and the memory model lets each fit its GPU: llm-foundry's MPT-3b
+  // and 1b (40 GB A100s, micro-batches 6-10 without recompute) only at the low end of the
+  // allocator's slack (bench/RESULTS.md).
+  std::set<std::string> tight;
+  const std::regex row("#   (\\S+), (\\d+) nodes: tight");
   for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), row);
        it != std::sregex_iterator(); ++it)
-    no_fit.insert((*it)[1].str() + "@" + (*it)[2].str());
-  EXPECT_EQ(no_fit, (std::set<std::string>{"C-mpt-3b@4", "C-mpt-3b@8", "C-mpt-3b@16",
-                                           "C-mpt-1b@8", "C-mpt-1b@16"}))
+    tight.insert((*it)[1].str() + "@" + (*it)[2].str());
+  EXPECT_EQ(tight, (std::set<std::string>{"C-mpt-3b@4", "C-mpt-3b@8", "C-mpt-3b@16",
+                                          "C-mpt-1b@8", "C-mpt-1b@16"}))
       << r.out;
-  EXPECT_NE(r.out.find("# memory: 35 of 40 published rows fit"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("FAILED: 5 read no fit although they ran"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# memory: 40 of 40 published rows fit (5 tight)"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("NO FIT"), std::string::npos) << r.out;
 }
 
 TEST_F(ProjectCheckCli, ARunThatCannotFitItsGpuFailsTheCheck) {

@@ -127,6 +127,30 @@ TEST(AdviseMemory, ApexRemaindersKeepTenBytesAParameter) {
   EXPECT_TRUE(mem.grads_persistent);
 }
 
+TEST(AdviseMemory, AFusedLossKeepsNoFp32Logits) {
+  Case c = qwen7b(true);
+  const MemoryPerGpu eager = memory_per_gpu(c.schedule, c.model, c.request, OptimizerStates::plan);
+  c.request.loss = "fused";
+  const MemoryPerGpu fused = memory_per_gpu(c.schedule, c.model, c.request, OptimizerStates::plan);
+  EXPECT_EQ(eager.activations_bytes - fused.activations_bytes, 4096ULL * 152064 * 4);
+  // One kernel each way over the bf16 logits instead of an fp32 copy's five.
+  const auto loss_kernels = [](const Schedule& s) {
+    std::vector<std::string> labels;
+    for (const ScheduleOp& o : s.ops)
+      if (!o.is_collective())
+        for (const KernelSlice& k : o.compute().kernels)
+          if (k.label.find("loss") != std::string::npos) labels.push_back(k.label);
+    return labels;
+  };
+  const std::vector<std::string> fused_kernels = loss_kernels(build_schedule(c.request));
+  ASSERT_EQ(fused_kernels.size(), 2u);
+  EXPECT_NE(fused_kernels[0].find("cross_entropy_fwd"), std::string::npos) << fused_kernels[0];
+  EXPECT_NE(fused_kernels[1].find("cross_entropy_bwd (in place)"), std::string::npos);
+  EXPECT_GT(loss_kernels(c.schedule).size(), 5u);
+  c.request.loss = "bogus";
+  EXPECT_THROW(build_schedule(c.request), UsageError);
+}
+
 TEST(AdviseMemory, TheAllocatorsSlackFallsOnWhatChurnsAndFitIsARange) {
   MemoryPerGpu m;
   m.params_bytes = 10 * kGiB;

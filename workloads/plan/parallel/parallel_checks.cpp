@@ -45,6 +45,8 @@ void resolve_parallelism(ResolvedRequest& r) {
   require(q.tp == 1 || q.world % (q.ep * q.tp) == 0,
           "--ep " + str(q.ep) + " x --tp " + str(q.tp) + " does not divide world " + str(q.world));
   require(q.tp > 1 || !q.async_tp, "--async-tp needs --tp > 1");
+  require(q.loss == "eager" || q.loss == "fused",
+          "--loss '" + q.loss + "': expected eager or fused");
   require(q.tp_style == "auto" || q.tp_style == "torch" || q.tp_style == "megatron",
           "--tp-style '" + q.tp_style + "': expected auto, torch or megatron");
 
