@@ -3,6 +3,22 @@
 #include <CLI/CLI.hpp>
 
 namespace collreplay {
+namespace {
+
+void add_tensor_parallel_options(CLI::App& app, WorkloadRequest& q) {
+  app.add_option("--tp", q.tp, "tensor-parallel degree (consecutive ranks within a node)")
+      ->capture_default_str();
+  app.add_flag("--no-sequence-parallel{false}", q.sequence_parallel,
+               "TP without sequence parallelism: all-reduce after attention and MLP");
+  app.add_flag("--async-tp", q.async_tp, "TP collectives overlap the GEMM beside them");
+  app.add_option("--tp-style", q.tp_style,
+                 "auto (megatron with --distributed-optimizer, else torch) | torch (autograd saves "
+                 "each column GEMM's gathered input) | megatron (Megatron-LM and Transformer "
+                 "Engine save the sequence shard and gather it again in backward)")
+      ->capture_default_str();
+}
+
+}  // namespace
 
 void add_workload_options(CLI::App& app, WorkloadRequest& q) {
   app.add_option("--model", q.model,
@@ -52,19 +68,10 @@ void add_workload_options(CLI::App& app, WorkloadRequest& q) {
   app.add_option("--shard-group", q.shard_group,
                  "hybrid: ranks per FSDP shard group (default: GPUs "
                  "per node / tp); all-reduce across the groups");
-  app.add_option("--tp", q.tp, "tensor-parallel degree (consecutive ranks within a node)")
-      ->capture_default_str();
-  app.add_flag("--no-sequence-parallel{false}", q.sequence_parallel,
-               "TP without sequence parallelism: all-reduce after attention and MLP");
-  app.add_flag("--async-tp", q.async_tp, "TP collectives overlap the GEMM beside them");
+  add_tensor_parallel_options(app, q);
   app.add_option("--loss", q.loss,
                  "eager (F.cross_entropy over an fp32 copy of the logits) | fused (one kernel over "
                  "the bf16 logits, gradient in place: flash-attn's, llm-foundry's default)")
-      ->capture_default_str();
-  app.add_option("--tp-style", q.tp_style,
-                 "auto (megatron with --distributed-optimizer, else torch) | torch (autograd saves "
-                 "each column GEMM's gathered input) | megatron (Megatron-LM and Transformer "
-                 "Engine save the sequence shard and gather it again in backward)")
       ->capture_default_str();
   app.add_option("--mesh", q.mesh, "MoE mesh DPxEPxTP (dp_shard x ep x tp), product = world");
   app.add_option("--bucket-cap-mb", q.bucket_cap_mb,
