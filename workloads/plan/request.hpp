@@ -63,6 +63,7 @@ struct WorkloadRequest {
   // fused: one kernel reads the bf16 logits and writes their gradient in place (flash-attn's
   // CrossEntropyLoss, llm-foundry's default for MPT).
   std::string loss = "eager";
+  bool fused_loss() const { return loss == "fused"; }
   // auto | adamw-loop | adamw-foreach | adamw-fused | none (workloads/plan/step/optimizer_step.hpp)
   std::string optimizer = "auto";
   // Where the parameters live (auto's foreach needs cuda): cuda | cpu. Not a flag: replay sets

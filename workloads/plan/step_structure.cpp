@@ -225,7 +225,7 @@ class Walker {
       }
       case ComputeKind::residual: g = residual_kernels(n.path, seq_rows, in, a); break;
       case ComputeKind::loss:
-        g = q.loss == "fused" ? fused_cross_entropy_kernels(n.path, tokens, out, a)
+        g = q.fused_loss() ? fused_cross_entropy_kernels(n.path, tokens, out, a)
                               : cross_entropy_kernels(n.path, tokens, out, a);
         break;
       case ComputeKind::router:

@@ -18,7 +18,7 @@ MemoryVerdict memory_verdict(const std::string& series, int nodes, const MemoryP
   return v;
 }
 
-int print_memory_verdicts(const std::vector<MemoryVerdict>& verdicts, std::ostream& out) {
+void print_memory_verdicts(const std::vector<MemoryVerdict>& verdicts, std::ostream& out) {
   out << "# memory: every published run ran, so its step must fit its GPU; needs = what stays + "
          "what a step allocates and frees x (1 + the allocator's slack, "
       << kSlackLow * 100 << "% or " << kSlackHigh * 100
@@ -39,7 +39,6 @@ int print_memory_verdicts(const std::vector<MemoryVerdict>& verdicts, std::ostre
       << tight << " tight)";
   if (no_fit > 0) out << "; FAILED: " << no_fit << " read no fit although they ran";
   out << "\n";
-  return no_fit;
 }
 
 }  // namespace collreplay::project

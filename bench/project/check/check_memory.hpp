@@ -27,7 +27,7 @@ struct MemoryVerdict {
 MemoryVerdict memory_verdict(const std::string& series, int nodes, const MemoryPerGpu& memory,
                              const MemoryBudget& budget, const std::string& where);
 
-// The rows that are tight or do not fit, and a count; returns how many do not fit.
-int print_memory_verdicts(const std::vector<MemoryVerdict>& verdicts, std::ostream& out);
+// The rows that are tight or do not fit, and a count.
+void print_memory_verdicts(const std::vector<MemoryVerdict>& verdicts, std::ostream& out);
 
 }  // namespace collreplay::project

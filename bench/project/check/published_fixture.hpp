@@ -7,9 +7,8 @@
 //    default no), ddp_bucket_size (--ddp-bucket-size, default 0: Megatron's), pp (default 1) and
 //    pp_schedule (--pp-schedule: gpipe | 1f1b | interleaved:V, default 1f1b), tp_style
 //    (--tp-style: auto | torch | megatron, default auto), loss (--loss: eager | fused, default
-//    eager), gpu_memory_gib (--gpu-memory-gib, default
-//    the GPU's) and optimizer_states (--optimizer-states, default plan): what the memory verdict
-//    holds the row's step against]
+//    eager), gpu_memory_gib (--gpu-memory-gib, default the GPU's) and optimizer_states
+//    (--optimizer-states, default plan): what the memory verdict holds the row's step against]
 // model: a catalog name or a model .json path (relative paths are taken from the fixture's folder);
 // gpu: a100 | h100 | h200 | b200; fabric: a sweeps/fabrics.tsv profile; ac: yes | no;
 // band: points of per-GPU ratio error allowed (e.g. 2), a point beyond it fails its series;

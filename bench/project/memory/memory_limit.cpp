@@ -37,15 +37,13 @@ std::optional<MemoryLimit> memory_limit(const MemoryFlags& flags, const ComputeS
 
 std::string memory_words(const MemoryLimit& limit) {
   const MemoryBudget& b = limit.budget;
-  const char* states = limit.states == OptimizerStates::plan   ? "plan"
-                       : limit.states == OptimizerStates::fp32 ? "fp32"
-                                                               : "fp32-remainders";
   return "the step's tensors may take " + gib_text(b.tensor_room_bytes()) + " of " +
          b.capacity_source + " (beside the CUDA context " + gib_text(kCudaContextBytes) +
          " and NCCL's buffers " + gib_text(kNcclBuffersBytes) + "), with the allocator's slack on "
          "what a step allocates and frees: a step fits at " +
          format_value("%g", kSlackLow * 100) + "%, and is tight unless it fits at " +
-         format_value("%g", kSlackHigh * 100) + "% too; optimizer states " + states;
+         format_value("%g", kSlackHigh * 100) +
+         "% too; optimizer states " + optimizer_states_name(limit.states);
 }
 
 }  // namespace collreplay::project

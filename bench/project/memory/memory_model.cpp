@@ -15,6 +15,12 @@ std::uint64_t size_of(const std::string& dtype) { return dtype_size_bytes(parse_
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
+// Bytes a parameter of fp32 moments and master weights: 12, or 10 when the master is the bf16
+// parameter and a 16-bit remainder.
+std::uint64_t fp32_state_bytes(OptimizerStates states) {
+  return states == OptimizerStates::fp32_remainders ? 10 : 12;
+}
+
 }  // namespace
 
 OptimizerStates parse_optimizer_states(const std::string& text) {
@@ -22,6 +28,15 @@ OptimizerStates parse_optimizer_states(const std::string& text) {
   if (text == "fp32") return OptimizerStates::fp32;
   if (text == "fp32-remainders") return OptimizerStates::fp32_remainders;
   throw UsageError("--optimizer-states '" + text + "': expected plan, fp32 or fp32-remainders");
+}
+
+const char* optimizer_states_name(OptimizerStates states) {
+  switch (states) {
+    case OptimizerStates::plan: return "plan";
+    case OptimizerStates::fp32: return "fp32";
+    case OptimizerStates::fp32_remainders: return "fp32-remainders";
+  }
+  return "?";
 }
 
 SpanActivations span_activation_bytes(const ModelConfig& m, const WorkloadRequest& r,
@@ -43,7 +58,7 @@ SpanActivations span_activation_bytes(const ModelConfig& m, const WorkloadReques
   // The eager loss upcasts the bf16 logits to fp32: both live at once (vocab split by tp); a
   // fused one keeps the logits alone.
   const std::uint64_t logits = head ? tokens * ceil_div(static_cast<std::uint64_t>(m.vocab), tp) *
-                                          (element + (r.loss == "fused" ? 0 : 4))
+                                          (element + (r.fused_loss() ? 0 : 4))
                                     : 0;
   if (!r.activation_checkpointing) return {every_layer + logits, 0};
   const auto h = static_cast<std::uint64_t>(m.hidden);
@@ -69,7 +84,7 @@ MemoryPerGpu distributed_optimizer_memory(const Schedule& s, const ModelConfig& 
     mem.grads_bytes += u.reduce_scatter_bytes;
     shard_numel += u.shard_bytes / size_of(r.param_dtype);
   }
-  mem.optimizer_bytes = shard_numel * (states == OptimizerStates::fp32_remainders ? 10 : 12);
+  mem.optimizer_bytes = shard_numel * fp32_state_bytes(states);
   mem.activations_bytes = activation_bytes(m, r);
   mem.grads_persistent = true;
   return mem;
@@ -93,9 +108,8 @@ MemoryPerGpu memory_per_gpu(const Schedule& s, const ModelConfig& m, const Workl
   MemoryPerGpu mem;
   mem.params_bytes = shard_numel * param;
   mem.grads_bytes = shard_numel * reduce;
-  mem.optimizer_bytes = states == OptimizerStates::plan   ? 2 * shard_numel * param
-                        : states == OptimizerStates::fp32 ? 12 * shard_numel
-                                                          : 10 * shard_numel;
+  mem.optimizer_bytes = states == OptimizerStates::plan ? 2 * shard_numel * param
+                                                       : fp32_state_bytes(states) * shard_numel;
   // FULL_SHARD keeps the root gathered from forward to backward; around the running unit, its
   // prefetched successors are gathered too, and its full gradient waits for the reduce-scatter.
   const std::uint64_t largest = std::max(root_gathered, largest_gathered);

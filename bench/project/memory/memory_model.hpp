@@ -25,8 +25,9 @@ namespace collreplay::project {
 
 enum class OptimizerStates { plan, fp32, fp32_remainders };
 
-// "plan", "fp32" or "fp32-remainders"; UsageError otherwise.
+// "plan", "fp32" or "fp32-remainders"; UsageError otherwise. optimizer_states_name: the inverse.
 OptimizerStates parse_optimizer_states(const std::string& text);
+const char* optimizer_states_name(OptimizerStates states);
 
 struct MemoryPerGpu {
   std::uint64_t params_bytes = 0;     // this rank's parameter shard (DDP: every parameter)
